@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kvperf: top-level build. `make` builds kmod/kvperf.ko and user/kvperf;
+# `make help` lists the rest.
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+PYTHON ?= /usr/bin/python3
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+
+ifeq ($(V),1)
+  Q :=
+else
+  Q := @
+endif
+
+# Kernel tree: KDIR wins, then KVER, then the running kernel's, then the
+# newest installed Debian headers.
+ifneq ($(KVER),)
+  KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build /usr/src/linux-headers-$(KVER)))
+  ifeq ($(KDIR),)
+    $(error no kernel tree for KVER=$(KVER): install linux-headers-$(KVER) (make deps))
+  endif
+else ifneq ($(wildcard /lib/modules/$(shell uname -r)/build/Makefile),)
+  KDIR ?= /lib/modules/$(shell uname -r)/build
+  KDIR_WHY := the running kernel
+else
+  KDIR ?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
+	grep -Ev -- '-(common|cloud|rt)' | sort -V | tail -n 1)
+  KDIR_WHY := the newest installed headers; the running kernel has none
+endif
+KDIR_KVER = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+
+# The linux-source package supplies checkpatch, the kselftest headers and
+# ynl; they are extracted at build time, never committed.
+KSRC_TAR ?= $(wildcard /usr/src/linux-source-6.12.tar.xz)
+KSRC := $(TOP)/build/ksrc
+KSRC_STAMP := $(KSRC)/.extracted
+KSRC_FILES := scripts/checkpatch.pl scripts/spelling.txt \
+	scripts/const_structs.checkpatch \
+	tools/testing/selftests/kselftest.h \
+	tools/testing/selftests/kselftest_harness.h \
+	tools/testing/selftests/kselftest/ktap_helpers.sh \
+	tools/net/ynl Documentation/netlink/genetlink.yaml \
+	Documentation/netlink/genetlink-c.yaml \
+	Documentation/netlink/genetlink-legacy.yaml
+
+SPEC := Documentation/netlink/specs/kvperf.yaml
+UAPI := include/uapi/linux/kvperf.h
+
+.PHONY: all modules tools install clean help deps lint check demo uapi \
+	ksrc vm-module selftests kdir
+
+all: modules tools
+
+kdir:
+	@test -n "$(KDIR)" -a -f "$(KDIR)/Makefile" || { \
+	  echo "kvperf: no kernel headers found; install linux-headers-amd64 (make deps)" >&2; exit 2; }
+	@echo "kvperf: building against $(KDIR_KVER) ($(KDIR))$(if $(KDIR_WHY), - $(KDIR_WHY))"
+
+modules: kdir
+	$(Q)$(MAKE) -C $(KDIR) M=$(TOP) $(if $(V),V=$(V)) modules
+
+tools:
+	$(Q)$(MAKE) -C user $(if $(V),V=$(V))
+
+install: all
+	$(Q)$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_DIR=extra modules_install
+	$(Q)$(MAKE) -C user install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+clean:
+	$(Q)if [ -n "$(KDIR)" ] && [ -f "$(KDIR)/Makefile" ]; then \
+	  $(MAKE) -C $(KDIR) M=$(TOP) clean; fi
+	$(Q)$(MAKE) -C user clean
+	$(Q)$(MAKE) -C selftests/kvperf clean KSRC=$(KSRC)
+	$(Q)rm -rf build
+
+# Build the module for an installed kernel in a private copy of the
+# sources, so several kernels' builds live side by side. Prints the .ko.
+vm-module: kdir
+	$(Q)mkdir -p build/mod-$(KDIR_KVER)
+	$(Q)cp -a -u Kbuild kmod include build/mod-$(KDIR_KVER)/
+	$(Q)$(MAKE) -s -C $(KDIR) M=$(TOP)/build/mod-$(KDIR_KVER) modules >&2
+	@echo $(TOP)/build/mod-$(KDIR_KVER)/kmod/kvperf.ko
+
+$(KSRC_STAMP):
+	@test -n "$(KSRC_TAR)" || { \
+	  echo "kvperf: linux-source-6.12 is not installed (make deps)" >&2; exit 2; }
+	@echo "  EXTRACT $(notdir $(KSRC_TAR))"
+	$(Q)mkdir -p $(KSRC)
+	$(Q)tar -xJf $(KSRC_TAR) -C $(KSRC) --strip-components=1 \
+	  $(addprefix $(basename $(basename $(notdir $(KSRC_TAR))))/,$(KSRC_FILES))
+	$(Q)touch $(KSRC)/MAINTAINERS $@
+
+ksrc: $(KSRC_STAMP)
+
+# Regenerate the UAPI header from the spec with the kernel's own ynl.
+uapi: $(KSRC_STAMP)
+	$(Q)PYTHON=$(PYTHON) selftests/spec/gen_uapi.sh $(KSRC) $(SPEC) $(UAPI)
+
+selftests: tools $(KSRC_STAMP)
+	$(Q)$(MAKE) -C selftests/kvperf KSRC=$(KSRC) $(if $(V),V=$(V))
+
+deps:
+	$(Q)selftests/deps.sh
+
+lint: $(KSRC_STAMP)
+	$(Q)selftests/lint.sh
+
+check:
+	$(Q)selftests/check.sh
+
+demo:
+	$(Q)selftests/demo.sh
+
+help:
+	@echo 'Targets:'
+	@echo '  all (default)  build kmod/kvperf.ko and user/kvperf'
+	@echo '  modules        the kernel module only (KDIR=, KVER= pick the kernel)'
+	@echo '  tools          the kvperf command only'
+	@echo '  install        module to /lib/modules/KVER/extra, tool to PREFIX/sbin'
+	@echo '  clean          remove everything built'
+	@echo '  deps           install every Debian package kvperf needs'
+	@echo '  lint           checkpatch, W=1 and sparse on both Debian kernels'
+	@echo '  check          every test: unit, spec, lint, VM suite on 6.1 and 6.12'
+	@echo '  demo           build, boot a Soft-RoCE VM and run kvperf in it'
+	@echo '  uapi           regenerate include/uapi/linux/kvperf.h from the spec'
+	@echo 'Variables: KDIR, KVER, V=1, PREFIX, DESTDIR'

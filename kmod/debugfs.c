@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvperf: /sys/kernel/debug/kvperf/, tables for people and scripts
+ * (see Documentation/ABI/testing/debugfs-kvperf).
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <rdma/ib_verbs.h>
+
+#include "kvperf.h"
+
+static struct dentry *kvperf_debugfs_dir;
+
+static const char *kvperf_port_state_name(enum ib_port_state state)
+{
+	static const char * const names[] = {
+		[IB_PORT_NOP] = "NOP",
+		[IB_PORT_DOWN] = "DOWN",
+		[IB_PORT_INIT] = "INIT",
+		[IB_PORT_ARMED] = "ARMED",
+		[IB_PORT_ACTIVE] = "ACTIVE",
+		[IB_PORT_ACTIVE_DEFER] = "ACTIVE_DEFER",
+	};
+
+	if (state < ARRAY_SIZE(names) && names[state])
+		return names[state];
+	return "UNKNOWN";
+}
+
+/* One row per device: index, name, ports and the state of each port. */
+static int kvperf_devices_show(struct seq_file *m, void *v)
+{
+	struct kvperf_device *kdev;
+
+	seq_puts(m, "index name             ports states\n");
+	kvperf_device_lock();
+	list_for_each_entry(kdev, kvperf_device_list(), node) {
+		struct ib_device *ibdev = kdev->ibdev;
+		struct ib_port_attr pa;
+		u32 port;
+
+		seq_printf(m, "%5u %-16s %5u ", ibdev->index,
+			   dev_name(&ibdev->dev), ibdev->phys_port_cnt);
+		rdma_for_each_port(ibdev, port) {
+			if (ib_query_port(ibdev, port, &pa))
+				seq_printf(m, "%s%u:?", port > 1 ? "," : "",
+					   port);
+			else
+				seq_printf(m, "%s%u:%s", port > 1 ? "," : "",
+					   port, kvperf_port_state_name(pa.state));
+		}
+		seq_putc(m, '\n');
+	}
+	kvperf_device_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kvperf_devices);
+
+/**
+ * kvperf_debugfs_init() - create /sys/kernel/debug/kvperf
+ *
+ * debugfs is a debugging aid: the module works without it, so failures
+ * here are not errors.
+ */
+void kvperf_debugfs_init(void)
+{
+	kvperf_debugfs_dir = debugfs_create_dir("kvperf", NULL);
+	debugfs_create_file("devices", 0444, kvperf_debugfs_dir, NULL,
+			    &kvperf_devices_fops);
+}
+
+/**
+ * kvperf_debugfs_exit() - remove /sys/kernel/debug/kvperf
+ *
+ * Returns once no reader is left in the files.
+ */
+void kvperf_debugfs_exit(void)
+{
+	debugfs_remove_recursive(kvperf_debugfs_dir);
+}

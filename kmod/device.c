@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvperf: the RDMA devices the module knows about.
+ *
+ * An ib_client keeps a list of every RDMA device as ib_core adds and
+ * removes it, and announces each change on the events multicast group.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/kvperf.h>
+#include <rdma/ib_verbs.h>
+
+#include "kvperf.h"
+
+/* Upper end of the inline-size probe; no RC send queue inlines more. */
+#define KVPERF_INLINE_PROBE_MAX	4096
+
+static LIST_HEAD(kvperf_devices);
+static DEFINE_MUTEX(kvperf_devices_lock);
+static struct ib_client kvperf_ib_client;
+
+/**
+ * kvperf_device_lock() - take the device list lock
+ *
+ * Devices found through kvperf_device_find() or kvperf_device_list()
+ * stay valid until kvperf_device_unlock(): ib_core's remove callback
+ * takes the same lock before it frees anything.
+ */
+void kvperf_device_lock(void)
+{
+	mutex_lock(&kvperf_devices_lock);
+}
+
+/**
+ * kvperf_device_unlock() - release the device list lock
+ */
+void kvperf_device_unlock(void)
+{
+	mutex_unlock(&kvperf_devices_lock);
+}
+
+/**
+ * kvperf_device_list() - the list of tracked devices
+ *
+ * Return: the list head; walk it with the device list lock held.
+ */
+struct list_head *kvperf_device_list(void)
+{
+	lockdep_assert_held(&kvperf_devices_lock);
+	return &kvperf_devices;
+}
+
+/**
+ * kvperf_device_find() - look a device up by its ib_core name
+ * @name: device name
+ *
+ * Return: the device, or NULL. Call with the device list lock held.
+ */
+struct kvperf_device *kvperf_device_find(const char *name)
+{
+	struct kvperf_device *kdev;
+
+	lockdep_assert_held(&kvperf_devices_lock);
+	list_for_each_entry(kdev, &kvperf_devices, node)
+		if (!strcmp(dev_name(&kdev->ibdev->dev), name))
+			return kdev;
+	return NULL;
+}
+
+static bool kvperf_inline_fits(struct ib_pd *pd, struct ib_cq *cq, u32 size)
+{
+	struct ib_qp_init_attr attr = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.cap = {
+			.max_send_wr = 1,
+			.max_recv_wr = 1,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+			.max_inline_data = size,
+		},
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	struct ib_qp *qp;
+
+	qp = ib_create_qp(pd, &attr);
+	if (IS_ERR(qp))
+		return false;
+	ib_destroy_qp(qp);
+	return true;
+}
+
+/*
+ * No device attribute tells how much a send queue can inline, so find it
+ * the way a user would: create small RC QPs and bisect on the size the
+ * driver accepts.
+ */
+static u32 kvperf_probe_max_inline(struct ib_device *ibdev)
+{
+	u32 lo = 0, hi = KVPERF_INLINE_PROBE_MAX;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+
+	pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(pd))
+		return 0;
+	cq = ib_alloc_cq(ibdev, NULL, 4, 0, IB_POLL_DIRECT);
+	if (IS_ERR(cq))
+		goto out_pd;
+
+	if (!kvperf_inline_fits(pd, cq, 0))
+		goto out_cq;
+	if (kvperf_inline_fits(pd, cq, hi)) {
+		lo = hi;
+		goto out_cq;
+	}
+	/* lo fits and hi does not */
+	while (hi - lo > 1) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (kvperf_inline_fits(pd, cq, mid))
+			lo = mid;
+		else
+			hi = mid;
+	}
+out_cq:
+	ib_free_cq(cq);
+out_pd:
+	ib_dealloc_pd(pd);
+	return lo;
+}
+
+/**
+ * kvperf_device_max_inline() - largest inline size of an RC send queue
+ * @kdev: the device
+ *
+ * Probed once per device and cached. Call with the device list lock held.
+ *
+ * Return: the size in bytes, 0 where the device inlines nothing.
+ */
+u32 kvperf_device_max_inline(struct kvperf_device *kdev)
+{
+	lockdep_assert_held(&kvperf_devices_lock);
+	if (!kdev->inline_probed) {
+		kdev->max_inline = kvperf_probe_max_inline(kdev->ibdev);
+		kdev->inline_probed = true;
+	}
+	return kdev->max_inline;
+}
+
+static int kvperf_ib_add(struct ib_device *ibdev)
+{
+	struct kvperf_device *kdev;
+
+	kdev = kzalloc(sizeof(*kdev), GFP_KERNEL);
+	if (!kdev)
+		return -ENOMEM;
+	kdev->ibdev = ibdev;
+
+	mutex_lock(&kvperf_devices_lock);
+	list_add_tail(&kdev->node, &kvperf_devices);
+	ib_set_client_data(ibdev, &kvperf_ib_client, kdev);
+	kvperf_nl_dev_notify(kdev, KVPERF_CMD_DEV_ADD_NTF);
+	mutex_unlock(&kvperf_devices_lock);
+
+	pr_debug("tracking %s\n", dev_name(&ibdev->dev));
+	return 0;
+}
+
+static void kvperf_ib_remove(struct ib_device *ibdev, void *client_data)
+{
+	struct kvperf_device *kdev = client_data;
+
+	mutex_lock(&kvperf_devices_lock);
+	list_del(&kdev->node);
+	kvperf_nl_dev_notify(kdev, KVPERF_CMD_DEV_DEL_NTF);
+	mutex_unlock(&kvperf_devices_lock);
+
+	pr_debug("released %s\n", dev_name(&ibdev->dev));
+	kfree(kdev);
+}
+
+static struct ib_client kvperf_ib_client = {
+	.name = "kvperf",
+	.add = kvperf_ib_add,
+	.remove = kvperf_ib_remove,
+};
+
+/**
+ * kvperf_device_init() - start tracking RDMA devices
+ *
+ * ib_core calls the add callback for every device already registered
+ * before this returns.
+ *
+ * Return: 0 or a negative errno.
+ */
+int kvperf_device_init(void)
+{
+	return ib_register_client(&kvperf_ib_client);
+}
+
+/**
+ * kvperf_device_exit() - stop tracking RDMA devices
+ *
+ * ib_core calls the remove callback for every device, which empties the
+ * list.
+ */
+void kvperf_device_exit(void)
+{
+	ib_unregister_client(&kvperf_ib_client);
+	WARN_ON_ONCE(!list_empty(&kvperf_devices));
+}

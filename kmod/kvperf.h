@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kvperf: definitions shared by the module's files.
+ */
+#ifndef _KVPERF_H
+#define _KVPERF_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+#include <net/genetlink.h>
+#include <rdma/ib_verbs.h>
+
+#define KVPERF_VERSION		"0.1.0"
+/* Version of the netlink, sysfs and debugfs interface as a whole. */
+#define KVPERF_ABI_VERSION	1
+
+/**
+ * struct kvperf_device - an RDMA device kvperf tracks
+ * @node: entry in the device list, protected by the device list lock
+ * @ibdev: the ib_core device; valid until its ib_client remove callback
+ * @max_inline: largest RC inline size, probed on first use
+ * @inline_probed: @max_inline holds the probe's result
+ */
+struct kvperf_device {
+	struct list_head node;
+	struct ib_device *ibdev;
+	u32 max_inline;
+	bool inline_probed;
+};
+
+/* device.c */
+int kvperf_device_init(void);
+void kvperf_device_exit(void);
+void kvperf_device_lock(void);
+void kvperf_device_unlock(void);
+struct kvperf_device *kvperf_device_find(const char *name);
+struct list_head *kvperf_device_list(void);
+u32 kvperf_device_max_inline(struct kvperf_device *kdev);
+
+/* nl.c */
+extern struct genl_family kvperf_nl_family;
+int kvperf_nl_init(void);
+void kvperf_nl_exit(void);
+void kvperf_nl_notify(struct sk_buff *skb);
+struct sk_buff *kvperf_nl_event_new(u8 cmd, void **hdr);
+
+/* nl_dev.c */
+int kvperf_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info);
+int kvperf_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+void kvperf_nl_dev_notify(struct kvperf_device *kdev, u8 cmd);
+
+/* sysfs.c */
+int kvperf_sysfs_init(void);
+void kvperf_sysfs_exit(void);
+
+/* debugfs.c */
+void kvperf_debugfs_init(void);
+void kvperf_debugfs_exit(void);
+
+#endif /* _KVPERF_H */

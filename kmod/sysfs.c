@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvperf: /sys/kernel/kvperf/, one value per file (see
+ * Documentation/ABI/testing/sysfs-kernel-kvperf).
+ */
+#include <linux/kobject.h>
+#include <linux/sysfs.h>
+
+#include "kvperf.h"
+
+static struct kobject *kvperf_kobj;
+
+static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s\n", KVPERF_VERSION);
+}
+
+static struct kobj_attribute version_attr = __ATTR_RO(version);
+
+static ssize_t abi_version_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", KVPERF_ABI_VERSION);
+}
+
+static struct kobj_attribute abi_version_attr = __ATTR_RO(abi_version);
+
+static struct attribute *kvperf_attrs[] = {
+	&version_attr.attr,
+	&abi_version_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group kvperf_attr_group = {
+	.attrs = kvperf_attrs,
+};
+
+/**
+ * kvperf_sysfs_init() - create /sys/kernel/kvperf
+ *
+ * Return: 0 or a negative errno.
+ */
+int kvperf_sysfs_init(void)
+{
+	int err;
+
+	kvperf_kobj = kobject_create_and_add("kvperf", kernel_kobj);
+	if (!kvperf_kobj)
+		return -ENOMEM;
+
+	err = sysfs_create_group(kvperf_kobj, &kvperf_attr_group);
+	if (err) {
+		kobject_put(kvperf_kobj);
+		kvperf_kobj = NULL;
+	}
+	return err;
+}
+
+/**
+ * kvperf_sysfs_exit() - remove /sys/kernel/kvperf
+ */
+void kvperf_sysfs_exit(void)
+{
+	sysfs_remove_group(kvperf_kobj, &kvperf_attr_group);
+	kobject_put(kvperf_kobj);
+}

@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install every Debian package kvperf needs to build, lint and test, and
+# say what was installed. Idempotent: installs only what is missing.
+# With --check, install nothing and exit 1 when something is missing.
+set -eu
+
+pkgs=(
+	# build: module and tool
+	make gcc libc6-dev pkg-config kmod
+	linux-headers-amd64 linux-headers-6.12-amd64
+	libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev
+	# lint, spec and UAPI checks (checkpatch, ynl and the kselftest
+	# headers come from the kernel source package)
+	sparse linux-source-6.12 xz-utils perl python3 python3-yaml
+	python3-jsonschema
+	# the VM: kernels to boot, QEMU, initramfs tools
+	linux-image-amd64 linux-image-6.12-amd64
+	qemu-system-x86 busybox-static cpio
+	# RDMA user space used inside the VM to cross-check kvperf
+	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
+	infiniband-diags iproute2 util-linux procps
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[ "$st" = "install ok installed" ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps: all ${#pkgs[@]} packages are installed"
+	exit 0
+fi
+if [ "${1:-}" = "--check" ]; then
+	echo "deps: missing: ${missing[*]}"
+	exit 1
+fi
+
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# the VM boots its own tiny initramfs; skip building Debian's
+export INITRD=No
+# update only when the lists are empty or older than a day
+if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -n 1)" ]; then
+	$sudo apt-get update -qq
+fi
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "deps: installed ${missing[*]}"
