@@ -212,16 +212,18 @@ FIXTURE_TEARDOWN(kvperf_nl)
 	close(self->fd);
 }
 
-static int send_req(struct __test_metadata *_metadata, FIXTURE_DATA(kvperf_nl) *self)
+static int talk_logged(struct __test_metadata *_metadata, int fd,
+		       struct req *r, struct nl_reply *rep)
 {
-	int ret = nl_talk(self->fd, &self->req, self->req.nlh.nlmsg_len,
-			  &self->rep);
+	int ret = nl_talk(fd, r, r->nlh.nlmsg_len, rep);
 
 	TH_LOG("error %d, message \"%s\", bad attr at %d, missing type %d",
-	       self->rep.error, self->rep.msg, self->rep.bad_off,
-	       self->rep.miss_type);
+	       rep->error, rep->msg, rep->bad_off, rep->miss_type);
 	return ret;
 }
+
+#define send_req(_metadata, self) \
+	talk_logged(_metadata, (self)->fd, &(self)->req, &(self)->rep)
 
 TEST_F(kvperf_nl, dump_lists_devices)
 {

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Command-line words: a cursor over argv, matching words against tables
+ * with prefix abbreviations, and number parsing.
+ */
+#ifndef KVPERF_ARGS_H
+#define KVPERF_ARGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct kvperf_cmd;
+
+struct args {
+	int argc;
+	char **argv;
+};
+
+static inline bool args_empty(const struct args *a)
+{
+	return a->argc <= 0;
+}
+
+/* The current word, or NULL when none is left. */
+static inline const char *args_peek(const struct args *a)
+{
+	return a->argc > 0 ? a->argv[0] : (const char *)0;
+}
+
+/* Consume and return the current word, or NULL when none is left. */
+static inline const char *args_next(struct args *a)
+{
+	if (a->argc <= 0)
+		return (const char *)0;
+	a->argc--;
+	return *a->argv++;
+}
+
+bool args_matches(const char *word, const char *name);
+const struct kvperf_cmd *args_lookup(const struct kvperf_cmd *const *table,
+				     const char *word);
+
+int parse_u64(const char *s, uint64_t *val);
+int parse_u32(const char *s, uint32_t *val);
+int parse_size(const char *s, uint64_t *val);
+
+#endif /* KVPERF_ARGS_H */

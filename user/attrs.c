@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Attribute sets of the kvperf family, transcribed from
+ * Documentation/netlink/specs/kvperf.yaml, and the checking parser.
+ */
+#include <errno.h>
+#include <string.h>
+#include <linux/kvperf.h>
+
+#include "attrs.h"
+#include "compiler.h"
+
+static const struct attr_spec gid_attrs[KVPERF_A_GID_MAX + 1] = {
+	[KVPERF_A_GID_INDEX]	= { "index", ATTR_U32 },
+	[KVPERF_A_GID_VALUE]	= { "value", ATTR_BINARY, 16 },
+	[KVPERF_A_GID_TYPE]	= { "type", ATTR_U8 },
+	[KVPERF_A_GID_NETDEV]	= { "netdev", ATTR_STRING },
+};
+
+static const struct attr_spec port_attrs[KVPERF_A_PORT_MAX + 1] = {
+	[KVPERF_A_PORT_NUMBER]		= { "number", ATTR_U32 },
+	[KVPERF_A_PORT_STATE]		= { "state", ATTR_U8 },
+	[KVPERF_A_PORT_PHYS_STATE]	= { "phys-state", ATTR_U8 },
+	[KVPERF_A_PORT_LINK_LAYER]	= { "link-layer", ATTR_U8 },
+	[KVPERF_A_PORT_ACTIVE_MTU]	= { "active-mtu", ATTR_U32 },
+	[KVPERF_A_PORT_MAX_MTU]		= { "max-mtu", ATTR_U32 },
+	[KVPERF_A_PORT_WIDTH]		= { "width", ATTR_U8 },
+	[KVPERF_A_PORT_SPEED]		= { "speed", ATTR_U8 },
+	[KVPERF_A_PORT_RATE_MBPS]	= { "rate-mbps", ATTR_U32 },
+	[KVPERF_A_PORT_LID]		= { "lid", ATTR_U32 },
+	[KVPERF_A_PORT_SM_LID]		= { "sm-lid", ATTR_U32 },
+	[KVPERF_A_PORT_LMC]		= { "lmc", ATTR_U8 },
+	[KVPERF_A_PORT_MAX_MSG_SIZE]	= { "max-msg-size", ATTR_U32 },
+	[KVPERF_A_PORT_GID_TBL_LEN]	= { "gid-tbl-len", ATTR_U32 },
+	[KVPERF_A_PORT_NETDEV]		= { "netdev", ATTR_STRING },
+	[KVPERF_A_PORT_GID]		= { "gid", ATTR_NEST, 0, &attrs_gid },
+};
+
+static const struct attr_spec dev_attrs[KVPERF_A_DEV_MAX + 1] = {
+	[KVPERF_A_DEV_INDEX]		= { "index", ATTR_U32 },
+	[KVPERF_A_DEV_NAME]		= { "name", ATTR_STRING },
+	[KVPERF_A_DEV_NODE_GUID]	= { "node-guid", ATTR_U64 },
+	[KVPERF_A_DEV_SYS_IMAGE_GUID]	= { "sys-image-guid", ATTR_U64 },
+	[KVPERF_A_DEV_NODE_TYPE]	= { "node-type", ATTR_U8 },
+	[KVPERF_A_DEV_TRANSPORT]	= { "transport", ATTR_U8 },
+	[KVPERF_A_DEV_FW_VERSION]	= { "fw-version", ATTR_STRING },
+	[KVPERF_A_DEV_PORT_COUNT]	= { "port-count", ATTR_U32 },
+	[KVPERF_A_DEV_PORT]		= { "port", ATTR_NEST, 0, &attrs_port },
+	[KVPERF_A_DEV_MAX_QP]		= { "max-qp", ATTR_U32 },
+	[KVPERF_A_DEV_MAX_QP_WR]	= { "max-qp-wr", ATTR_U32 },
+	[KVPERF_A_DEV_MAX_CQ]		= { "max-cq", ATTR_U32 },
+	[KVPERF_A_DEV_MAX_CQE]		= { "max-cqe", ATTR_U32 },
+	[KVPERF_A_DEV_MAX_MR]		= { "max-mr", ATTR_U32 },
+	[KVPERF_A_DEV_MAX_MR_SIZE]	= { "max-mr-size", ATTR_U64 },
+	[KVPERF_A_DEV_MAX_PD]		= { "max-pd", ATTR_U32 },
+	[KVPERF_A_DEV_MAX_SEND_SGE]	= { "max-send-sge", ATTR_U32 },
+	[KVPERF_A_DEV_MAX_RECV_SGE]	= { "max-recv-sge", ATTR_U32 },
+	[KVPERF_A_DEV_MAX_SGE_RD]	= { "max-sge-rd", ATTR_U32 },
+	[KVPERF_A_DEV_MAX_QP_RD_ATOM]	= { "max-qp-rd-atom", ATTR_U32 },
+	[KVPERF_A_DEV_MAX_FAST_REG_PAGES] = { "max-fast-reg-pages", ATTR_U32 },
+	[KVPERF_A_DEV_MAX_INLINE]	= { "max-inline", ATTR_U32 },
+	[KVPERF_A_DEV_PAD]		= { "pad", ATTR_PAD },
+};
+
+const struct attr_set attrs_gid = {
+	.name = "gid", .attrs = gid_attrs, .max = ARRAY_SIZE(gid_attrs) - 1,
+};
+
+const struct attr_set attrs_port = {
+	.name = "port", .attrs = port_attrs, .max = ARRAY_SIZE(port_attrs) - 1,
+};
+
+const struct attr_set attrs_dev = {
+	.name = "dev", .attrs = dev_attrs, .max = ARRAY_SIZE(dev_attrs) - 1,
+};
+
+/**
+ * attrs_name() - the spec's name of an attribute
+ * @set: the attribute set
+ * @type: the attribute type
+ *
+ * Return: the name, or NULL if this tool does not know the attribute.
+ */
+const char *attrs_name(const struct attr_set *set, int type)
+{
+	if (type <= 0 || (unsigned int)type > set->max)
+		return NULL;
+	return set->attrs[type].name;
+}
+
+static int attr_valid(const struct attr_spec *spec, const struct nlattr *nla)
+{
+	const char *s = nla_data(nla);
+	int len = nla_len(nla);
+
+	switch (spec->kind) {
+	case ATTR_U8:
+		return len == 1;
+	case ATTR_U32:
+		return len == 4;
+	case ATTR_U64:
+		return len == 8;
+	case ATTR_STRING:
+		return len >= 1 && memchr(s, '\0', len);
+	case ATTR_BINARY:
+		return !spec->len || len == spec->len;
+	case ATTR_NEST:
+	case ATTR_PAD:
+	case ATTR_UNKNOWN:
+		break;
+	}
+	return 1;
+}
+
+/**
+ * attrs_parse() - index and check a stream of attributes
+ * @set: the attribute set they belong to
+ * @tb: @set->max + 1 entries; tb[type] is set to the last attribute of
+ *      each known type, NULL where there is none
+ * @head: the first attribute
+ * @len: length of the stream in bytes
+ * @err: filled in with the offending attribute on error; may be NULL
+ *
+ * Attributes this tool does not know (types above @set->max, from a newer
+ * module) are skipped, so that old tools keep working. Known ones must
+ * have the length their type implies, so readers can trust tb[].
+ *
+ * Return: 0, or -EINVAL if an attribute is malformed.
+ */
+int attrs_parse(const struct attr_set *set, struct nlattr **tb,
+		struct nlattr *head, int len, struct attr_error *err)
+{
+	struct nlattr *nla;
+	int rem, type;
+
+	memset(tb, 0, (set->max + 1) * sizeof(*tb));
+	nla_for_each_attr(nla, head, len, rem) {
+		type = nla_type(nla);
+		if (type <= 0 || (unsigned int)type > set->max)
+			continue;
+		if (!attr_valid(&set->attrs[type], nla)) {
+			if (err) {
+				err->set = set;
+				err->type = type;
+				err->len = nla_len(nla);
+			}
+			return -EINVAL;
+		}
+		tb[type] = nla;
+	}
+	return 0;
+}
+
+/**
+ * attrs_report() - tell the user about a malformed attribute from the kernel
+ * @f: where to write
+ * @err: what attrs_parse() found
+ */
+void attrs_report(FILE *f, const struct attr_error *err)
+{
+	fprintf(f, "kvperf: malformed reply from the kernel: attribute %s.%s has length %d\n",
+		err->set->name, attrs_name(err->set, err->type), err->len);
+}
+
+/**
+ * attr_uint() - value of an unsigned integer attribute checked by
+ * attrs_parse()
+ * @nla: a u8, u32 or u64 attribute
+ *
+ * Return: the value, whatever the attribute's width.
+ */
+uint64_t attr_uint(const struct nlattr *nla)
+{
+	switch (nla_len(nla)) {
+	case 1:
+		return nla_get_u8(nla);
+	case 2:
+		return nla_get_u16(nla);
+	case 4:
+		return nla_get_u32(nla);
+	default:
+		return nla_get_u64(nla);
+	}
+}

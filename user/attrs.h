@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The attribute sets of the kvperf family as the tool needs them: each
+ * attribute's name and type from the YAML spec, and a parser that checks
+ * the kernel's attributes against them before anything reads a value.
+ */
+#ifndef KVPERF_ATTRS_H
+#define KVPERF_ATTRS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <netlink/attr.h>
+
+enum attr_kind {
+	ATTR_UNKNOWN,	/* no such attribute in the spec: never checked */
+	ATTR_U8,
+	ATTR_U32,
+	ATTR_U64,
+	ATTR_STRING,	/* NUL-terminated */
+	ATTR_BINARY,	/* @len bytes exactly, or any length if 0 */
+	ATTR_NEST,
+	ATTR_PAD,
+};
+
+struct attr_set;
+
+struct attr_spec {
+	const char *name;
+	enum attr_kind kind;
+	uint16_t len;
+	/* ATTR_NEST: the set of the attributes inside */
+	const struct attr_set *nested;
+};
+
+struct attr_set {
+	const char *name;
+	const struct attr_spec *attrs;
+	unsigned int max;
+};
+
+extern const struct attr_set attrs_dev;
+extern const struct attr_set attrs_port;
+extern const struct attr_set attrs_gid;
+
+struct attr_error {
+	const struct attr_set *set;
+	int type;
+	int len;
+};
+
+int attrs_parse(const struct attr_set *set, struct nlattr **tb,
+		struct nlattr *head, int len, struct attr_error *err);
+const char *attrs_name(const struct attr_set *set, int type);
+void attrs_report(FILE *f, const struct attr_error *err);
+uint64_t attr_uint(const struct nlattr *nla);
+
+#endif /* KVPERF_ATTRS_H */

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The command line: global options, dispatch to objects and commands,
+ * help, version, and the usage errors every level reports.
+ */
+#include <stdarg.h>
+#include <string.h>
+#include <linux/kvperf.h>
+
+#include "args.h"
+#include "kvperf.h"
+
+/**
+ * kvperf_errorf() - print "kvperf: <message>" to the error stream
+ * @kv: the invocation
+ * @fmt: printf format of the message, without the final newline
+ */
+void kvperf_errorf(struct kvperf *kv, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kvperf: ", kv->err);
+	va_start(ap, fmt);
+	vfprintf(kv->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', kv->err);
+}
+
+/**
+ * kvperf_usage() - report a usage error
+ * @kv: the invocation
+ * @obj: the object whose help to point at, or NULL for the top level
+ * @fmt: printf format of the one-line message
+ *
+ * Return: KVPERF_EXIT_USAGE, for the caller to return.
+ */
+int kvperf_usage(struct kvperf *kv, const char *obj, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kvperf: ", kv->err);
+	va_start(ap, fmt);
+	vfprintf(kv->err, fmt, ap);
+	va_end(ap);
+	fprintf(kv->err, " (try 'kvperf %s%shelp')\n", obj ? obj : "",
+		obj ? " " : "");
+	return KVPERF_EXIT_USAGE;
+}
+
+/**
+ * kvperf_no_more_args() - refuse arguments a command does not take
+ * @kv: the invocation
+ * @args: what is left after the command consumed its arguments
+ * @obj: the object, for the hint
+ *
+ * Return: KVPERF_EXIT_OK, or KVPERF_EXIT_USAGE after reporting.
+ */
+int kvperf_no_more_args(struct kvperf *kv, struct args *args,
+			const char *obj)
+{
+	if (args_empty(args))
+		return KVPERF_EXIT_OK;
+	return kvperf_usage(kv, obj, "unexpected argument '%s'",
+			    args_peek(args));
+}
+
+static bool is_help(const char *word)
+{
+	return args_matches(word, "help");
+}
+
+/**
+ * kvperf_dispatch() - run the command of an object the next word selects
+ * @kv: the invocation
+ * @args: the words after the object
+ * @obj: the object, for help and hints
+ * @cmds: its commands, NULL-terminated; the first is the default
+ *
+ * "help" (or a prefix no command claims) prints the object's help.
+ *
+ * Return: the command's exit code.
+ */
+int kvperf_dispatch(struct kvperf *kv, struct args *args,
+		    const struct kvperf_cmd *obj,
+		    const struct kvperf_cmd *const *cmds)
+{
+	const struct kvperf_cmd *cmd;
+	const char *word;
+
+	word = args_next(args);
+	if (!word)
+		return cmds[0]->run(kv, args);
+	cmd = strcmp(word, "help") ? args_lookup(cmds, word) : NULL;
+	if (cmd)
+		return cmd->run(kv, args);
+	if (is_help(word)) {
+		if (!args_empty(args))
+			return kvperf_no_more_args(kv, args, obj->name);
+		obj->help(kv->out);
+		return KVPERF_EXIT_OK;
+	}
+	return kvperf_usage(kv, obj->name, "unknown %s command '%s'",
+			    obj->name, word);
+}
+
+static void print_version(FILE *f)
+{
+	fprintf(f, "kvperf " KVPERF_VERSION "\n"
+		"built for the " KVPERF_FAMILY_NAME
+		" netlink family, version %d\n", KVPERF_FAMILY_VERSION);
+}
+
+static void print_help(FILE *f, const struct kvperf_cmd *const *objects)
+{
+	const struct kvperf_cmd *const *o;
+
+	fputs("Usage: kvperf [OPTIONS] OBJECT [COMMAND [ARGS]]\n"
+	      "       kvperf [OPTIONS] OBJECT help\n"
+	      "       kvperf help [OBJECT]\n"
+	      "\n"
+	      "Objects:\n", f);
+	for (o = objects; *o; o++)
+		fprintf(f, "  %-10s %s\n", (*o)->name, (*o)->summary);
+	fputs("\n"
+	      "Options:\n"
+	      "  -j, --json      JSON output\n"
+	      "  -p, --pretty    pretty-printed JSON output (implies -j)\n"
+	      "  -V, --version   print the version and exit\n"
+	      "  -h, --help      print this help and exit\n"
+	      "\n"
+	      "Objects and commands may be abbreviated to any prefix; \"show\" is\n"
+	      "the default command.\n"
+	      "\n"
+	      "Examples:\n"
+	      "  kvperf dev\n"
+	      "  kvperf d sh rxe0\n"
+	      "  kvperf -j -p dev show rxe0\n"
+	      "  kvperf -j monitor\n"
+	      "  kvperf dev help\n"
+	      "\n"
+	      "Exit status:\n"
+	      "  0  success\n"
+	      "  1  the kernel refused the request, or another runtime error\n"
+	      "  2  usage error (unknown object, command, option or argument)\n"
+	      "  3  the kvperf module is not loaded\n", f);
+}
+
+/* kvperf help [OBJECT] */
+static int help(struct kvperf *kv, struct args *args,
+		const struct kvperf_cmd *const *objects)
+{
+	const struct kvperf_cmd *obj;
+	const char *word = args_next(args);
+
+	if (!word) {
+		print_help(kv->out, objects);
+		return KVPERF_EXIT_OK;
+	}
+	obj = args_lookup(objects, word);
+	if (!obj)
+		return kvperf_usage(kv, NULL, "unknown object '%s'", word);
+	if (!args_empty(args))
+		return kvperf_no_more_args(kv, args, NULL);
+	obj->help(kv->out);
+	return KVPERF_EXIT_OK;
+}
+
+enum { OPT_JSON = 1, OPT_PRETTY, OPT_VERSION, OPT_HELP };
+
+static int long_option(const char *name)
+{
+	static const struct {
+		const char *name;
+		int opt;
+	} opts[] = {
+		{ "json", OPT_JSON },
+		{ "pretty", OPT_PRETTY },
+		{ "version", OPT_VERSION },
+		{ "help", OPT_HELP },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(opts); i++)
+		if (!strcmp(name, opts[i].name))
+			return opts[i].opt;
+	return 0;
+}
+
+static int short_option(char c)
+{
+	switch (c) {
+	case 'j':
+		return OPT_JSON;
+	case 'p':
+		return OPT_PRETTY;
+	case 'V':
+		return OPT_VERSION;
+	case 'h':
+		return OPT_HELP;
+	}
+	return 0;
+}
+
+struct cli_opts {
+	bool version;
+	bool help;
+};
+
+static void set_option(struct kvperf *kv, struct cli_opts *o, int opt)
+{
+	switch (opt) {
+	case OPT_PRETTY:
+		/* pretty only means something for JSON */
+		kv->pretty = true;
+		kv->json = true;
+		break;
+	case OPT_JSON:
+		kv->json = true;
+		break;
+	case OPT_VERSION:
+		o->version = true;
+		break;
+	case OPT_HELP:
+		o->help = true;
+		break;
+	}
+}
+
+/* Options come before the object, as with ip and rdma; "--" ends them. */
+static int parse_options(struct kvperf *kv, struct args *args,
+			 struct cli_opts *o)
+{
+	const char *word, *c;
+	int opt;
+
+	while ((word = args_peek(args)) && word[0] == '-' && word[1]) {
+		args_next(args);
+		if (!strcmp(word, "--"))
+			break;
+		if (word[1] == '-') {
+			opt = long_option(word + 2);
+			if (!opt)
+				return kvperf_usage(kv, NULL,
+						    "unknown option '%s'", word);
+			set_option(kv, o, opt);
+			continue;
+		}
+		/* a cluster of short options, e.g. -jp */
+		for (c = word + 1; *c; c++) {
+			opt = short_option(*c);
+			if (!opt)
+				return kvperf_usage(kv, NULL,
+						    "unknown option '-%c'", *c);
+			set_option(kv, o, opt);
+		}
+	}
+	return KVPERF_EXIT_OK;
+}
+
+/**
+ * kvperf_main() - the whole command line
+ * @kv: output streams; the options are filled in here
+ * @argc: as main() gets it
+ * @argv: as main() gets it
+ * @objects: the objects, NULL-terminated
+ *
+ * Return: the exit code.
+ */
+int kvperf_main(struct kvperf *kv, int argc, char **argv,
+		const struct kvperf_cmd *const *objects)
+{
+	struct args args = { .argc = argc - 1, .argv = argv + 1 };
+	const struct kvperf_cmd *obj;
+	struct cli_opts o = { 0 };
+	const char *word;
+	int ret;
+
+	ret = parse_options(kv, &args, &o);
+	if (ret)
+		return ret;
+	if (o.version) {
+		print_version(kv->out);
+		return KVPERF_EXIT_OK;
+	}
+	if (o.help) {
+		print_help(kv->out, objects);
+		return KVPERF_EXIT_OK;
+	}
+
+	word = args_next(&args);
+	if (!word) {
+		print_help(kv->err, objects);
+		return KVPERF_EXIT_USAGE;
+	}
+	obj = strcmp(word, "help") ? args_lookup(objects, word) : NULL;
+	if (obj)
+		return obj->run(kv, &args);
+	if (is_help(word))
+		return help(kv, &args, objects);
+	return kvperf_usage(kv, NULL, "unknown object '%s'", word);
+}

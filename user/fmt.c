@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Display names of the kvperf enums (the spellings ibv_devinfo and the rdma
+ * tool use) and the formatting of GUIDs, GIDs and rates.
+ */
+#include <stdio.h>
+#include <linux/kvperf.h>
+
+#include "compiler.h"
+#include "fmt.h"
+
+#define NAME_TABLE(var, ...)						\
+	static const char *const var##_names[] = { __VA_ARGS__ };	\
+	const struct name_table var = {					\
+		.names = var##_names,					\
+		.count = ARRAY_SIZE(var##_names),			\
+	}
+
+NAME_TABLE(fmt_node_type,
+	[KVPERF_NODE_TYPE_UNKNOWN]	= "unknown",
+	[KVPERF_NODE_TYPE_CA]		= "CA",
+	[KVPERF_NODE_TYPE_SWITCH]	= "switch",
+	[KVPERF_NODE_TYPE_ROUTER]	= "router",
+	[KVPERF_NODE_TYPE_RNIC]		= "RNIC",
+	[KVPERF_NODE_TYPE_USNIC]	= "usNIC",
+	[KVPERF_NODE_TYPE_USNIC_UDP]	= "usNIC_UDP",
+	[KVPERF_NODE_TYPE_UNSPECIFIED]	= "unspecified",
+);
+
+NAME_TABLE(fmt_transport,
+	[KVPERF_TRANSPORT_UNKNOWN]	= "unknown",
+	[KVPERF_TRANSPORT_INFINIBAND]	= "InfiniBand",
+	[KVPERF_TRANSPORT_ROCE]		= "RoCE",
+	[KVPERF_TRANSPORT_IWARP]	= "iWARP",
+	[KVPERF_TRANSPORT_OTHER]	= "other",
+);
+
+NAME_TABLE(fmt_port_state,
+	[KVPERF_PORT_STATE_NOP]		= "NOP",
+	[KVPERF_PORT_STATE_DOWN]	= "DOWN",
+	[KVPERF_PORT_STATE_INIT]	= "INIT",
+	[KVPERF_PORT_STATE_ARMED]	= "ARMED",
+	[KVPERF_PORT_STATE_ACTIVE]	= "ACTIVE",
+	[KVPERF_PORT_STATE_ACTIVE_DEFER] = "ACTIVE_DEFER",
+);
+
+NAME_TABLE(fmt_phys_state,
+	[KVPERF_PHYS_STATE_UNKNOWN]	= "UNKNOWN",
+	[KVPERF_PHYS_STATE_SLEEP]	= "SLEEP",
+	[KVPERF_PHYS_STATE_POLLING]	= "POLLING",
+	[KVPERF_PHYS_STATE_DISABLED]	= "DISABLED",
+	[KVPERF_PHYS_STATE_PORT_CONFIGURATION_TRAINING] =
+		"PORT_CONFIGURATION_TRAINING",
+	[KVPERF_PHYS_STATE_LINK_UP]	= "LINK_UP",
+	[KVPERF_PHYS_STATE_LINK_ERROR_RECOVERY] = "LINK_ERROR_RECOVERY",
+	[KVPERF_PHYS_STATE_PHY_TEST]	= "PHY_TEST",
+);
+
+NAME_TABLE(fmt_link_layer,
+	[KVPERF_LINK_LAYER_UNSPECIFIED]	= "unspecified",
+	[KVPERF_LINK_LAYER_INFINIBAND]	= "InfiniBand",
+	[KVPERF_LINK_LAYER_ETHERNET]	= "Ethernet",
+);
+
+NAME_TABLE(fmt_speed,
+	[KVPERF_SPEED_UNKNOWN]	= "unknown",
+	[KVPERF_SPEED_SDR]	= "SDR",
+	[KVPERF_SPEED_DDR]	= "DDR",
+	[KVPERF_SPEED_QDR]	= "QDR",
+	[KVPERF_SPEED_FDR10]	= "FDR10",
+	[KVPERF_SPEED_FDR]	= "FDR",
+	[KVPERF_SPEED_EDR]	= "EDR",
+	[KVPERF_SPEED_HDR]	= "HDR",
+	[KVPERF_SPEED_NDR]	= "NDR",
+	[KVPERF_SPEED_XDR]	= "XDR",
+);
+
+NAME_TABLE(fmt_gid_type,
+	[KVPERF_GID_TYPE_IB]		= "IB",
+	[KVPERF_GID_TYPE_ROCE_V1]	= "RoCEv1",
+	[KVPERF_GID_TYPE_ROCE_V2]	= "RoCEv2",
+);
+
+/**
+ * fmt_name() - display name of an enum value
+ * @t: the enum's names
+ * @val: the value
+ *
+ * Return: the name, or NULL for a value this tool does not know (a newer
+ * module may send values added to the enum since).
+ */
+const char *fmt_name(const struct name_table *t, uint64_t val)
+{
+	return val < t->count ? t->names[val] : NULL;
+}
+
+/**
+ * fmt_guid() - format a GUID as ibv_devinfo does
+ * @buf: FMT_GUID_LEN bytes
+ * @guid: the GUID in host byte order, as the family carries it
+ *
+ * Return: @buf, holding four groups of four hex digits, most significant
+ * first, e.g. 5054:00ff:fe12:3456.
+ */
+char *fmt_guid(char *buf, uint64_t guid)
+{
+	snprintf(buf, FMT_GUID_LEN, "%04x:%04x:%04x:%04x",
+		 (unsigned int)(guid >> 48) & 0xffff,
+		 (unsigned int)(guid >> 32) & 0xffff,
+		 (unsigned int)(guid >> 16) & 0xffff,
+		 (unsigned int)guid & 0xffff);
+	return buf;
+}
+
+/**
+ * fmt_gid() - format a GID as ibv_devinfo does
+ * @buf: FMT_GID_LEN bytes
+ * @gid: the 16 bytes, network byte order
+ *
+ * Return: @buf, holding eight groups of four hex digits, without the
+ * zero compression of IPv6 notation.
+ */
+char *fmt_gid(char *buf, const uint8_t gid[16])
+{
+	char *s = buf;
+	int i;
+
+	for (i = 0; i < 16; i += 2)
+		s += sprintf(s, "%s%02x%02x", i ? ":" : "", gid[i], gid[i + 1]);
+	return buf;
+}
+
+/**
+ * fmt_rate() - format a rate in Mb/s as Gb/s, exactly
+ * @buf: FMT_RATE_LEN bytes
+ * @mbps: the rate
+ *
+ * Return: @buf, e.g. "2.5" for 2500, "100" for 100000, "14.062" for 14062.
+ */
+char *fmt_rate(char *buf, uint32_t mbps)
+{
+	unsigned int frac = mbps % 1000;
+	int n;
+
+	n = snprintf(buf, FMT_RATE_LEN, "%u", mbps / 1000);
+	if (frac) {
+		n += snprintf(buf + n, FMT_RATE_LEN - n, ".%03u", frac);
+		while (buf[n - 1] == '0')
+			buf[--n] = '\0';
+	}
+	return buf;
+}

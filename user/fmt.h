@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * How values of the kvperf family are shown: display names of its enums,
+ * GUIDs, GIDs and link rates.
+ */
+#ifndef KVPERF_FMT_H
+#define KVPERF_FMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct name_table {
+	const char *const *names;
+	size_t count;
+};
+
+extern const struct name_table fmt_node_type;
+extern const struct name_table fmt_transport;
+extern const struct name_table fmt_port_state;
+extern const struct name_table fmt_phys_state;
+extern const struct name_table fmt_link_layer;
+extern const struct name_table fmt_speed;
+extern const struct name_table fmt_gid_type;
+
+/* "xxxx:xxxx:xxxx:xxxx" plus NUL */
+#define FMT_GUID_LEN	20
+/* eight groups of four hex digits separated by ':' plus NUL */
+#define FMT_GID_LEN	40
+/* "4294967.295" plus NUL, and some */
+#define FMT_RATE_LEN	16
+
+const char *fmt_name(const struct name_table *t, uint64_t val);
+char *fmt_guid(char *buf, uint64_t guid);
+char *fmt_gid(char *buf, const uint8_t gid[16]);
+char *fmt_rate(char *buf, uint32_t mbps);
+
+#endif /* KVPERF_FMT_H */
