@@ -8,8 +8,10 @@
 #include <rdma/ib_verbs.h>
 
 #include "kvperf.h"
+#include "run.h"
 
 static struct dentry *kvperf_debugfs_dir;
+static struct dentry *kvperf_debugfs_runs;
 
 static const char *kvperf_port_state_name(enum ib_port_state state)
 {
@@ -56,6 +58,61 @@ static int kvperf_devices_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(kvperf_devices);
 
+/*
+ * Every non-empty histogram bucket of every size the run completed. The
+ * values are round-trip times, before the halving of send and write
+ * latency.
+ */
+static int kvperf_histogram_show(struct seq_file *m, void *v)
+{
+	struct kvperf_run *run = m->private;
+	u32 i, b;
+
+	seq_puts(m, "# size bucket lower_ns upper_ns count\n");
+	mutex_lock(&run->lock);
+	for (i = 0; i < run->ndone; i++) {
+		const struct kvperf_result *res = &run->results[i];
+
+		for (b = 0; b < res->hist.nbuckets; b++) {
+			if (!res->hist.buckets[b])
+				continue;
+			seq_printf(m, "%u %u %llu %llu %llu\n", res->size, b,
+				   kvperf_hist_bucket_lower(b),
+				   kvperf_hist_bucket_upper(b),
+				   res->hist.buckets[b]);
+		}
+	}
+	mutex_unlock(&run->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kvperf_histogram);
+
+/**
+ * kvperf_debugfs_run_add() - create /sys/kernel/debug/kvperf/runs/<id>
+ * @run: the run
+ */
+void kvperf_debugfs_run_add(struct kvperf_run *run)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "%u", run->id);
+	run->debugfs = debugfs_create_dir(name, kvperf_debugfs_runs);
+	debugfs_create_file("histogram", 0444, run->debugfs, run,
+			    &kvperf_histogram_fops);
+}
+
+/**
+ * kvperf_debugfs_run_remove() - remove a run's debugfs directory
+ * @run: the run
+ *
+ * Returns once no reader is left in its files.
+ */
+void kvperf_debugfs_run_remove(struct kvperf_run *run)
+{
+	debugfs_remove_recursive(run->debugfs);
+	run->debugfs = NULL;
+}
+
 /**
  * kvperf_debugfs_init() - create /sys/kernel/debug/kvperf
  *
@@ -67,6 +124,7 @@ void kvperf_debugfs_init(void)
 	kvperf_debugfs_dir = debugfs_create_dir("kvperf", NULL);
 	debugfs_create_file("devices", 0444, kvperf_debugfs_dir, NULL,
 			    &kvperf_devices_fops);
+	kvperf_debugfs_runs = debugfs_create_dir("runs", kvperf_debugfs_dir);
 }
 
 /**

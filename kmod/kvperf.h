@@ -14,6 +14,9 @@
 /* Version of the netlink, sysfs and debugfs interface as a whole. */
 #define KVPERF_ABI_VERSION	1
 
+/* Largest inline threshold a run may ask for. */
+#define KVPERF_INLINE_MAX	4096
+
 /**
  * struct kvperf_device - an RDMA device kvperf tracks
  * @node: entry in the device list, protected by the device list lock
@@ -42,19 +45,50 @@ extern struct genl_family kvperf_nl_family;
 int kvperf_nl_init(void);
 void kvperf_nl_exit(void);
 void kvperf_nl_notify(struct sk_buff *skb);
+struct sk_buff *kvperf_nl_event_alloc(size_t size);
 struct sk_buff *kvperf_nl_event_new(u8 cmd, void **hdr);
+struct sockaddr_storage;
+int kvperf_nl_parse_addr(const struct nlattr *addr, const struct nlattr *port,
+			 struct sockaddr_storage *ss,
+			 struct netlink_ext_ack *extack);
+int kvperf_nl_put_addr(struct sk_buff *skb, int addr_attr, int port_attr,
+		       const struct sockaddr_storage *ss);
 
 /* nl_dev.c */
 int kvperf_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info);
 int kvperf_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 void kvperf_nl_dev_notify(struct kvperf_device *kdev, u8 cmd);
 
+/* nl_server.c, nl_run.c */
+int kvperf_nl_server_start_doit(struct sk_buff *skb, struct genl_info *info);
+int kvperf_nl_server_get_doit(struct sk_buff *skb, struct genl_info *info);
+int kvperf_nl_server_get_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb);
+int kvperf_nl_server_stop_doit(struct sk_buff *skb, struct genl_info *info);
+int kvperf_nl_run_start_doit(struct sk_buff *skb, struct genl_info *info);
+int kvperf_nl_run_get_doit(struct sk_buff *skb, struct genl_info *info);
+int kvperf_nl_run_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int kvperf_nl_run_stop_doit(struct sk_buff *skb, struct genl_info *info);
+int kvperf_nl_run_delete_doit(struct sk_buff *skb, struct genl_info *info);
+struct kvperf_run;
+void kvperf_nl_run_finished(struct kvperf_run *run);
+void kvperf_nl_run_progress(struct kvperf_run *run);
+
+/* pin.c */
+bool kvperf_pin(size_t bytes);
+void kvperf_unpin(size_t bytes);
+u64 kvperf_pinned_bytes(void);
+u64 kvperf_pinned_limit(void);
+
 /* sysfs.c */
 int kvperf_sysfs_init(void);
 void kvperf_sysfs_exit(void);
+struct kobject *kvperf_sysfs_runs(void);
 
 /* debugfs.c */
 void kvperf_debugfs_init(void);
 void kvperf_debugfs_exit(void);
+void kvperf_debugfs_run_add(struct kvperf_run *run);
+void kvperf_debugfs_run_remove(struct kvperf_run *run);
 
 #endif /* _KVPERF_H */

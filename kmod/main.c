@@ -12,6 +12,8 @@
 #include <net/genetlink.h>
 
 #include "kvperf.h"
+#include "run.h"
+#include "server.h"
 
 static int __init kvperf_init(void)
 {
@@ -46,6 +48,9 @@ out:
 static void __exit kvperf_exit(void)
 {
 	kvperf_nl_exit();
+	/* runs and servers came from netlink requests: none can start now */
+	kvperf_runs_exit();
+	kvperf_servers_exit();
 	kvperf_device_exit();
 	kvperf_debugfs_exit();
 	kvperf_sysfs_exit();

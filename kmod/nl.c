@@ -15,6 +15,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "kvperf.h"
+#include "proto.h"
 
 enum kvperf_nl_mcgrp {
 	KVPERF_NLGRP_EVENTS,
@@ -29,6 +30,60 @@ static const struct nla_policy kvperf_dev_get_policy[KVPERF_A_DEV_NAME + 1] = {
 				.len = IB_DEVICE_NAME_MAX - 1 },
 };
 
+static const struct nla_policy kvperf_server_start_policy[KVPERF_A_SERVER_DEV + 1] = {
+	[KVPERF_A_SERVER_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
+	[KVPERF_A_SERVER_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
+	[KVPERF_A_SERVER_DEV] = { .type = NLA_NUL_STRING,
+				  .len = IB_DEVICE_NAME_MAX - 1 },
+};
+
+static const struct nla_policy kvperf_server_id_policy[KVPERF_A_SERVER_ID + 1] = {
+	[KVPERF_A_SERVER_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+};
+
+/* not const: 6.1's NLA_POLICY_FULL_RANGE() takes a plain pointer */
+static struct netlink_range_validation kvperf_size_range = {
+	.min = 1, .max = KVPERF_SIZE_MAX,
+};
+static struct netlink_range_validation kvperf_iterations_range = {
+	.min = 1, .max = 100000000,
+};
+static struct netlink_range_validation kvperf_duration_range = {
+	.min = 1, .max = 3600000,
+};
+static struct netlink_range_validation kvperf_warmup_range = {
+	.min = 0, .max = 1000000,
+};
+static struct netlink_range_validation kvperf_timeout_range = {
+	.min = 10, .max = 600000,
+};
+
+static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_TIMEOUT_MS + 1] = {
+	[KVPERF_A_RUN_TYPE] = NLA_POLICY_MAX(NLA_U8, KVPERF_RUN_TYPE_BW),
+	[KVPERF_A_RUN_OP] = NLA_POLICY_MAX(NLA_U8, KVPERF_OP_READ),
+	[KVPERF_A_RUN_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
+	[KVPERF_A_RUN_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
+	[KVPERF_A_RUN_SIZE] = NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_size_range),
+	[KVPERF_A_RUN_SIZE_MAX] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_size_range),
+	[KVPERF_A_RUN_ITERATIONS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_iterations_range),
+	[KVPERF_A_RUN_DURATION_MS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_duration_range),
+	[KVPERF_A_RUN_WARMUP] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_warmup_range),
+	[KVPERF_A_RUN_POLL] = NLA_POLICY_MAX(NLA_U8, KVPERF_POLL_WORKQUEUE),
+	[KVPERF_A_RUN_INLINE] = NLA_POLICY_MAX(NLA_U32, KVPERF_INLINE_MAX),
+	[KVPERF_A_RUN_VERIFY] = { .type = NLA_FLAG },
+	[KVPERF_A_RUN_CPU] = { .type = NLA_U32 },
+	[KVPERF_A_RUN_TIMEOUT_MS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_timeout_range),
+};
+
+static const struct nla_policy kvperf_run_id_policy[KVPERF_A_RUN_ID + 1] = {
+	[KVPERF_A_RUN_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+};
+
 static const struct genl_ops kvperf_nl_ops[] = {
 	{
 		.cmd = KVPERF_CMD_DEV_GET,
@@ -37,7 +92,115 @@ static const struct genl_ops kvperf_nl_ops[] = {
 		.policy = kvperf_dev_get_policy,
 		.maxattr = ARRAY_SIZE(kvperf_dev_get_policy) - 1,
 	},
+	{
+		.cmd = KVPERF_CMD_SERVER_START,
+		.doit = kvperf_nl_server_start_doit,
+		.policy = kvperf_server_start_policy,
+		.maxattr = ARRAY_SIZE(kvperf_server_start_policy) - 1,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = KVPERF_CMD_SERVER_GET,
+		.doit = kvperf_nl_server_get_doit,
+		.dumpit = kvperf_nl_server_get_dumpit,
+		.policy = kvperf_server_id_policy,
+		.maxattr = ARRAY_SIZE(kvperf_server_id_policy) - 1,
+	},
+	{
+		.cmd = KVPERF_CMD_SERVER_STOP,
+		.doit = kvperf_nl_server_stop_doit,
+		.policy = kvperf_server_id_policy,
+		.maxattr = ARRAY_SIZE(kvperf_server_id_policy) - 1,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = KVPERF_CMD_RUN_START,
+		.doit = kvperf_nl_run_start_doit,
+		.policy = kvperf_run_start_policy,
+		.maxattr = ARRAY_SIZE(kvperf_run_start_policy) - 1,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = KVPERF_CMD_RUN_GET,
+		.doit = kvperf_nl_run_get_doit,
+		.dumpit = kvperf_nl_run_get_dumpit,
+		.policy = kvperf_run_id_policy,
+		.maxattr = ARRAY_SIZE(kvperf_run_id_policy) - 1,
+	},
+	{
+		.cmd = KVPERF_CMD_RUN_STOP,
+		.doit = kvperf_nl_run_stop_doit,
+		.policy = kvperf_run_id_policy,
+		.maxattr = ARRAY_SIZE(kvperf_run_id_policy) - 1,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = KVPERF_CMD_RUN_DELETE,
+		.doit = kvperf_nl_run_delete_doit,
+		.policy = kvperf_run_id_policy,
+		.maxattr = ARRAY_SIZE(kvperf_run_id_policy) - 1,
+		.flags = GENL_ADMIN_PERM,
+	},
 };
+
+/**
+ * kvperf_nl_parse_addr() - an address and port attribute as a sockaddr
+ * @addr: 4 (IPv4) or 16 (IPv6) bytes, network order
+ * @port: u16 port, or NULL for the default
+ * @ss: receives the address
+ * @extack: for the reason of a refusal
+ *
+ * Return: 0 or -EINVAL with an extack message.
+ */
+int kvperf_nl_parse_addr(const struct nlattr *addr, const struct nlattr *port,
+			 struct sockaddr_storage *ss,
+			 struct netlink_ext_ack *extack)
+{
+	__be16 p = htons(port ? nla_get_u16(port) : KVPERF_DEFAULT_PORT);
+
+	memset(ss, 0, sizeof(*ss));
+	if (nla_len(addr) == 4) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = p;
+		memcpy(&sin->sin_addr, nla_data(addr), 4);
+		return 0;
+	}
+	if (nla_len(addr) == 16) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = p;
+		memcpy(&sin6->sin6_addr, nla_data(addr), 16);
+		return 0;
+	}
+	NL_SET_ERR_MSG_MOD(extack, "an address is 4 (IPv4) or 16 (IPv6) bytes");
+	NL_SET_BAD_ATTR(extack, addr);
+	return -EINVAL;
+}
+
+/**
+ * kvperf_nl_put_addr() - put a sockaddr as address and port attributes
+ * @skb: the message
+ * @addr_attr: attribute type of the address
+ * @port_attr: attribute type of the port
+ * @ss: the address, AF_INET or AF_INET6
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int kvperf_nl_put_addr(struct sk_buff *skb, int addr_attr, int port_attr,
+		       const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in6 *sin6 = (const void *)ss;
+	const struct sockaddr_in *sin = (const void *)ss;
+
+	if (ss->ss_family == AF_INET6)
+		return nla_put(skb, addr_attr, 16, &sin6->sin6_addr) ?:
+		       nla_put_u16(skb, port_attr, ntohs(sin6->sin6_port));
+	return nla_put(skb, addr_attr, 4, &sin->sin_addr) ?:
+	       nla_put_u16(skb, port_attr, ntohs(sin->sin_port));
+}
 
 struct genl_family kvperf_nl_family __ro_after_init = {
 	.name = KVPERF_FAMILY_NAME,
@@ -59,6 +222,21 @@ static DEFINE_MUTEX(kvperf_nl_ntf_lock);
 static bool kvperf_nl_registered;
 
 /**
+ * kvperf_nl_event_alloc() - allocate an event message
+ * @size: payload size
+ *
+ * Return: the message, or NULL when nobody listens or memory is short.
+ */
+struct sk_buff *kvperf_nl_event_alloc(size_t size)
+{
+	if (!READ_ONCE(kvperf_nl_registered) ||
+	    !genl_has_listeners(&kvperf_nl_family, &init_net,
+				KVPERF_NLGRP_EVENTS))
+		return NULL;
+	return genlmsg_new(size, GFP_KERNEL);
+}
+
+/**
  * kvperf_nl_event_new() - start an event message
  * @cmd: the notification command
  * @hdr: set to the genetlink header, for genlmsg_end()
@@ -69,12 +247,7 @@ struct sk_buff *kvperf_nl_event_new(u8 cmd, void **hdr)
 {
 	struct sk_buff *skb;
 
-	if (!READ_ONCE(kvperf_nl_registered) ||
-	    !genl_has_listeners(&kvperf_nl_family, &init_net,
-				KVPERF_NLGRP_EVENTS))
-		return NULL;
-
-	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	skb = kvperf_nl_event_alloc(NLMSG_GOODSIZE);
 	if (!skb)
 		return NULL;
 	*hdr = genlmsg_put(skb, 0, 0, &kvperf_nl_family, 0, cmd);

@@ -9,6 +9,17 @@
 #include "kvperf.h"
 
 static struct kobject *kvperf_kobj;
+static struct kobject *kvperf_runs_kobj;
+
+/**
+ * kvperf_sysfs_runs() - the directory of the runs
+ *
+ * Return: the kobject of /sys/kernel/kvperf/runs.
+ */
+struct kobject *kvperf_sysfs_runs(void)
+{
+	return kvperf_runs_kobj;
+}
 
 static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
@@ -50,10 +61,21 @@ int kvperf_sysfs_init(void)
 		return -ENOMEM;
 
 	err = sysfs_create_group(kvperf_kobj, &kvperf_attr_group);
-	if (err) {
-		kobject_put(kvperf_kobj);
-		kvperf_kobj = NULL;
+	if (err)
+		goto err_put;
+
+	kvperf_runs_kobj = kobject_create_and_add("runs", kvperf_kobj);
+	if (!kvperf_runs_kobj) {
+		err = -ENOMEM;
+		goto err_group;
 	}
+	return 0;
+
+err_group:
+	sysfs_remove_group(kvperf_kobj, &kvperf_attr_group);
+err_put:
+	kobject_put(kvperf_kobj);
+	kvperf_kobj = NULL;
 	return err;
 }
 
@@ -62,6 +84,7 @@ int kvperf_sysfs_init(void)
  */
 void kvperf_sysfs_exit(void)
 {
+	kobject_put(kvperf_runs_kobj);
 	sysfs_remove_group(kvperf_kobj, &kvperf_attr_group);
 	kobject_put(kvperf_kobj);
 }

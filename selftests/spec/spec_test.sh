@@ -45,8 +45,8 @@ result $? "include/uapi/linux/kvperf.h matches the spec (make uapi)" "$tmp/gen.l
 # Every command and attribute the module's code uses exists in the header
 # (a removed or renamed spec item must not leave the code behind).
 cat "$top"/kmod/*.c "$top"/user/*.c 2>/dev/null |
-	grep -o 'KVPERF_\(A\|CMD\)_[A-Z0-9_]*' | sort -u >"$tmp/used"
-grep -o 'KVPERF_\(A\|CMD\)_[A-Z0-9_]*' "$uapi" | sort -u >"$tmp/defined"
+	grep -o 'KVPERF_\(A\|CMD\)_[A-Z0-9_]*[A-Z0-9]' | sort -u >"$tmp/used"
+grep -o 'KVPERF_\(A\|CMD\)_[A-Z0-9_]*[A-Z0-9]' "$uapi" | sort -u >"$tmp/defined"
 comm -23 "$tmp/used" "$tmp/defined" >"$tmp/undefined"
 [ ! -s "$tmp/undefined" ]
 result $? "code uses only ids the spec defines" "$tmp/undefined"

@@ -1,0 +1,704 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvperf: the resources of one RDMA connection, built the way kernel
+ * storage code builds them: a CQ from ib_alloc_cq() with the run's poll
+ * context and ib_cqe completions, local buffers through the PD's local
+ * DMA key, the buffer the peer accesses registered with FRWR, and
+ * ib_drain_qp() before anything is freed.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/gfp.h>
+#include <linux/kvperf.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "conn.h"
+#include "proto.h"
+
+/* Chunks are at most 2 MiB, so buffers never need high-order pages. */
+#define KVPERF_CHUNK_SHIFT_MAX	21
+#define KVPERF_CQ_DEPTH		(KVPERF_SEND_DEPTH + KVPERF_RECV_DEPTH + 4)
+/* A message of the largest size spans this many chunks. */
+#define KVPERF_MAX_SGE		(KVPERF_SIZE_MAX >> KVPERF_CHUNK_SHIFT_MAX)
+
+static unsigned int kvperf_chunk_shift(size_t len)
+{
+	unsigned int shift = PAGE_SHIFT;
+
+	while (shift < KVPERF_CHUNK_SHIFT_MAX && (1UL << shift) < len)
+		shift++;
+	return shift;
+}
+
+/**
+ * kvperf_conn_pinned() - memory a connection pins for a run
+ * @size_max: largest message of the run
+ *
+ * Return: bytes of both buffers, rounded up to whole chunks.
+ */
+size_t kvperf_conn_pinned(u32 size_max)
+{
+	size_t chunk = 1UL << kvperf_chunk_shift(size_max);
+
+	return 2 * round_up((size_t)max(size_max, 1U), chunk);
+}
+
+static void kvperf_buf_free(struct kvperf_conn *c, struct kvperf_buf *b)
+{
+	unsigned int i;
+
+	if (b->nents)
+		ib_dma_unmap_sg(c->ibdev, b->sgt.sgl, b->sgt.orig_nents,
+				DMA_BIDIRECTIONAL);
+	b->nents = 0;
+	if (b->sgt.sgl)
+		sg_free_table(&b->sgt);
+	memset(&b->sgt, 0, sizeof(b->sgt));
+	for (i = 0; b->chunks && i < b->nchunks; i++)
+		if (b->chunks[i])
+			__free_pages(b->chunks[i], b->chunk_shift - PAGE_SHIFT);
+	kfree(b->chunks);
+	b->chunks = NULL;
+}
+
+static int kvperf_buf_alloc(struct kvperf_conn *c, struct kvperf_buf *b,
+			    size_t len)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+	size_t chunk;
+
+	len = max_t(size_t, len, 1);
+	b->len = len;
+	b->chunk_shift = kvperf_chunk_shift(len);
+	chunk = 1UL << b->chunk_shift;
+	b->nchunks = DIV_ROUND_UP(len, chunk);
+	b->chunks = kcalloc(b->nchunks, sizeof(*b->chunks), GFP_KERNEL);
+	if (!b->chunks)
+		return -ENOMEM;
+	if (sg_alloc_table(&b->sgt, b->nchunks, GFP_KERNEL))
+		goto err;
+
+	for_each_sg(b->sgt.sgl, sg, b->nchunks, i) {
+		b->chunks[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO |
+					   __GFP_NOWARN,
+					   b->chunk_shift - PAGE_SHIFT);
+		if (!b->chunks[i])
+			goto err;
+		sg_set_page(sg, b->chunks[i], chunk, 0);
+	}
+
+	b->nents = ib_dma_map_sg(c->ibdev, b->sgt.sgl, b->nchunks,
+				 DMA_BIDIRECTIONAL);
+	if (!b->nents)
+		goto err;
+	return 0;
+
+err:
+	kvperf_buf_free(c, b);
+	return -ENOMEM;
+}
+
+/**
+ * kvperf_buf_ptr() - CPU address of a byte of a buffer
+ * @b: the buffer
+ * @off: offset of the byte
+ *
+ * Return: the address.
+ */
+u8 *kvperf_buf_ptr(struct kvperf_buf *b, size_t off)
+{
+	size_t mask = (1UL << b->chunk_shift) - 1;
+
+	return (u8 *)page_address(b->chunks[off >> b->chunk_shift]) +
+	       (off & mask);
+}
+
+/* DMA address of a byte of a buffer. */
+static dma_addr_t kvperf_buf_dma(struct kvperf_buf *b, size_t off)
+{
+	struct scatterlist *sg;
+	unsigned int i, idx = off >> b->chunk_shift;
+
+	for_each_sg(b->sgt.sgl, sg, b->nents, i)
+		if (i == idx)
+			break;
+	return sg_dma_address(sg) + (off & ((1UL << b->chunk_shift) - 1));
+}
+
+/**
+ * kvperf_buf_for_cpu() - make the device's writes to a buffer visible
+ * @c: the connection
+ * @b: the buffer
+ * @len: how much of it
+ */
+void kvperf_buf_for_cpu(struct kvperf_conn *c, struct kvperf_buf *b,
+			size_t len)
+{
+	struct scatterlist *sg;
+	size_t left = len;
+	unsigned int i;
+
+	for_each_sg(b->sgt.sgl, sg, b->nents, i) {
+		size_t n = min_t(size_t, left, sg_dma_len(sg));
+
+		if (!n)
+			break;
+		ib_dma_sync_single_for_cpu(c->ibdev, sg_dma_address(sg), n,
+					   DMA_BIDIRECTIONAL);
+		left -= n;
+	}
+}
+
+/**
+ * kvperf_buf_for_device() - hand a buffer the CPU wrote to the device
+ * @c: the connection
+ * @b: the buffer
+ * @len: how much of it
+ */
+void kvperf_buf_for_device(struct kvperf_conn *c, struct kvperf_buf *b,
+			   size_t len)
+{
+	struct scatterlist *sg;
+	size_t left = len;
+	unsigned int i;
+
+	for_each_sg(b->sgt.sgl, sg, b->nents, i) {
+		size_t n = min_t(size_t, left, sg_dma_len(sg));
+
+		if (!n)
+			break;
+		ib_dma_sync_single_for_device(c->ibdev, sg_dma_address(sg), n,
+					      DMA_BIDIRECTIONAL);
+		left -= n;
+	}
+}
+
+/**
+ * kvperf_marker() - the arrival marker of a write-latency iteration
+ * @seq: iteration number in the block, from 1
+ *
+ * Return: a byte that is never 0 (a cleared buffer) and changes every
+ * iteration.
+ */
+u8 kvperf_marker(u32 seq)
+{
+	return (seq % 255) + 1;
+}
+
+static u8 kvperf_pattern(u32 seed, size_t i)
+{
+	return (u8)(seed * 31 + i * 7 + (i >> 8));
+}
+
+/**
+ * kvperf_buf_fill() - fill a buffer with the pattern of an iteration
+ * @b: the buffer
+ * @len: how much of it
+ * @seed: the iteration
+ */
+void kvperf_buf_fill(struct kvperf_buf *b, size_t len, u32 seed)
+{
+	size_t off = 0, chunk = 1UL << b->chunk_shift;
+
+	while (off < len) {
+		size_t i, n = min(len - off, chunk);
+		u8 *p = kvperf_buf_ptr(b, off);
+
+		for (i = 0; i < n; i++)
+			p[i] = kvperf_pattern(seed, off + i);
+		off += n;
+	}
+}
+
+/**
+ * kvperf_buf_check() - check a received payload against its pattern
+ * @b: the buffer
+ * @len: payload length
+ * @seed: the iteration
+ *
+ * Return: true if every byte matches.
+ */
+bool kvperf_buf_check(struct kvperf_buf *b, size_t len, u32 seed)
+{
+	size_t off = 0, chunk = 1UL << b->chunk_shift;
+
+	while (off < len) {
+		size_t i, n = min(len - off, chunk);
+		const u8 *p = kvperf_buf_ptr(b, off);
+
+		for (i = 0; i < n; i++)
+			if (p[i] != kvperf_pattern(seed, off + i))
+				return false;
+		off += n;
+	}
+	return true;
+}
+
+/**
+ * kvperf_buf_clear() - zero the start of a buffer
+ * @b: the buffer
+ * @len: how much of it
+ */
+void kvperf_buf_clear(struct kvperf_buf *b, size_t len)
+{
+	size_t off = 0, chunk = 1UL << b->chunk_shift;
+
+	while (off < len) {
+		size_t n = min(len - off, chunk);
+
+		memset(kvperf_buf_ptr(b, off), 0, n);
+		off += n;
+	}
+}
+
+/**
+ * kvperf_conn_fail() - record the first error of a connection and wake it
+ * @c: the connection
+ * @err: negative errno
+ * @reason: static text for the user
+ */
+void kvperf_conn_fail(struct kvperf_conn *c, int err, const char *reason)
+{
+	if (!cmpxchg(&c->error, 0, err))
+		WRITE_ONCE(c->reason, reason);
+	wake_up(&c->wq);
+}
+
+static void kvperf_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kvperf_conn *c = cq->cq_context;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_debug("send completion: %s\n",
+				 ib_wc_status_msg(wc->status));
+		kvperf_conn_fail(c, -EIO, wc->status == IB_WC_WR_FLUSH_ERR ?
+				 "send queue flushed" :
+				 "send completion error");
+	}
+	atomic_inc(&c->sends_done);
+	wake_up(&c->wq);
+}
+
+static void kvperf_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kvperf_conn *c = cq->cq_context;
+	struct kvperf_recv *r;
+	int n;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		kvperf_conn_fail(c, -EIO, wc->status == IB_WC_WR_FLUSH_ERR ?
+				 "receive queue flushed" :
+				 "receive completion error");
+		return;
+	}
+	n = atomic_read(&c->recvs_done);
+	r = &c->recv_ring[n % KVPERF_RECV_DEPTH];
+	r->byte_len = wc->byte_len;
+	r->has_imm = wc->wc_flags & IB_WC_WITH_IMM;
+	r->imm = r->has_imm ? be32_to_cpu(wc->ex.imm_data) : 0;
+	/* the entry is complete before the count says so */
+	atomic_set_release(&c->recvs_done, n + 1);
+	wake_up(&c->wq);
+}
+
+/**
+ * kvperf_conn_init() - prepare a connection before its CM id exists
+ * @c: the connection
+ * @timeout: longest wait for a completion or event, in jiffies
+ * @stop: called while waiting; returning true ends the wait with -EINTR
+ * @stop_arg: argument of @stop
+ */
+void kvperf_conn_init(struct kvperf_conn *c, unsigned long timeout,
+		      bool (*stop)(void *arg), void *stop_arg)
+{
+	memset(c, 0, sizeof(*c));
+	init_waitqueue_head(&c->wq);
+	c->cm_event = -1;	/* RDMA_CM_EVENT_ADDR_RESOLVED is 0 */
+	c->timeout = timeout;
+	c->stop = stop;
+	c->stop_arg = stop_arg;
+	c->send_cqe.done = kvperf_send_done;
+	c->recv_cqe.done = kvperf_recv_done;
+}
+
+static enum ib_poll_context kvperf_poll_ctx(u8 poll)
+{
+	switch (poll) {
+	case KVPERF_POLL_SOFTIRQ:
+		return IB_POLL_SOFTIRQ;
+	case KVPERF_POLL_WORKQUEUE:
+		return IB_POLL_WORKQUEUE;
+	default:
+		return IB_POLL_DIRECT;
+	}
+}
+
+/**
+ * kvperf_conn_create() - allocate a connection's PD, CQ, QP and buffers
+ * @c: the connection, from kvperf_conn_init()
+ * @cm_id: its CM id, address (and route, on the client) resolved
+ * @poll: enum kvperf_poll
+ * @size_max: largest message
+ * @inline_size: inline threshold
+ *
+ * On failure everything allocated so far is freed again.
+ *
+ * Return: 0 or a negative errno, with @c->reason set.
+ */
+int kvperf_conn_create(struct kvperf_conn *c, struct rdma_cm_id *cm_id,
+		       u8 poll, u32 size_max, u32 inline_size)
+{
+	struct ib_qp_init_attr qp_attr = {};
+	unsigned int page_size;
+	int err, n;
+
+	c->cm_id = cm_id;
+	c->ibdev = cm_id->device;
+	c->poll_ctx = kvperf_poll_ctx(poll);
+	c->size_max = size_max;
+	c->inline_size = inline_size;
+
+	c->pd = ib_alloc_pd(c->ibdev, 0);
+	if (IS_ERR(c->pd)) {
+		err = PTR_ERR(c->pd);
+		c->pd = NULL;
+		c->reason = "cannot allocate a protection domain";
+		return err;
+	}
+
+	c->cq = ib_alloc_cq(c->ibdev, c, KVPERF_CQ_DEPTH, 0, c->poll_ctx);
+	if (IS_ERR(c->cq)) {
+		err = PTR_ERR(c->cq);
+		c->cq = NULL;
+		c->reason = "cannot allocate a completion queue";
+		goto err;
+	}
+
+	err = kvperf_buf_alloc(c, &c->tx, size_max);
+	if (!err)
+		err = kvperf_buf_alloc(c, &c->rx, size_max);
+	if (err) {
+		c->reason = "cannot allocate the message buffers";
+		goto err;
+	}
+
+	/*
+	 * Register the receive buffer in pages where the device takes that
+	 * many, else in whole chunks.
+	 */
+	n = DIV_ROUND_UP(c->rx.len, PAGE_SIZE);
+	page_size = PAGE_SIZE;
+	if (n > c->ibdev->attrs.max_fast_reg_page_list_len) {
+		n = c->rx.nents;
+		page_size = 1U << c->rx.chunk_shift;
+	}
+	c->mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, n);
+	if (IS_ERR(c->mr)) {
+		err = PTR_ERR(c->mr);
+		c->mr = NULL;
+		c->reason = "cannot allocate a fast-registration MR";
+		goto err;
+	}
+	n = ib_map_mr_sg(c->mr, c->rx.sgt.sgl, c->rx.nents, NULL, page_size);
+	if (n != c->rx.nents) {
+		err = n < 0 ? n : -EINVAL;
+		c->reason = "cannot map the receive buffer for FRWR";
+		goto err;
+	}
+	ib_update_fast_reg_key(c->mr, ib_inc_rkey(c->mr->rkey));
+
+	qp_attr.qp_context = c;
+	qp_attr.send_cq = c->cq;
+	qp_attr.recv_cq = c->cq;
+	qp_attr.cap.max_send_wr = KVPERF_SEND_DEPTH;
+	qp_attr.cap.max_recv_wr = KVPERF_RECV_DEPTH;
+	qp_attr.cap.max_send_sge = c->tx.nents;
+	qp_attr.cap.max_recv_sge = c->rx.nents;
+	qp_attr.cap.max_inline_data = inline_size;
+	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	qp_attr.qp_type = IB_QPT_RC;
+	err = rdma_create_qp(cm_id, c->pd, &qp_attr);
+	if (err) {
+		c->reason = "cannot create the queue pair (inline size too large?)";
+		goto err;
+	}
+	return 0;
+
+err:
+	kvperf_conn_destroy(c);
+	return err;
+}
+
+/**
+ * kvperf_conn_destroy() - free what kvperf_conn_create() allocated
+ * @c: the connection
+ *
+ * Drains the QP first, so no completion can arrive afterwards. The CM id
+ * itself stays; its owner destroys it.
+ */
+void kvperf_conn_destroy(struct kvperf_conn *c)
+{
+	if (c->cm_id && c->cm_id->qp) {
+		ib_drain_qp(c->cm_id->qp);
+		rdma_destroy_qp(c->cm_id);
+	}
+	if (c->mr)
+		ib_dereg_mr(c->mr);
+	c->mr = NULL;
+	if (c->ibdev) {
+		kvperf_buf_free(c, &c->rx);
+		kvperf_buf_free(c, &c->tx);
+	}
+	if (c->cq)
+		ib_free_cq(c->cq);
+	c->cq = NULL;
+	if (c->pd)
+		ib_dealloc_pd(c->pd);
+	c->pd = NULL;
+}
+
+/* The first @len bytes of a buffer as SGEs with the local DMA key. */
+static int kvperf_sges(struct kvperf_conn *c, struct kvperf_buf *b, u32 len,
+		       struct ib_sge *sge)
+{
+	struct scatterlist *sg;
+	size_t left = len;
+	unsigned int i;
+	int n = 0;
+
+	for_each_sg(b->sgt.sgl, sg, b->nents, i) {
+		if (!left)
+			break;
+		sge[n].addr = sg_dma_address(sg);
+		sge[n].length = min_t(size_t, left, sg_dma_len(sg));
+		sge[n].lkey = c->pd->local_dma_lkey;
+		left -= sge[n].length;
+		n++;
+	}
+	return n;
+}
+
+/**
+ * kvperf_conn_post_recv() - post a receive for a whole message
+ * @c: the connection
+ *
+ * Return: 0 or a negative errno.
+ */
+int kvperf_conn_post_recv(struct kvperf_conn *c)
+{
+	struct ib_sge sge[KVPERF_MAX_SGE];
+	struct ib_recv_wr wr = {
+		.wr_cqe = &c->recv_cqe,
+		.sg_list = sge,
+	};
+
+	wr.num_sge = kvperf_sges(c, &c->rx, c->size_max, sge);
+	return ib_post_recv(c->cm_id->qp, &wr, NULL);
+}
+
+/**
+ * kvperf_conn_post_send() - post one signaled send-queue work request
+ * @c: the connection
+ * @opcode: IB_WR_SEND, IB_WR_SEND_WITH_IMM, IB_WR_RDMA_WRITE or
+ *	    IB_WR_RDMA_READ
+ * @len: payload length (0 for a control message)
+ * @imm: immediate data for IB_WR_SEND_WITH_IMM, host order
+ *
+ * SENDs and WRITEs go out of @c->tx (inline when short enough), READs
+ * land in @c->rx; WRITEs and READs address the peer's receive buffer.
+ *
+ * Return: 0 or a negative errno.
+ */
+int kvperf_conn_post_send(struct kvperf_conn *c, enum ib_wr_opcode opcode,
+			  u32 len, u32 imm)
+{
+	struct ib_sge sge[KVPERF_MAX_SGE];
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_cqe = &c->send_cqe,
+			.sg_list = sge,
+			.opcode = opcode,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+	};
+	int err;
+
+	if (len)
+		wr.wr.num_sge = kvperf_sges(c, opcode == IB_WR_RDMA_READ ?
+					    &c->rx : &c->tx, len, sge);
+	if (opcode == IB_WR_SEND_WITH_IMM)
+		wr.wr.ex.imm_data = cpu_to_be32(imm);
+	if (len && len <= c->inline_size && opcode != IB_WR_RDMA_READ)
+		wr.wr.send_flags |= IB_SEND_INLINE;
+	if (opcode == IB_WR_RDMA_WRITE || opcode == IB_WR_RDMA_READ) {
+		wr.remote_addr = c->remote_addr;
+		wr.rkey = c->remote_rkey;
+	}
+
+	err = ib_post_send(c->cm_id->qp, &wr.wr, NULL);
+	if (!err)
+		c->sends_posted++;
+	return err;
+}
+
+/**
+ * kvperf_conn_register() - make the receive buffer accessible to the peer
+ * @c: the connection, connected
+ *
+ * Posts the FRWR registration and waits for it.
+ *
+ * Return: 0 or a negative errno.
+ */
+int kvperf_conn_register(struct kvperf_conn *c)
+{
+	struct ib_reg_wr wr = {
+		.wr = {
+			.wr_cqe = &c->send_cqe,
+			.opcode = IB_WR_REG_MR,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.mr = c->mr,
+		.key = c->mr->rkey,
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			  IB_ACCESS_REMOTE_READ,
+	};
+	int err;
+
+	err = ib_post_send(c->cm_id->qp, &wr.wr, NULL);
+	if (err) {
+		kvperf_conn_fail(c, err, "cannot post the FRWR registration");
+		return err;
+	}
+	c->sends_posted++;
+	return kvperf_conn_wait_sends(c);
+}
+
+/**
+ * kvperf_conn_wait() - wait until a condition holds
+ * @c: the connection
+ * @cond: the condition, evaluated repeatedly
+ * @arg: its argument
+ *
+ * With busy polling (and while @c->spin is set) this spins, reaping the
+ * CQ itself where it is IB_POLL_DIRECT and yielding with cond_resched()
+ * between rounds; otherwise it sleeps until a completion or CM event
+ * wakes it.
+ *
+ * Return: 0 when @cond held, -EINTR when the owner stops the loop,
+ * -ETIMEDOUT after @c->timeout without it, or the connection's error.
+ */
+int kvperf_conn_wait(struct kvperf_conn *c,
+		     bool (*cond)(struct kvperf_conn *c, void *arg), void *arg)
+{
+	unsigned long deadline = jiffies + c->timeout;
+
+	for (;;) {
+		if (cond(c, arg))
+			return 0;
+		if (READ_ONCE(c->error))
+			return READ_ONCE(c->error);
+		if (c->stop(c->stop_arg))
+			return -EINTR;
+		if (time_after(jiffies, deadline)) {
+			kvperf_conn_fail(c, -ETIMEDOUT,
+					 "no completion within the timeout");
+			return -ETIMEDOUT;
+		}
+		if (c->poll_ctx == IB_POLL_DIRECT || c->spin) {
+			if (c->poll_ctx == IB_POLL_DIRECT)
+				ib_process_cq_direct(c->cq, 16);
+			cond_resched();
+			continue;
+		}
+		wait_event_timeout(c->wq, cond(c, arg) || READ_ONCE(c->error) ||
+				   c->stop(c->stop_arg), HZ / 10);
+	}
+}
+
+static bool kvperf_sends_idle(struct kvperf_conn *c, void *arg)
+{
+	return atomic_read(&c->sends_done) == c->sends_posted;
+}
+
+/**
+ * kvperf_conn_wait_sends() - wait for every posted send-queue request
+ * @c: the connection
+ *
+ * Return: as kvperf_conn_wait().
+ */
+int kvperf_conn_wait_sends(struct kvperf_conn *c)
+{
+	return kvperf_conn_wait(c, kvperf_sends_idle, NULL);
+}
+
+static bool kvperf_recv_ready(struct kvperf_conn *c, void *arg)
+{
+	return atomic_read_acquire(&c->recvs_done) != c->recvs_seen;
+}
+
+/**
+ * kvperf_conn_wait_recv() - wait for the next received message
+ * @c: the connection
+ * @r: receives what its completion said
+ *
+ * The receive is posted again before this returns.
+ *
+ * Return: as kvperf_conn_wait(), or the error of posting the receive.
+ */
+int kvperf_conn_wait_recv(struct kvperf_conn *c, struct kvperf_recv *r)
+{
+	int err;
+
+	err = kvperf_conn_wait(c, kvperf_recv_ready, NULL);
+	if (err)
+		return err;
+	*r = c->recv_ring[c->recvs_seen % KVPERF_RECV_DEPTH];
+	c->recvs_seen++;
+	return kvperf_conn_post_recv(c);
+}
+
+struct kvperf_marker_wait {
+	u8 *byte;
+	dma_addr_t dma;
+	u8 marker;
+};
+
+static bool kvperf_marker_arrived(struct kvperf_conn *c, void *arg)
+{
+	struct kvperf_marker_wait *w = arg;
+
+	ib_dma_sync_single_for_cpu(c->ibdev, w->dma, 1, DMA_BIDIRECTIONAL);
+	return READ_ONCE(*w->byte) == w->marker;
+}
+
+/**
+ * kvperf_conn_wait_marker() - spin until a byte of the receive buffer
+ *			       changes to a marker, as perftest's write
+ *			       latency does
+ * @c: the connection
+ * @off: offset of the byte
+ * @marker: the value to wait for
+ *
+ * Return: as kvperf_conn_wait().
+ */
+int kvperf_conn_wait_marker(struct kvperf_conn *c, u32 off, u8 marker)
+{
+	struct kvperf_marker_wait w = {
+		.byte = kvperf_buf_ptr(&c->rx, off),
+		.dma = kvperf_buf_dma(&c->rx, off),
+		.marker = marker,
+	};
+	int err;
+
+	c->spin = true;
+	err = kvperf_conn_wait(c, kvperf_marker_arrived, &w);
+	c->spin = false;
+	return err;
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kvperf: one RDMA connection's resources and the primitives the latency
+ * loops are built from (posting, waiting for completions).
+ */
+#ifndef _KVPERF_CONN_H
+#define _KVPERF_CONN_H
+
+#include <linux/scatterlist.h>
+#include <linux/wait.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#define KVPERF_RECV_DEPTH	8
+#define KVPERF_SEND_DEPTH	8
+
+/**
+ * struct kvperf_buf - a DMA-mapped buffer made of physically contiguous chunks
+ * @chunks: the chunks' first pages
+ * @nchunks: number of chunks
+ * @chunk_shift: log2 of a chunk's size
+ * @len: usable length (the requested one)
+ * @sgt: one entry per chunk, DMA-mapped
+ * @nents: mapped entries
+ */
+struct kvperf_buf {
+	struct page **chunks;
+	unsigned int nchunks;
+	unsigned int chunk_shift;
+	size_t len;
+	struct sg_table sgt;
+	int nents;
+};
+
+/**
+ * struct kvperf_recv - what a receive completion said
+ * @byte_len: payload length
+ * @imm: immediate data, host order
+ * @has_imm: the message carried immediate data (a control message)
+ */
+struct kvperf_recv {
+	u32 byte_len;
+	u32 imm;
+	bool has_imm;
+};
+
+/**
+ * struct kvperf_conn - one RC connection and everything it owns
+ * @cm_id: RDMA CM id; owned by the client run or the server connection
+ * @ibdev: device of @cm_id
+ * @pd: protection domain
+ * @cq: the one CQ for sends and receives
+ * @mr: FRWR MR that gives the peer access to @rx
+ * @tx: what we send or write from
+ * @rx: what we receive into, what the peer writes to and reads from
+ * @poll_ctx: poll context of @cq
+ * @spin: the current wait polls memory, so it must not sleep
+ * @size_max: largest message
+ * @inline_size: send inline up to this size
+ * @remote_rkey: rkey of the peer's @rx
+ * @remote_addr: RDMA address of the peer's @rx
+ * @send_cqe: completions of the send queue (SEND, WRITE, READ, REG_MR)
+ * @recv_cqe: completions of the receive queue
+ * @sends_posted: signaled send-queue work requests posted
+ * @sends_done: of which completed
+ * @recvs_done: receive completions, consumed through @recv_ring
+ * @recvs_seen: receive completions consumed
+ * @recv_ring: the last receive completions
+ * @error: first error (negative errno), 0 while all is well
+ * @reason: what went wrong, for the user; static text
+ * @cm_event: last connection event the CM handler saw
+ * @wq: woken by completions and CM events
+ * @timeout: longest wait for any completion or event, in jiffies
+ * @stop: returns true when the owner wants the loop to end
+ * @stop_arg: argument of @stop
+ */
+struct kvperf_conn {
+	struct rdma_cm_id *cm_id;
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_mr *mr;
+	struct kvperf_buf tx;
+	struct kvperf_buf rx;
+	enum ib_poll_context poll_ctx;
+	bool spin;
+	u32 size_max;
+	u32 inline_size;
+	u32 remote_rkey;
+	u64 remote_addr;
+	struct ib_cqe send_cqe;
+	struct ib_cqe recv_cqe;
+	u32 sends_posted;
+	atomic_t sends_done;
+	atomic_t recvs_done;
+	u32 recvs_seen;
+	struct kvperf_recv recv_ring[KVPERF_RECV_DEPTH];
+	int error;
+	const char *reason;
+	int cm_event;
+	wait_queue_head_t wq;
+	unsigned long timeout;
+	bool (*stop)(void *arg);
+	void *stop_arg;
+};
+
+void kvperf_conn_init(struct kvperf_conn *c, unsigned long timeout,
+		      bool (*stop)(void *arg), void *stop_arg);
+void kvperf_conn_fail(struct kvperf_conn *c, int err, const char *reason);
+int kvperf_conn_create(struct kvperf_conn *c, struct rdma_cm_id *cm_id,
+		       u8 poll, u32 size_max, u32 inline_size);
+void kvperf_conn_destroy(struct kvperf_conn *c);
+size_t kvperf_conn_pinned(u32 size_max);
+int kvperf_conn_post_recv(struct kvperf_conn *c);
+int kvperf_conn_post_send(struct kvperf_conn *c, enum ib_wr_opcode opcode,
+			  u32 len, u32 imm);
+int kvperf_conn_register(struct kvperf_conn *c);
+int kvperf_conn_wait(struct kvperf_conn *c,
+		     bool (*cond)(struct kvperf_conn *c, void *arg),
+		     void *arg);
+int kvperf_conn_wait_sends(struct kvperf_conn *c);
+int kvperf_conn_wait_recv(struct kvperf_conn *c, struct kvperf_recv *r);
+int kvperf_conn_wait_marker(struct kvperf_conn *c, u32 off, u8 marker);
+u8 *kvperf_buf_ptr(struct kvperf_buf *b, size_t off);
+void kvperf_buf_for_cpu(struct kvperf_conn *c, struct kvperf_buf *b,
+			size_t len);
+void kvperf_buf_for_device(struct kvperf_conn *c, struct kvperf_buf *b,
+			   size_t len);
+void kvperf_buf_fill(struct kvperf_buf *b, size_t len, u32 seed);
+bool kvperf_buf_check(struct kvperf_buf *b, size_t len, u32 seed);
+void kvperf_buf_clear(struct kvperf_buf *b, size_t len);
+u8 kvperf_marker(u32 seq);
+
+#endif /* _KVPERF_CONN_H */

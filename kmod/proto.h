@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kvperf: what the client and the server say to each other. The run's
+ * parameters and each side's buffer travel in the RDMA CM private data;
+ * during the run, zero-byte SEND_WITH_IMM messages carry control
+ * requests (the next message size, the end) and their acknowledgements,
+ * so data messages stay exactly the size being measured.
+ */
+#ifndef _KVPERF_PROTO_H
+#define _KVPERF_PROTO_H
+
+#include <linux/types.h>
+
+#define KVPERF_PROTO_VERSION	1
+#define KVPERF_DEFAULT_PORT	18515
+
+/**
+ * struct kvperf_wire_req - connect request private data (client to server)
+ * @version: KVPERF_PROTO_VERSION
+ * @op: enum kvperf_op
+ * @poll: enum kvperf_poll the server should use too
+ * @flags: KVPERF_WIRE_VERIFY
+ * @size_max: largest message of the run
+ * @inline_size: inline threshold of the run
+ * @rkey: rkey of the client's receive buffer
+ * @addr: address of the client's receive buffer for RDMA
+ */
+struct kvperf_wire_req {
+	u8 version;
+	u8 op;
+	u8 poll;
+	u8 flags;
+	__be32 size_max;
+	__be32 inline_size;
+	__be32 rkey;
+	__be64 addr;
+} __packed;
+
+#define KVPERF_WIRE_VERIFY	0x1
+
+/**
+ * struct kvperf_wire_rep - accept private data (server to client)
+ * @version: KVPERF_PROTO_VERSION
+ * @reserved: zero
+ * @rkey: rkey of the server's receive buffer
+ * @addr: address of the server's receive buffer for RDMA
+ */
+struct kvperf_wire_rep {
+	u8 version;
+	u8 reserved[3];
+	__be32 rkey;
+	__be64 addr;
+} __packed;
+
+/* Control messages: the immediate data, opcode in the top byte. */
+#define KVPERF_CTRL_OP(imm)	((imm) >> 24)
+#define KVPERF_CTRL_ARG(imm)	((imm) & 0xffffff)
+#define KVPERF_CTRL(op, arg)	(((u32)(op) << 24) | ((arg) & 0xffffff))
+enum {
+	KVPERF_CTRL_SIZE = 1,	/* next block uses this message size */
+	KVPERF_CTRL_ACK = 2,	/* server is ready for the block */
+};
+
+/* Sizes are sent in 24 bits: 8 MiB (2^23) is the largest. */
+#define KVPERF_SIZE_MAX		(8U << 20)
+
+#endif /* _KVPERF_PROTO_H */

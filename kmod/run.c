@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvperf: runs, the client side. Each run has a thread that connects to
+ * a kvperf server with RDMA CM (the run's parameters in the private
+ * data), measures every message size in turn and tears the connection
+ * down; the run and its results stay until deleted. A run owns its
+ * thread, connection and histograms, and frees them on its own.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/kthread.h>
+#include <linux/kvperf.h>
+#include <linux/log2.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+#include <net/genetlink.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+
+#include "compat.h"
+#include "kvperf.h"
+#include "lat.h"
+#include "proto.h"
+#include "run.h"
+
+static DEFINE_XARRAY_ALLOC1(kvperf_runs);
+/* serializes starting and deleting runs, and the limits on them */
+static DEFINE_MUTEX(kvperf_runs_mutex);
+static u32 kvperf_runs_next;
+
+/**
+ * kvperf_run_divisor() - what the round trip is divided by
+ * @run: the run
+ *
+ * Return: 2 for send and write latency (half the round trip, as
+ * perftest), 1 for read latency (the full round trip).
+ */
+u32 kvperf_run_divisor(const struct kvperf_run *run)
+{
+	return run->cfg.op == KVPERF_OP_READ ? 1 : 2;
+}
+
+static bool kvperf_run_should_stop(void *arg)
+{
+	struct kvperf_run *run = arg;
+
+	return READ_ONCE(run->stop) || kthread_should_stop();
+}
+
+static void kvperf_run_set_state(struct kvperf_run *run, u8 state)
+{
+	mutex_lock(&run->lock);
+	run->state = state;
+	mutex_unlock(&run->lock);
+}
+
+static const char *kvperf_reject_reason(const struct rdma_cm_event *ev)
+{
+	const u8 *why = ev->param.conn.private_data;
+
+	if (ev->status != IB_CM_REJ_CONSUMER_DEFINED || !why ||
+	    ev->param.conn.private_data_len < 1)
+		return "connection rejected (is a kvperf server listening there?)";
+	switch (*why) {
+	case 1:
+		return "the server refused the run's parameters";
+	case 2:
+		return "the server has too many connections";
+	case 3:
+		return "the server's pinned-memory limit is reached";
+	default:
+		return "the server could not allocate the connection";
+	}
+}
+
+static int kvperf_run_cm_handler(struct rdma_cm_id *id,
+				 struct rdma_cm_event *ev)
+{
+	struct kvperf_run *run = id->context;
+	struct kvperf_conn *c = &run->conn;
+	const struct kvperf_wire_rep *rep;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		WRITE_ONCE(c->cm_event, ev->event);
+		wake_up(&c->wq);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		rep = ev->param.conn.private_data;
+		if (ev->param.conn.private_data_len < sizeof(*rep) ||
+		    rep->version != KVPERF_PROTO_VERSION) {
+			kvperf_conn_fail(c, -EPROTO,
+					 "the server is not a kvperf server of this version");
+			break;
+		}
+		c->remote_rkey = be32_to_cpu(rep->rkey);
+		c->remote_addr = be64_to_cpu(rep->addr);
+		WRITE_ONCE(c->cm_event, ev->event);
+		wake_up(&c->wq);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		kvperf_conn_fail(c, -EHOSTUNREACH,
+				 "cannot resolve the server address");
+		break;
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		kvperf_conn_fail(c, -EHOSTUNREACH,
+				 "cannot resolve a route to the server");
+		break;
+	case RDMA_CM_EVENT_UNREACHABLE:
+		kvperf_conn_fail(c, -EHOSTUNREACH,
+				 "the server is unreachable or did not answer");
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		kvperf_conn_fail(c, -ECONNREFUSED, kvperf_reject_reason(ev));
+		break;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		kvperf_conn_fail(c, -ECONNABORTED, "connection error");
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		kvperf_conn_fail(c, -ECONNRESET,
+				 "the server closed the connection");
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		kvperf_conn_fail(c, -ENODEV, "the RDMA device was removed");
+		break;
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		kvperf_conn_fail(c, -ENETRESET, "the local address changed");
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static bool kvperf_cm_reached(struct kvperf_conn *c, void *arg)
+{
+	return READ_ONCE(c->cm_event) == (uintptr_t)arg;
+}
+
+static int kvperf_run_connect(struct kvperf_run *run)
+{
+	struct kvperf_conn *c = &run->conn;
+	struct kvperf_wire_req req = {};
+	struct rdma_conn_param param = {};
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	struct rdma_cm_id *id;
+	int err, i;
+
+	id = rdma_create_id(&init_net, kvperf_run_cm_handler, run,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id)) {
+		c->reason = "cannot create an RDMA CM id";
+		return PTR_ERR(id);
+	}
+	c->cm_id = id;
+
+	err = rdma_resolve_addr(id, NULL, (struct sockaddr *)&run->cfg.addr,
+				run->cfg.timeout_ms);
+	if (err) {
+		kvperf_conn_fail(c, err, "cannot resolve the server address");
+		return err;
+	}
+	err = kvperf_conn_wait(c, kvperf_cm_reached,
+			       (void *)RDMA_CM_EVENT_ADDR_RESOLVED);
+	if (err)
+		return err;
+	err = rdma_resolve_route(id, run->cfg.timeout_ms);
+	if (err) {
+		kvperf_conn_fail(c, err, "cannot resolve a route to the server");
+		return err;
+	}
+	err = kvperf_conn_wait(c, kvperf_cm_reached,
+			       (void *)RDMA_CM_EVENT_ROUTE_RESOLVED);
+	if (err)
+		return err;
+
+	mutex_lock(&run->lock);
+	strscpy(run->dev, dev_name(&id->device->dev), sizeof(run->dev));
+	mutex_unlock(&run->lock);
+
+	err = kvperf_conn_create(c, id, run->cfg.poll, run->cfg.size_max,
+				 run->cfg.inline_size);
+	if (err)
+		return err;
+	for (i = 0; i < KVPERF_RECV_DEPTH && !err; i++)
+		err = kvperf_conn_post_recv(c);
+	if (err) {
+		kvperf_conn_fail(c, err, "cannot post receives");
+		return err;
+	}
+
+	req.version = KVPERF_PROTO_VERSION;
+	req.op = run->cfg.op;
+	req.poll = run->cfg.poll;
+	req.flags = run->cfg.verify ? KVPERF_WIRE_VERIFY : 0;
+	req.size_max = cpu_to_be32(run->cfg.size_max);
+	req.inline_size = cpu_to_be32(run->cfg.inline_size);
+	req.rkey = cpu_to_be32(c->mr->rkey);
+	req.addr = cpu_to_be64(c->mr->iova);
+	param.private_data = &req;
+	param.private_data_len = sizeof(req);
+	param.initiator_depth = run->cfg.op == KVPERF_OP_READ ? 1 : 0;
+	param.responder_resources = 0;
+	/* a silent peer is the run's timeout's job, not long CM retries */
+	param.retry_count = 3;
+	param.rnr_retry_count = 7;
+	err = rdma_connect(id, &param);
+	if (err) {
+		kvperf_conn_fail(c, err, "cannot connect");
+		return err;
+	}
+	err = kvperf_conn_wait(c, kvperf_cm_reached,
+			       (void *)RDMA_CM_EVENT_ESTABLISHED);
+	if (err)
+		return err;
+
+	if (!ib_query_qp(id->qp, &attr, IB_QP_PATH_MTU, &init)) {
+		mutex_lock(&run->lock);
+		run->mtu = ib_mtu_enum_to_int(attr.path_mtu);
+		mutex_unlock(&run->lock);
+	}
+	return kvperf_conn_register(c);
+}
+
+static void kvperf_run_tick(void *arg)
+{
+	kvperf_nl_run_progress(arg);
+}
+
+/* Summarize a completed size, in the op's latency. */
+static void kvperf_run_summarize(struct kvperf_run *run,
+				 struct kvperf_result *res)
+{
+	struct kvperf_stats *st = &res->stats;
+	u32 div = kvperf_run_divisor(run);
+
+	kvperf_hist_summarize(&res->hist, st);
+	if (div == 1)
+		return;
+	st->min_ns /= div;
+	st->max_ns /= div;
+	st->mean_ps = DIV_ROUND_CLOSEST_ULL(st->mean_ps, div);
+	st->stdev_ps = DIV_ROUND_CLOSEST_ULL(st->stdev_ps, div);
+	st->p50_ns /= div;
+	st->p90_ns /= div;
+	st->p99_ns /= div;
+	st->p999_ns /= div;
+	st->p9999_ns /= div;
+}
+
+static int kvperf_run_measure(struct kvperf_run *run)
+{
+	struct kvperf_conn *c = &run->conn;
+	u32 i;
+	int err;
+
+	for (i = 0; i < run->nresults; i++) {
+		struct kvperf_result *res = &run->results[i];
+		struct kvperf_lat_block b = {
+			.size = res->size,
+			.iterations = run->cfg.iterations,
+			.duration_ns = (u64)run->cfg.duration_ms * NSEC_PER_MSEC,
+			.warmup = run->cfg.warmup,
+			.op = run->cfg.op,
+			.verify = run->cfg.verify,
+			.hist = &res->hist,
+			.progress = &run->progress,
+			.tick = kvperf_run_tick,
+			.tick_arg = run,
+		};
+
+		err = kvperf_lat_run_block(c, &b);
+		if (err)
+			return err;
+		mutex_lock(&run->lock);
+		res->mismatches = b.mismatches;
+		res->elapsed_ns = b.elapsed_ns;
+		kvperf_run_summarize(run, res);
+		run->ndone = i + 1;
+		mutex_unlock(&run->lock);
+	}
+	return 0;
+}
+
+static int kvperf_run_thread(void *arg)
+{
+	struct kvperf_run *run = arg;
+	struct kvperf_conn *c = &run->conn;
+	int err;
+	u8 state;
+
+	err = kvperf_run_connect(run);
+	if (!err) {
+		kvperf_run_set_state(run, KVPERF_RUN_STATE_RUNNING);
+		err = kvperf_run_measure(run);
+	}
+
+	if (c->cm_id) {
+		rdma_disconnect(c->cm_id);
+		kvperf_conn_destroy(c);
+		rdma_destroy_id(c->cm_id);
+	}
+	kvperf_unpin(run->pinned);
+	run->pinned = 0;
+
+	if (!err)
+		state = KVPERF_RUN_STATE_DONE;
+	else if (err == -EINTR)
+		state = KVPERF_RUN_STATE_STOPPED;
+	else
+		state = KVPERF_RUN_STATE_FAILED;
+	mutex_lock(&run->lock);
+	run->state = state;
+	if (state == KVPERF_RUN_STATE_FAILED) {
+		if (err == -ETIMEDOUT && c->reason &&
+		    !strcmp(c->reason, "no completion within the timeout"))
+			snprintf(run->error, sizeof(run->error),
+				 "no completion or event within %u ms",
+				 run->cfg.timeout_ms);
+		else
+			snprintf(run->error, sizeof(run->error), "%s (%pe)",
+				 c->reason ?: "failed", ERR_PTR(err));
+	}
+	mutex_unlock(&run->lock);
+	pr_debug("run %u ended: state %u err %d\n", run->id, state, err);
+	kvperf_nl_run_finished(run);
+	return 0;
+}
+
+static int kvperf_run_results(struct kvperf_run *run)
+{
+	u32 size, n = 0;
+	int err;
+
+	for (size = run->cfg.size; size <= run->cfg.size_max; size *= 2) {
+		n++;
+		if (size > KVPERF_SIZE_MAX / 2)
+			break;
+	}
+	run->results = kcalloc(n, sizeof(*run->results), GFP_KERNEL);
+	if (!run->results)
+		return -ENOMEM;
+	for (size = run->cfg.size; run->nresults < n; size *= 2) {
+		err = kvperf_hist_init(&run->results[run->nresults].hist,
+				       KVPERF_HIST_MAX_NS);
+		if (err)
+			return err;
+		run->results[run->nresults++].size = size;
+	}
+	return 0;
+}
+
+static unsigned int kvperf_runs_count(void)
+{
+	struct kvperf_run *run;
+	unsigned long id;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&kvperf_runs_mutex);
+	xa_for_each(&kvperf_runs, id, run)
+		n++;
+	return n;
+}
+
+static unsigned int kvperf_runs_active(void)
+{
+	struct kvperf_run *run;
+	unsigned long id;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&kvperf_runs_mutex);
+	xa_for_each(&kvperf_runs, id, run)
+		if (READ_ONCE(run->state) <= KVPERF_RUN_STATE_RUNNING)
+			n++;
+	return n;
+}
+
+/**
+ * kvperf_run_start() - start a run
+ * @cfg: its configuration, checked against the netlink policy
+ * @extack: for the reason of a refusal
+ * @id: receives the run's id
+ *
+ * Return: 0 or a negative errno, with an extack message.
+ */
+int kvperf_run_start(const struct kvperf_run_cfg *cfg,
+		     struct netlink_ext_ack *extack, u32 *id)
+{
+	struct kvperf_run *run;
+	struct xa_limit limit = XA_LIMIT(1, INT_MAX);
+	size_t pinned;
+	int err;
+
+	mutex_lock(&kvperf_runs_mutex);
+	if (kvperf_runs_count() >= KVPERF_RUNS_MAX) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "too many runs kept (at most 32): delete finished runs");
+		err = -ENOSPC;
+		goto out;
+	}
+	if (kvperf_runs_active() >= KVPERF_RUNS_ACTIVE_MAX) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "too many runs in progress (at most 8)");
+		err = -EBUSY;
+		goto out;
+	}
+	pinned = kvperf_conn_pinned(cfg->size_max);
+	if (!kvperf_pin(pinned)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "pinned-memory limit reached (module parameter max_pinned_mb)");
+		err = -ENOMEM;
+		goto out;
+	}
+
+	run = kzalloc(sizeof(*run), GFP_KERNEL);
+	if (!run) {
+		kvperf_unpin(pinned);
+		err = -ENOMEM;
+		goto out;
+	}
+	run->cfg = *cfg;
+	run->pinned = pinned;
+	mutex_init(&run->lock);
+	atomic64_set(&run->progress, 0);
+	run->state = KVPERF_RUN_STATE_CONNECTING;
+	kobject_init(&run->kobj, &kvperf_run_ktype);
+	kvperf_conn_init(&run->conn, msecs_to_jiffies(cfg->timeout_ms),
+			 kvperf_run_should_stop, run);
+
+	/* from here on the kobject's release frees everything */
+	err = kvperf_run_results(run);
+	if (err)
+		goto err_put;
+
+	err = xa_alloc_cyclic(&kvperf_runs, &run->id, run, limit,
+			      &kvperf_runs_next, GFP_KERNEL);
+	if (err < 0)
+		goto err_put;
+
+	err = kvperf_run_sysfs_add(run);
+	if (err)
+		goto err_erase;
+	kvperf_debugfs_run_add(run);
+
+	run->task = kthread_create(kvperf_run_thread, run, "kvperf-run%u",
+				   run->id);
+	if (IS_ERR(run->task)) {
+		err = PTR_ERR(run->task);
+		run->task = NULL;
+		goto err_debugfs;
+	}
+	get_task_struct(run->task);
+	if (cfg->cpu >= 0)
+		kthread_bind(run->task, cfg->cpu);
+	*id = run->id;
+	wake_up_process(run->task);
+	err = 0;
+	goto out;
+
+err_debugfs:
+	kvperf_debugfs_run_remove(run);
+	kobject_del(&run->kobj);
+err_erase:
+	xa_erase(&kvperf_runs, run->id);
+err_put:
+	NL_SET_ERR_MSG_MOD(extack, "cannot allocate the run");
+	kobject_put(&run->kobj);
+out:
+	mutex_unlock(&kvperf_runs_mutex);
+	return err;
+}
+
+/**
+ * kvperf_run_get() - find a run and take a reference on it
+ * @id: its id
+ *
+ * Return: the run, or NULL. Release it with kvperf_run_put().
+ */
+struct kvperf_run *kvperf_run_get(u32 id)
+{
+	struct kvperf_run *run;
+
+	xa_lock(&kvperf_runs);
+	run = xa_load(&kvperf_runs, id);
+	if (run)
+		kobject_get(&run->kobj);
+	xa_unlock(&kvperf_runs);
+	return run;
+}
+
+/**
+ * kvperf_run_next() - the run with the smallest id at or after one
+ * @id: where to start; receives the run's id
+ *
+ * Return: the run with a reference taken, or NULL at the end.
+ */
+struct kvperf_run *kvperf_run_next(u32 *id)
+{
+	struct kvperf_run *run;
+	unsigned long index = *id;
+
+	xa_lock(&kvperf_runs);
+	run = xa_find(&kvperf_runs, &index, ULONG_MAX, XA_PRESENT);
+	if (run)
+		kobject_get(&run->kobj);
+	xa_unlock(&kvperf_runs);
+	*id = index;
+	return run;
+}
+
+/**
+ * kvperf_run_put() - release a reference from kvperf_run_get()
+ * @run: the run
+ */
+void kvperf_run_put(struct kvperf_run *run)
+{
+	kobject_put(&run->kobj);
+}
+
+/**
+ * kvperf_run_stop() - ask a run to stop
+ * @id: its id
+ *
+ * The run ends as stopped within a bounded time (its thread checks at
+ * every completion and every 100 ms while waiting).
+ *
+ * Return: 0, or -ENOENT when there is no such run.
+ */
+int kvperf_run_stop(u32 id)
+{
+	struct kvperf_run *run = kvperf_run_get(id);
+
+	if (!run)
+		return -ENOENT;
+	WRITE_ONCE(run->stop, true);
+	wake_up(&run->conn.wq);
+	kvperf_run_put(run);
+	return 0;
+}
+
+static void kvperf_run_destroy(struct kvperf_run *run)
+{
+	WRITE_ONCE(run->stop, true);
+	wake_up(&run->conn.wq);
+	/* returns at once when the thread has already ended */
+	kthread_stop(run->task);
+	kvperf_debugfs_run_remove(run);
+	kobject_del(&run->kobj);
+	kobject_put(&run->kobj);
+}
+
+/**
+ * kvperf_run_delete() - delete a run, stopping it first if need be
+ * @id: its id
+ *
+ * Return: 0, or -ENOENT when there is no such run.
+ */
+int kvperf_run_delete(u32 id)
+{
+	struct kvperf_run *run;
+
+	mutex_lock(&kvperf_runs_mutex);
+	run = xa_erase(&kvperf_runs, id);
+	mutex_unlock(&kvperf_runs_mutex);
+	if (!run)
+		return -ENOENT;
+	kvperf_run_destroy(run);
+	return 0;
+}
+
+/**
+ * kvperf_runs_exit() - stop and delete every run, at module exit
+ */
+void kvperf_runs_exit(void)
+{
+	struct kvperf_run *run;
+	unsigned long id;
+
+	mutex_lock(&kvperf_runs_mutex);
+	xa_for_each(&kvperf_runs, id, run) {
+		xa_erase(&kvperf_runs, id);
+		kvperf_run_destroy(run);
+	}
+	mutex_unlock(&kvperf_runs_mutex);
+}

@@ -1,0 +1,182 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers shared by the kvperf selftests: KTAP output (the kernel's own
+# ktap_helpers.sh, extracted into build/ksrc by `make ksrc`), checks that
+# print why they failed, preconditions that skip with a reason, polling,
+# and a per-test look at the kernel log.
+#
+# The tests run in the vmtest guest (selftests/vmtest.sh), which exports
+# KVPERF_TOP, KVPERF_KO, KVPERF_DEV0/1, KVPERF_NETDEV0/1, KVPERF_ADDR0/1.
+
+set -u
+
+KVPERF_TOP=${KVPERF_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+export KV_DIR=$KVPERF_TOP/selftests/kvperf
+PY=/usr/bin/python3
+
+# Python without site-packages: the stdlib is all the tests use, and site
+# setup triples the start-up time under TCG.
+kv_py() {
+	"$PY" -S "$@"
+}
+
+kv_ktap=$KVPERF_TOP/build/ksrc/tools/testing/selftests/kselftest/ktap_helpers.sh
+if [ ! -r "$kv_ktap" ]; then
+	echo "TAP version 13"
+	echo "1..0 # SKIP $kv_ktap is missing (run make ksrc)"
+	exit 4
+fi
+# shellcheck source=/dev/null
+. "$kv_ktap"
+# shellcheck source=selftests/vm/klog.sh
+. "$KVPERF_TOP/selftests/vm/klog.sh"
+
+KV_TMP=$(mktemp -d /tmp/kvperf-test.XXXXXX) || exit 1
+kv_cleanup_hooks=()
+
+# Register a command to run when the test exits (last registered first).
+kv_on_exit() {
+	kv_cleanup_hooks+=("$*")
+}
+
+kv_exit_trap() {
+	local i
+
+	for ((i = ${#kv_cleanup_hooks[@]} - 1; i >= 0; i--)); do
+		eval "${kv_cleanup_hooks[i]}" >/dev/null 2>&1
+	done
+	rm -rf "$KV_TMP"
+}
+trap kv_exit_trap EXIT
+
+# Print each line of stdin as a KTAP diagnostic.
+kv_diag() {
+	sed 's/^/# /'
+}
+
+# Skip the whole test with a reason, before a plan was printed.
+kv_skip_all() {
+	ktap_skip_all "$*"
+	exit "$KSFT_SKIP"
+}
+
+# Bail out (the test cannot go on), counting as a failure.
+kv_bail() {
+	ktap_exit_fail_msg "$*"
+}
+
+kv_skip() {
+	local desc=$1
+
+	shift
+	ktap_print_msg "$desc: skipped: $*"
+	ktap_test_skip "$desc"
+}
+
+# kv_check DESC CMD [ARGS...]: one test result from CMD's exit status; on
+# failure CMD's output becomes diagnostics.
+kv_check() {
+	local desc=$1 out
+
+	shift
+	if out=$("$@" 2>&1); then
+		ktap_test_pass "$desc"
+	else
+		[ -n "$out" ] && printf '%s\n' "$out" | kv_diag
+		ktap_test_fail "$desc"
+	fi
+}
+
+# kv_result DESC OK [WHY]: report a result computed by the caller.
+kv_result() {
+	if [ "$2" = 0 ]; then
+		ktap_test_pass "$1"
+	else
+		[ -n "${3:-}" ] && printf '%s\n' "$3" | kv_diag
+		ktap_test_fail "$1"
+	fi
+}
+
+# kv_wait SECONDS CMD [ARGS...]: poll CMD every 0.1 s until it succeeds.
+kv_wait() {
+	local end=$((SECONDS + $1))
+
+	shift
+	while :; do
+		"$@" >/dev/null 2>&1 && return 0
+		[ "$SECONDS" -ge "$end" ] && return 1
+		sleep 0.1
+	done
+}
+
+# kv_run OUT ERR CMD...: run CMD with stdout/stderr in files, return its
+# exit status.
+kv_run() {
+	local out=$1 err=$2
+
+	shift 2
+	"$@" >"$out" 2>"$err"
+}
+
+kv_require_vm() {
+	[ "${KVPERF_VM:-}" = 1 ] ||
+		kv_skip_all "not in the vmtest guest (run selftests/vmtest.sh)"
+}
+
+kv_require_root() {
+	[ "$(id -u)" = 0 ] || kv_skip_all "needs root"
+}
+
+kv_require_cli() {
+	command -v kvperf >/dev/null ||
+		kv_skip_all "the kvperf tool is not built (make tools)"
+}
+
+kv_module_loaded() {
+	[ -d /sys/module/kvperf ]
+}
+
+# Load kvperf.ko if it is not loaded; skip the test when there is none.
+kv_require_module() {
+	kv_module_loaded && return 0
+	[ -n "${KVPERF_KO:-}" ] ||
+		kv_skip_all "kvperf.ko is not loaded and KVPERF_KO is empty (KVPERF_NO_MODULE=1?)"
+	insmod "$KVPERF_KO" || kv_bail "insmod $KVPERF_KO failed"
+}
+
+kv_require_rxe() {
+	local d
+
+	for d in "$KVPERF_DEV0" "$KVPERF_DEV1"; do
+		[ -d "/sys/class/infiniband/$d" ] ||
+			kv_skip_all "no RDMA device $d (not in the vmtest guest?)"
+	done
+}
+
+# The kernel log is read once per test: note where it ends now...
+kv_dmesg_mark() {
+	kv_dmesg_lines=$(dmesg | wc -l)
+}
+
+# ...and report whatever bad lines came after, as one more result.
+kv_dmesg_check() {
+	local bad
+
+	bad=$(dmesg | tail -n +"$((kv_dmesg_lines + 1))" | klog_scan -)
+	kv_result "kernel log has no warnings, oopses or stalls" \
+		"$([ -z "$bad" ]; echo $?)" "$bad"
+}
+
+# Names of the devices `kvperf -j dev show` lists, one per line.
+kv_dev_names() {
+	kvperf -j dev show | kv_py -c '
+import json, sys
+for d in json.load(sys.stdin):
+    print(d["name"])
+'
+}
+
+kv_dev_listed() {
+	kv_dev_names 2>/dev/null | grep -qx "$1"
+}

@@ -1,0 +1,199 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# PID 1 of the vmtest guest, started by init.sh after switch_root. Sets up
+# two Soft-RoCE devices on dummy netdevs, loads kvperf.ko, runs what
+# vmtest.sh asked for (its run directory holds the request), saves the exit
+# status and the kernel log there, and powers off.
+#
+# Channels: ttyS0 is the kernel console (a file on the host), ttyS1 the
+# host's stdout (and the terminal in shell mode), ttyS2 the host's stderr.
+
+set -u
+
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+
+top=
+run=
+# shellcheck disable=SC2013 # the command line is one line of words
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	kvtop=*) top=${arg#kvtop=} ;;
+	kvrun=*) run=${arg#kvrun=} ;;
+	esac
+done
+
+poweroff_now() {
+	sync
+	/bin/busybox poweroff -f 2>/dev/null
+	echo o >/proc/sysrq-trigger
+	sleep 10
+}
+
+if [ -z "$run" ] || [ ! -r "$run/config" ]; then
+	echo "vmtest-guest: no run directory (kvrun=$run)" >/dev/ttyS1
+	poweroff_now
+fi
+
+# Written by vmtest.sh: MODE (run, suite, shell), KVER, KO, CWD, ROWS,
+# COLS, TERM_HOST.
+# shellcheck source=/dev/null
+. "$run/config"
+
+set_phase() {
+	echo "$1" >"$run/phase"
+}
+
+finish() {
+	local status=$1
+
+	dmesg >"$run/dmesg" 2>&1
+	echo "$status" >"$run/status"
+	set_phase finished
+	poweroff_now
+}
+
+out=/dev/ttyS1
+err=/dev/ttyS2
+[ "$MODE" = shell ] && err=$out
+# Held open from here on: a tty forgets its window size when closed.
+exec >"$err" 2>&1 </dev/null
+if [ "$MODE" = shell ]; then
+	stty -F "$out" sane 115200 rows "$ROWS" cols "$COLS"
+else
+	# Byte-exact output: no CR before LF.
+	stty -F "$out" raw -echo 115200
+	stty -F "$err" raw -echo 115200
+fi
+
+fail_setup() {
+	echo "$*" >"$run/setup-failed"
+	finish 1
+}
+
+set_phase setup
+hostname kvperf-vm
+ip link set lo up
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mkdir -p /dev/pts /dev/shm
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+ln -sf /proc/self/fd /dev/fd
+
+# In parallel: loading ib_core and friends is most of the setup time.
+modprobe rdma_ucm &
+ucm=$!
+modprobe dummy || fail_setup "modprobe dummy"
+modprobe rdma_rxe || fail_setup "modprobe rdma_rxe"
+wait "$ucm" || fail_setup "modprobe rdma_ucm"
+
+addrs=(198.18.0.1 198.18.1.1)
+# Every exec costs under TCG: one ip for all the netdev work.
+ip -batch - <<-EOF || fail_setup "creating the dummy netdevs kvd0, kvd1"
+	link add kvd0 type dummy
+	addr add ${addrs[0]}/24 dev kvd0
+	link set kvd0 up
+	link add kvd1 type dummy
+	addr add ${addrs[1]}/24 dev kvd1
+	link set kvd1 up
+EOF
+for i in 0 1; do
+	rdma link add "rxe$i" type rxe netdev "kvd$i" ||
+		fail_setup "rdma link add rxe$i"
+done
+
+# The RoCE GID of an IPv4 address, as sysfs shows it.
+v4_gid() {
+	local IFS=.
+
+	# shellcheck disable=SC2086 # split the address on dots
+	set -- $1
+	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$@"
+}
+gids=("$(v4_gid "${addrs[0]}")" "$(v4_gid "${addrs[1]}")")
+
+# Port i is ready once ACTIVE and its IPv4 address has a GID.
+port_ready() {
+	local p=/sys/class/infiniband/rxe$1/ports/1 state g gid
+
+	read -r state <"$p/state" 2>/dev/null || return 1
+	[ "$state" = "4: ACTIVE" ] || return 1
+	for g in "$p"/gids/*; do
+		read -r gid <"$g" 2>/dev/null
+		[ "$gid" = "${gids[$1]}" ] && return 0
+	done
+	return 1
+}
+
+for _ in $(seq 100); do
+	port_ready 0 && port_ready 1 && break
+	sleep 0.1
+done
+for i in 0 1; do
+	port_ready "$i" ||
+		fail_setup "rxe$i is not ACTIVE with its GID after 10 s:" \
+			"$(cat /sys/class/infiniband/rxe$i/ports/1/state 2>&1)"
+done
+
+if [ -n "$KO" ]; then
+	insmod "$KO" || fail_setup "insmod $KO"
+fi
+
+# From here on, every kernel message below debug level also lands in the
+# console file, so a guest that hangs still leaves its log behind.
+echo 7 >/proc/sys/kernel/printk
+
+export KVPERF_KVER=$KVER
+export KVPERF_TOP=$top
+export KVPERF_KO=$KO
+export KVPERF_RUNDIR=$run
+export KVPERF_DEV0=rxe0 KVPERF_DEV1=rxe1
+export KVPERF_NETDEV0=kvd0 KVPERF_NETDEV1=kvd1
+export KVPERF_ADDR0=${addrs[0]} KVPERF_ADDR1=${addrs[1]}
+export KVPERF_VM=1
+export HOME=/root
+export PATH=$top/user:$PATH
+
+echo "# vmtest: kernel $(uname -r)," \
+	"rxe0 on kvd0 ${addrs[0]}/24, rxe1 on kvd1 ${addrs[1]}/24," \
+	"module ${KO:-(none)}"
+
+if ! cd "$CWD" 2>/dev/null; then
+	cd "$top" || cd /
+fi
+
+set_phase running
+case "$MODE" in
+run)
+	bash "$run/cmd" >"$out" 2>"$err" </dev/null
+	status=$?
+	;;
+suite)
+	# A copy of the KTAP stream for vmtest.sh's summary.
+	bash "$top/selftests/kvperf/run.sh" 2>"$err" </dev/null |
+		tee "$run/ktap" >"$out"
+	status=${PIPESTATUS[0]}
+	;;
+shell)
+	export TERM=$TERM_HOST
+	cat >/tmp/vmtest.bashrc <<-EOF
+		[ -r /etc/bash.bashrc ] && . /etc/bash.bashrc
+		PS1='kvperf-vm:\w\\$ '
+		PATH=$PATH
+		echo "# vmtest: exit the shell to power off"
+	EOF
+	# setsid -c makes ttyS1 the shell's controlling terminal (job
+	# control, ^C reaches the foreground job, not PID 1).
+	# shellcheck disable=SC2094 # a terminal, not a file
+	setsid -w -c bash --rcfile /tmp/vmtest.bashrc -i \
+		<"$out" >"$out" 2>&1
+	status=$?
+	;;
+*)
+	echo "vmtest-guest: unknown mode $MODE"
+	status=125
+	;;
+esac
+finish "$status"

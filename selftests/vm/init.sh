@@ -1,0 +1,55 @@
+#!/bin/busybox sh
+# shellcheck shell=dash
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the vmtest initramfs (busybox sh, PID 1). Loads the virtio/9p
+# modules, mounts the host root read-only and the project directory
+# read-write (at the same path as on the host) over virtio-9p, and hands
+# over to selftests/vm/guest.sh from the project share.
+
+PATH=/bin
+export PATH
+
+die() {
+	# ttyS1 is the user's channel; ttyS0 is the kernel log file.
+	echo "vmtest-init: $*" >/dev/ttyS1 2>/dev/null
+	echo "vmtest-init: $*" >/dev/console
+	poweroff -f
+}
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+
+# Listed in dependency order by mkinitramfs.sh.
+while read -r mod; do
+	insmod "/modules/$mod" || die "insmod $mod failed"
+done </modules/order
+
+top=
+# shellcheck disable=SC2013 # the command line is one line of words
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	kvtop=*) top="${arg#kvtop=}" ;;
+	esac
+done
+[ -n "$top" ] || die "no kvtop= on the kernel command line"
+
+opts=trans=virtio,version=9p2000.L,msize=512000
+mkdir -p /newroot
+mount -t 9p -o "$opts,cache=loose,ro" root /newroot ||
+	die "cannot mount the host root over 9p"
+for d in tmp run var/tmp var/lib root; do
+	mount -t tmpfs -o mode=0755 tmpfs "/newroot/$d" || die "tmpfs on /$d"
+done
+chmod 1777 /newroot/tmp /newroot/var/tmp
+# No cache on the read-write share: the host sees results at once, and
+# the guest sees files the host changes.
+mount -t 9p -o "$opts" kvtop "/newroot$top" ||
+	die "cannot mount the project directory $top over 9p"
+
+mount --move /proc /newroot/proc
+mount --move /sys /newroot/sys
+mount --move /dev /newroot/dev
+
+exec switch_root /newroot /bin/bash "$top/selftests/vm/guest.sh"

@@ -1,0 +1,364 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run kvperf in a QEMU guest with two Soft-RoCE devices: the selftest suite
+# (default), one command, or an interactive shell. No RDMA hardware and no
+# KVM needed; the guest boots an installed Debian kernel under TCG and runs
+# the host's own userspace, shared read-only over virtio-9p, with the
+# project directory shared read-write at the same path.
+
+set -u
+set -o pipefail
+
+usage() {
+	cat <<EOF
+usage: $prog [-k KVER] [-t SECONDS] [-a KERNEL-ARGS] [-s | -- COMMAND [ARGS...]]
+
+Boot an installed kernel under QEMU (TCG), create rxe0 on kvd0 ($addr0/24)
+and rxe1 on kvd1 ($addr1/24), load the freshly built kvperf.ko and then:
+  (no command)   run the selftests (selftests/kvperf/run.sh), print KTAP,
+                 exit non-zero if any test fails (4 if all were skipped)
+  -- COMMAND     run COMMAND in the guest, exit with its status
+  -s             interactive shell on the guest's serial line
+                 (Ctrl-A x kills the guest)
+
+Options:
+  -k KVER        kernel to boot: a version from /boot/vmlinuz-* or a prefix
+                 of one (newest match); default: the newest 6.1 kernel
+  -t SECONDS     hard time limit for the whole guest run (default $timeout_run;
+                 $timeout_shell for -s)
+  -a ARGS        append ARGS to the guest kernel command line (e.g. idle=poll)
+  -h             this help
+
+Environment:
+  KVPERF_NO_MODULE=1  do not build or load kvperf.ko
+  KVPERF_KO=PATH      load this module instead of running make vm-module
+
+In the guest: PATH starts with $top/user; KVPERF_DEV0/1 (rxe0, rxe1),
+KVPERF_NETDEV0/1, KVPERF_ADDR0/1, KVPERF_KVER, KVPERF_TOP, KVPERF_KO and
+KVPERF_RUNDIR are set. COMMAND runs in the current directory (when the
+guest has it) with stdin from /dev/null; its stdout and stderr are
+streamed to this stdout and stderr. The guest's kernel log is saved in
+the run directory (build/vm/run-KVER-PID/dmesg) and scanned: a BUG,
+WARNING, Oops, RCU stall, lockup or hung task fails the run.
+
+Exit status: the command's (or the suite's); 1 if the kernel log shows a
+problem or the guest died; 124 on timeout; 2 on usage errors or missing
+dependencies.
+
+Examples:
+  $prog
+  $prog -k 6.12 -- kvperf -j dev show
+  $prog -- selftests/kvperf/run.sh hotplug.sh
+  $prog -- bash -c 'rdma link; ibv_devinfo -d \$KVPERF_DEV0'
+  KVPERF_NO_MODULE=1 $prog -- true
+EOF
+}
+
+prog=$(basename "$0")
+top=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd -P)
+vmdir=$top/selftests/vm
+addr0=198.18.0.1
+addr1=198.18.1.1
+timeout_run=600
+timeout_shell=3600
+
+msg() {
+	echo "$prog: $*" >&2
+}
+
+# A missing piece of the host setup: one line naming it, exit 2.
+missing() {
+	msg "missing $* (install it with: make deps)"
+	exit 2
+}
+
+usage_error() {
+	msg "$*"
+	echo "Try '$prog -h'." >&2
+	exit 2
+}
+
+# Newest installed kernel whose version is $1 or starts with "$1." "$1-"
+# or "$1+" (so 6.1 never picks 6.12).
+resolve_kernel() {
+	local want=$1 f v best=
+
+	if [ -e "/boot/vmlinuz-$want" ]; then
+		echo "$want"
+		return 0
+	fi
+	for f in /boot/vmlinuz-"$want".* /boot/vmlinuz-"$want"-* \
+		 /boot/vmlinuz-"$want"+*; do
+		[ -e "$f" ] || continue
+		v=${f#/boot/vmlinuz-}
+		best=$(printf '%s\n' "$best" "$v" | sed '/^$/d' | sort -V |
+		       tail -n 1)
+	done
+	[ -n "$best" ] || return 1
+	echo "$best"
+}
+
+is_static() {
+	local out
+
+	out=$(LC_ALL=C ldd "$1" 2>&1)
+	case "$out" in
+	*"not a dynamic executable"* | *"statically linked"*) return 0 ;;
+	esac
+	return 1
+}
+
+find_busybox() {
+	local b
+
+	for b in /bin/busybox /usr/bin/busybox "$(command -v busybox)"; do
+		[ -n "$b" ] && [ -x "$b" ] && is_static "$b" && {
+			echo "$b"
+			return 0
+		}
+	done
+	return 1
+}
+
+# Rebuild the cached initramfs when its inputs change: the scripts that
+# make it, the busybox binary, or the kernel's module set.
+initramfs_for() {
+	local kver=$1 busybox=$2 img=$top/build/vm/initramfs-$1.cpio key
+
+	key=$( { cat "$vmdir/mkinitramfs.sh" "$vmdir/init.sh"
+		 stat -c '%n %s %Y' "$busybox" \
+			"/lib/modules/$kver/modules.dep"; } | sha256sum)
+	if [ ! -f "$img" ] || [ "$(cat "$img.key" 2>/dev/null)" != "$key" ]; then
+		bash "$vmdir/mkinitramfs.sh" "$kver" "$img" "$busybox" ||
+			return 1
+		echo "$key" >"$img.key"
+	fi
+	echo "$img"
+}
+
+# The kernel to hand qemu: the unpacked ELF vmlinux (PVH boot, cached)
+# when mkvmlinux.sh can make one, else the bzImage.
+kernel_for() {
+	local kver=$1 elf=$top/build/vm/vmlinux-$1 key
+
+	key=$( { cat "$vmdir/mkvmlinux.sh"
+		 stat -c '%n %s %Y' "/boot/vmlinuz-$kver"; } | sha256sum)
+	if [ -f "$elf" ] && [ "$(cat "$elf.key" 2>/dev/null)" = "$key" ]; then
+		echo "$elf"
+	elif bash "$vmdir/mkvmlinux.sh" "$kver" "$elf"; then
+		echo "$key" >"$elf.key"
+		echo "$elf"
+	else
+		rm -f "$elf.key"
+		echo "/boot/vmlinuz-$kver"
+	fi
+}
+
+# Last stdout line of make vm-module is the module's path.
+build_module() {
+	local kver=$1 out ko
+
+	if ! out=$(make -s --no-print-directory -C "$top" vm-module \
+		   KVER="$kver"); then
+		[ -n "$out" ] && echo "$out" >&2
+		msg "building kvperf.ko for $kver failed (make vm-module KVER=$kver)"
+		return 1
+	fi
+	ko=$(printf '%s\n' "$out" | tail -n 1)
+	case "$ko" in
+	/*) ;;
+	*) ko=$top/$ko ;;
+	esac
+	if [ ! -f "$ko" ]; then
+		[ -n "$out" ] && echo "$out" >&2
+		msg "make vm-module did not name a module file (got '$ko')"
+		return 1
+	fi
+	readlink -f "$ko"
+}
+
+# shellcheck source=selftests/vm/klog.sh
+. "$vmdir/klog.sh"
+
+kver_arg=6.1
+limit=
+shell=0
+append=
+while getopts ":k:t:a:sh" opt; do
+	case "$opt" in
+	k) kver_arg=$OPTARG ;;
+	t) limit=$OPTARG ;;
+	a) append=$OPTARG ;;
+	s) shell=1 ;;
+	h) usage; exit 0 ;;
+	:) usage_error "option -$OPTARG needs an argument" ;;
+	*) usage_error "unknown option -$OPTARG" ;;
+	esac
+done
+shift $((OPTIND - 1))
+if [ $# -gt 0 ] && [ "$shell" = 1 ]; then
+	usage_error "-s and a command exclude each other"
+fi
+if [ $# -gt 0 ] && [ -z "$1" ]; then
+	usage_error "empty command"
+fi
+if [ "$shell" = 1 ]; then
+	mode=shell
+	limit=${limit:-$timeout_shell}
+elif [ $# -gt 0 ]; then
+	mode=run
+	limit=${limit:-$timeout_run}
+else
+	mode=suite
+	limit=${limit:-$timeout_run}
+fi
+case "$limit" in
+'' | *[!0-9]* | 0) usage_error "-t needs a positive number of seconds" ;;
+esac
+case "$top" in
+*[!A-Za-z0-9._/+-]*)
+	usage_error "project path '$top' has characters the kernel command line cannot carry"
+	;;
+esac
+
+command -v qemu-system-x86_64 >/dev/null || missing qemu-system-x86_64
+command -v cpio >/dev/null || missing cpio
+command -v modprobe >/dev/null || missing "modprobe (kmod)"
+busybox=$(find_busybox) || missing "a static busybox (busybox-static)"
+kver=$(resolve_kernel "$kver_arg") ||
+	missing "kernel $kver_arg (no /boot/vmlinuz-$kver_arg*)"
+[ -r "/boot/vmlinuz-$kver" ] || missing "/boot/vmlinuz-$kver"
+[ -r "/lib/modules/$kver/modules.dep" ] ||
+	missing "modules of $kver (/lib/modules/$kver)"
+qboot=/usr/share/qemu/qboot.rom
+
+mkdir -p "$top/build/vm" || exit 1
+initrd=$(initramfs_for "$kver" "$busybox") || exit 1
+kernel=$(kernel_for "$kver")
+
+# The selftests take the kernel's ktap_helpers.sh from build/ksrc.
+ktap=$top/build/ksrc/tools/testing/selftests/kselftest/ktap_helpers.sh
+if [ "$mode" = suite ] && [ ! -r "$ktap" ]; then
+	make -s --no-print-directory -C "$top" ksrc >&2 ||
+		{ msg "make ksrc failed: the selftests need $ktap"; exit 1; }
+fi
+
+ko=
+if [ "${KVPERF_NO_MODULE:-0}" != 1 ]; then
+	if [ -n "${KVPERF_KO:-}" ]; then
+		ko=$(readlink -f "$KVPERF_KO")
+		[ -f "$ko" ] || usage_error "KVPERF_KO=$KVPERF_KO: no such file"
+	else
+		ko=$(build_module "$kver") || exit 1
+	fi
+fi
+
+# Keep the 20 newest run directories.
+find "$top/build/vm" -maxdepth 1 -name 'run-*' -type d -printf '%T@ %p\n' |
+	sort -rn | tail -n +20 | cut -d' ' -f2- | xargs -r rm -rf
+run=$top/build/vm/run-$kver-$$
+rm -rf "$run"
+mkdir -p "$run" || exit 1
+
+rows=24
+cols=80
+if [ "$mode" = shell ] && [ -t 0 ]; then
+	read -r rows cols < <(stty size 2>/dev/null) || { rows=24; cols=80; }
+fi
+{
+	printf 'MODE=%q\n' "$mode"
+	printf 'KVER=%q\n' "$kver"
+	printf 'KO=%q\n' "$ko"
+	printf 'CWD=%q\n' "$(pwd -P)"
+	printf 'ROWS=%q\nCOLS=%q\n' "$rows" "$cols"
+	printf 'TERM_HOST=%q\n' "${TERM:-vt100}"
+} >"$run/config"
+if [ "$mode" = run ]; then
+	{ printf 'exec'; printf ' %q' "$@"; echo; } >"$run/cmd"
+fi
+
+cmdline="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off"
+cmdline+=" kvtop=$top kvrun=$run${append:+ $append}"
+# shellcheck disable=SC2054 # qemu's option values are comma-separated
+qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2G
+	-nodefaults -no-reboot -display none
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
+	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap
+	-virtfs "local,path=$top,mount_tag=kvtop,security_model=none,multidevs=remap"
+	-serial "file:$run/console.log")
+[ -r "$qboot" ] && qemu+=(-bios "$qboot")
+
+msg "kernel $kver, ${ko:-no module}; results in ${run#"$top"/}"
+
+start=$(date +%s)
+if [ "$mode" = shell ]; then
+	# In the foreground of the terminal: qemu owns it until the guest
+	# powers off.
+	timeout --foreground -k 5 "$limit" "${qemu[@]}" \
+		-serial mon:stdio -serial null
+	qrc=$?
+else
+	# The guest's ttyS1 is our stdout, ttyS2 our stderr (through cat, so
+	# that qemu never truncates a file the caller redirected to).
+	exec {errfd}> >(exec cat >&2)
+	errpid=$!
+	timeout -k 5 "$limit" "${qemu[@]}" -monitor none \
+		-serial stdio -serial "file:/dev/fd/$errfd" </dev/null &
+	qpid=$!
+	interrupted=
+	trap 'interrupted=1; kill -TERM $qpid 2>/dev/null' INT TERM HUP
+	while :; do
+		wait "$qpid"
+		qrc=$?
+		# wait returns >128 when a trapped signal interrupted it.
+		kill -0 "$qpid" 2>/dev/null || break
+	done
+	trap - INT TERM HUP
+	exec {errfd}>&-
+	wait "$errpid" 2>/dev/null
+fi
+elapsed=$(($(date +%s) - start))
+
+phase=$(cat "$run/phase" 2>/dev/null || echo boot)
+status=$(cat "$run/status" 2>/dev/null)
+log=$run/dmesg
+[ -s "$log" ] || log=$run/console.log
+
+rc=0
+if [ -n "${interrupted:-}" ]; then
+	msg "interrupted; the guest was stopped (guest phase: $phase)"
+	rc=130
+elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	msg "TIMEOUT: the guest did not finish within $limit s (guest phase: $phase);" \
+	    "kernel log: ${log#"$top"/}"
+	tail -n 20 "$run/console.log" >&2
+	rc=124
+elif [ -z "$status" ]; then
+	msg "the guest stopped without reporting an exit status (guest phase: $phase," \
+	    "qemu exit $qrc); last kernel messages:"
+	tail -n 30 "$run/console.log" >&2
+	rc=1
+elif [ -e "$run/setup-failed" ]; then
+	msg "guest setup failed: $(cat "$run/setup-failed")"
+	rc=1
+else
+	rc=$status
+fi
+
+problems=$(klog_scan "$log")
+if [ -n "$problems" ]; then
+	msg "kernel log problems (full log: ${log#"$top"/}):"
+	printf '%s\n' "$problems" | sed 's/^/  /' >&2
+	[ "$rc" = 0 ] && rc=1
+fi
+
+msg "exit $rc after ${elapsed}s"
+if [ "$mode" = suite ] && [ -f "$run/ktap" ]; then
+	# Top-level results of the KTAP stream, as one closing line.
+	pass=$(grep -cE '^ok [0-9]+' "$run/ktap" | tr -d ' ')
+	skip=$(grep -cE '^ok [0-9]+ .*# SKIP' "$run/ktap")
+	fail=$(grep -cE '^not ok [0-9]+' "$run/ktap")
+	echo "vmtest: $((pass - skip)) passed, $fail failed, $skip skipped" >&2
+fi
+exit "$rc"
