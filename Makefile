@@ -37,7 +37,7 @@ KDIR_KVER = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 KSRC_TAR ?= $(wildcard /usr/src/linux-source-6.12.tar.xz)
 KSRC := $(TOP)/build/ksrc
 KSRC_STAMP := $(KSRC)/.extracted
-KSRC_FILES := scripts/checkpatch.pl scripts/spelling.txt \
+KSRC_FILES := scripts/checkpatch.pl scripts/spelling.txt scripts/kernel-doc \
 	scripts/const_structs.checkpatch \
 	tools/testing/selftests/kselftest.h \
 	tools/testing/selftests/kselftest_harness.h \
@@ -84,7 +84,7 @@ vm-module: kdir
 	$(Q)$(MAKE) -s -C $(KDIR) M=$(TOP)/build/mod-$(KDIR_KVER) modules >&2
 	@echo $(TOP)/build/mod-$(KDIR_KVER)/kmod/kvperf.ko
 
-$(KSRC_STAMP):
+$(KSRC_STAMP): Makefile
 	@test -n "$(KSRC_TAR)" || { \
 	  echo "kvperf: linux-source-6.12 is not installed (make deps)" >&2; exit 2; }
 	@echo "  EXTRACT $(notdir $(KSRC_TAR))"

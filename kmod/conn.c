@@ -20,6 +20,18 @@
 #include "conn.h"
 #include "proto.h"
 
+static atomic_t kvperf_conns_live = ATOMIC_INIT(0);
+
+/**
+ * kvperf_conns_live_count() - connections whose resources exist
+ *
+ * Return: how many, client and server side together.
+ */
+int kvperf_conns_live_count(void)
+{
+	return atomic_read(&kvperf_conns_live);
+}
+
 /* Chunks are at most 2 MiB, so buffers never need high-order pages. */
 #define KVPERF_CHUNK_SHIFT_MAX	21
 #define KVPERF_CQ_DEPTH		(KVPERF_SEND_DEPTH + KVPERF_RECV_DEPTH + 4)
@@ -429,6 +441,8 @@ int kvperf_conn_create(struct kvperf_conn *c, struct rdma_cm_id *cm_id,
 		c->reason = "cannot create the queue pair (inline size too large?)";
 		goto err;
 	}
+	c->live = true;
+	atomic_inc(&kvperf_conns_live);
 	return 0;
 
 err:
@@ -445,6 +459,9 @@ err:
  */
 void kvperf_conn_destroy(struct kvperf_conn *c)
 {
+	if (c->live)
+		atomic_dec(&kvperf_conns_live);
+	c->live = false;
 	if (c->cm_id && c->cm_id->qp) {
 		ib_drain_qp(c->cm_id->qp);
 		rdma_destroy_qp(c->cm_id);

@@ -73,6 +73,7 @@ struct kvperf_recv {
  * @timeout: longest wait for any completion or event, in jiffies
  * @stop: returns true when the owner wants the loop to end
  * @stop_arg: argument of @stop
+ * @live: created and not yet destroyed (counted in kvperf_conns_live_count())
  */
 struct kvperf_conn {
 	struct rdma_cm_id *cm_id;
@@ -102,8 +103,10 @@ struct kvperf_conn {
 	unsigned long timeout;
 	bool (*stop)(void *arg);
 	void *stop_arg;
+	bool live;
 };
 
+int kvperf_conns_live_count(void);
 void kvperf_conn_init(struct kvperf_conn *c, unsigned long timeout,
 		      bool (*stop)(void *arg), void *stop_arg);
 void kvperf_conn_fail(struct kvperf_conn *c, int err, const char *reason);

@@ -8,6 +8,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "kvperf.h"
+#include "lat.h"
 #include "run.h"
 
 static struct dentry *kvperf_debugfs_dir;
@@ -125,6 +126,8 @@ void kvperf_debugfs_init(void)
 	debugfs_create_file("devices", 0444, kvperf_debugfs_dir, NULL,
 			    &kvperf_devices_fops);
 	kvperf_debugfs_runs = debugfs_create_dir("runs", kvperf_debugfs_dir);
+	debugfs_create_bool("stall_servers", 0600, kvperf_debugfs_dir,
+			    &kvperf_stall_servers);
 }
 
 /**

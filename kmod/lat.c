@@ -13,6 +13,7 @@
 #include <linux/jiffies.h>
 #include <linux/kvperf.h>
 #include <linux/ktime.h>
+#include <linux/delay.h>
 
 #include "lat.h"
 #include "proto.h"
@@ -154,6 +155,18 @@ int kvperf_lat_run_block(struct kvperf_conn *c, struct kvperf_lat_block *b)
 	return 0;
 }
 
+/*
+ * Fault injection for the tests (debugfs stall_servers): servers stop
+ * answering without closing their connections, as a dead host would.
+ */
+bool kvperf_stall_servers;
+
+static void kvperf_serve_stall(struct kvperf_conn *c)
+{
+	while (READ_ONCE(kvperf_stall_servers) && !c->stop(c->stop_arg))
+		msleep(20);
+}
+
 struct kvperf_serve_wait {
 	u8 *byte;
 	u32 size;
@@ -226,6 +239,7 @@ int kvperf_lat_serve(struct kvperf_conn *c, u8 op, bool verify,
 				return err;
 			if (atomic_read_acquire(&c->recvs_done) ==
 			    c->recvs_seen) {
+				kvperf_serve_stall(c);
 				seq++;
 				kvperf_lat_prepare(c, op, verify, size, seq);
 				err = kvperf_conn_post_send(c, IB_WR_RDMA_WRITE,
@@ -247,6 +261,7 @@ int kvperf_lat_serve(struct kvperf_conn *c, u8 op, bool verify,
 			seq = 0;
 		} else {
 			/* a send-latency ping: answer with the same size */
+			kvperf_serve_stall(c);
 			seq++;
 			if (r.byte_len > c->size_max || !r.byte_len) {
 				kvperf_conn_fail(c, -EPROTO, "bad message size");

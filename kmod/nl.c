@@ -45,15 +45,19 @@ static const struct nla_policy kvperf_server_id_policy[KVPERF_A_SERVER_ID + 1] =
 static struct netlink_range_validation kvperf_size_range = {
 	.min = 1, .max = KVPERF_SIZE_MAX,
 };
+
 static struct netlink_range_validation kvperf_iterations_range = {
 	.min = 1, .max = 100000000,
 };
+
 static struct netlink_range_validation kvperf_duration_range = {
 	.min = 1, .max = 3600000,
 };
+
 static struct netlink_range_validation kvperf_warmup_range = {
 	.min = 0, .max = 1000000,
 };
+
 static struct netlink_range_validation kvperf_timeout_range = {
 	.min = 10, .max = 600000,
 };

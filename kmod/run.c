@@ -366,6 +366,21 @@ static unsigned int kvperf_runs_count(void)
 	return n;
 }
 
+/**
+ * kvperf_run_count() - runs that exist, whatever their state
+ *
+ * Return: how many.
+ */
+unsigned int kvperf_run_count(void)
+{
+	unsigned int n;
+
+	mutex_lock(&kvperf_runs_mutex);
+	n = kvperf_runs_count();
+	mutex_unlock(&kvperf_runs_mutex);
+	return n;
+}
+
 static unsigned int kvperf_runs_active(void)
 {
 	struct kvperf_run *run;

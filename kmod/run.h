@@ -92,7 +92,7 @@ struct kvperf_run {
 	struct kobject kobj;
 	u32 id;
 	struct kvperf_run_cfg cfg;
-	struct mutex lock;
+	struct mutex lock;	/* see the kernel-doc above */
 	u8 state;
 	char error[KVPERF_RUN_ERROR_MAX];
 	char dev[IB_DEVICE_NAME_MAX];
@@ -116,6 +116,7 @@ struct kvperf_run *kvperf_run_next(u32 *id);
 int kvperf_run_stop(u32 id);
 int kvperf_run_delete(u32 id);
 void kvperf_runs_exit(void);
+unsigned int kvperf_run_count(void);
 u32 kvperf_run_divisor(const struct kvperf_run *run);
 
 /* run_sysfs.c */

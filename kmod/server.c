@@ -62,6 +62,23 @@ struct list_head *kvperf_server_list(void)
 }
 
 /**
+ * kvperf_server_count() - listeners that exist
+ *
+ * Return: how many.
+ */
+unsigned int kvperf_server_count(void)
+{
+	struct kvperf_server *srv;
+	unsigned int n = 0;
+
+	kvperf_servers_lock();
+	list_for_each_entry(srv, &kvperf_servers, node)
+		n++;
+	kvperf_servers_unlock();
+	return n;
+}
+
+/**
  * kvperf_server_find() - look a server up by id
  * @id: its id
  *

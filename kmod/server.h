@@ -72,7 +72,7 @@ struct kvperf_server {
 	struct rdma_cm_id *listen_id;
 	struct sockaddr_storage addr;
 	char dev[IB_DEVICE_NAME_MAX];
-	struct mutex lock;
+	struct mutex lock;	/* see the kernel-doc above */
 	struct list_head conns;
 	u32 nconns;
 	bool stopping;
@@ -87,5 +87,6 @@ struct kvperf_server *kvperf_server_find(u32 id);
 struct list_head *kvperf_server_list(void);
 void kvperf_server_reap(struct kvperf_server *srv);
 void kvperf_servers_exit(void);
+unsigned int kvperf_server_count(void);
 
 #endif /* _KVPERF_SERVER_H */

@@ -6,7 +6,10 @@
 #include <linux/kobject.h>
 #include <linux/sysfs.h>
 
+#include "conn.h"
 #include "kvperf.h"
+#include "run.h"
+#include "server.h"
 
 static struct kobject *kvperf_kobj;
 static struct kobject *kvperf_runs_kobj;
@@ -37,9 +40,46 @@ static ssize_t abi_version_show(struct kobject *kobj,
 
 static struct kobj_attribute abi_version_attr = __ATTR_RO(abi_version);
 
+/* What the module holds right now, for leak checks and monitoring. */
+static ssize_t runs_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%u\n", kvperf_run_count());
+}
+
+static struct kobj_attribute runs_attr = __ATTR_RO(runs);
+
+static ssize_t servers_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%u\n", kvperf_server_count());
+}
+
+static struct kobj_attribute servers_attr = __ATTR_RO(servers);
+
+static ssize_t connections_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", kvperf_conns_live_count());
+}
+
+static struct kobj_attribute connections_attr = __ATTR_RO(connections);
+
+static ssize_t pinned_bytes_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", kvperf_pinned_bytes());
+}
+
+static struct kobj_attribute pinned_bytes_attr = __ATTR_RO(pinned_bytes);
+
 static struct attribute *kvperf_attrs[] = {
 	&version_attr.attr,
 	&abi_version_attr.attr,
+	&runs_attr.attr,
+	&servers_attr.attr,
+	&connections_attr.attr,
+	&pinned_bytes_attr.attr,
 	NULL,
 };
 

@@ -25,7 +25,7 @@ result() {	# result OK NAME [diagnostic file]
 }
 
 echo "TAP version 13"
-echo "1..$((4 + ${#kvers[@]}))"
+echo "1..$((5 + ${#kvers[@]}))"
 
 # Kernel code gets every check (--strict); user-space code the default
 # ones but those that only make sense inside the kernel (its macros and
@@ -46,6 +46,11 @@ checkpatch user-space "" ",PREFER_DEFINED_ATTRIBUTE_MACRO,PREFER_KERNEL_TYPES,NE
 	'user/*.[ch]' 'selftests/kvperf/*.[ch]'
 # expected output in tests is clearer split line by line
 checkpatch unit-test "" ",SPLIT_STRING,PREFER_DEFINED_ATTRIBUTE_MACRO" 'selftests/unit/*.[ch]'
+
+mapfile -t kfiles < <(git ls-files -co --exclude-standard -- 'kmod/*.[ch]')
+perl "$ksrc/scripts/kernel-doc" -none -Wall "${kfiles[@]}" >"$tmp/kd" 2>&1
+[ ! -s "$tmp/kd" ]
+result $? "kernel-doc -Wall clean on ${#kfiles[@]} module files" "$tmp/kd"
 
 [ ${#kvers[@]} -eq 2 ]
 echo "kernels found: ${kvers[*]:-none}" >"$tmp/kv"

@@ -45,6 +45,9 @@ done
 chmod 1777 /newroot/tmp /newroot/var/tmp
 # No cache on the read-write share: the host sees results at once, and
 # the guest sees files the host changes.
+# the project may live below one of the tmpfs mounts (e.g. a clone in /tmp)
+[ -d "/newroot$top" ] || mkdir -p "/newroot$top" ||
+	die "cannot create the mount point $top"
 mount -t 9p -o "$opts" kvtop "/newroot$top" ||
 	die "cannot mount the project directory $top over 9p"
 
