@@ -625,7 +625,7 @@ int kvperf_conn_wait(struct kvperf_conn *c,
 			return -EINTR;
 		if (time_after(jiffies, deadline)) {
 			kvperf_conn_fail(c, -ETIMEDOUT,
-					 "no completion within the timeout");
+					 "no completion or event within the timeout");
 			return -ETIMEDOUT;
 		}
 		if (c->poll_ctx == IB_POLL_DIRECT || c->spin) {

@@ -140,6 +140,17 @@ static bool kvperf_cm_reached(struct kvperf_conn *c, void *arg)
 	return READ_ONCE(c->cm_event) == (uintptr_t)arg;
 }
 
+/* Wait for a connection step; a timeout says which step timed out. */
+static int kvperf_run_wait_cm(struct kvperf_conn *c, int event,
+			      const char *timeout_reason)
+{
+	int err = kvperf_conn_wait(c, kvperf_cm_reached, (void *)(uintptr_t)event);
+
+	if (err == -ETIMEDOUT)
+		WRITE_ONCE(c->reason, timeout_reason);
+	return err;
+}
+
 static int kvperf_run_connect(struct kvperf_run *run)
 {
 	struct kvperf_conn *c = &run->conn;
@@ -164,8 +175,8 @@ static int kvperf_run_connect(struct kvperf_run *run)
 		kvperf_conn_fail(c, err, "cannot resolve the server address");
 		return err;
 	}
-	err = kvperf_conn_wait(c, kvperf_cm_reached,
-			       (void *)RDMA_CM_EVENT_ADDR_RESOLVED);
+	err = kvperf_run_wait_cm(c, RDMA_CM_EVENT_ADDR_RESOLVED,
+				 "timed out resolving the server address");
 	if (err)
 		return err;
 	err = rdma_resolve_route(id, run->cfg.timeout_ms);
@@ -173,8 +184,8 @@ static int kvperf_run_connect(struct kvperf_run *run)
 		kvperf_conn_fail(c, err, "cannot resolve a route to the server");
 		return err;
 	}
-	err = kvperf_conn_wait(c, kvperf_cm_reached,
-			       (void *)RDMA_CM_EVENT_ROUTE_RESOLVED);
+	err = kvperf_run_wait_cm(c, RDMA_CM_EVENT_ROUTE_RESOLVED,
+				 "timed out resolving a route to the server");
 	if (err)
 		return err;
 
@@ -213,8 +224,8 @@ static int kvperf_run_connect(struct kvperf_run *run)
 		kvperf_conn_fail(c, err, "cannot connect");
 		return err;
 	}
-	err = kvperf_conn_wait(c, kvperf_cm_reached,
-			       (void *)RDMA_CM_EVENT_ESTABLISHED);
+	err = kvperf_run_wait_cm(c, RDMA_CM_EVENT_ESTABLISHED,
+				 "timed out connecting: the server did not answer");
 	if (err)
 		return err;
 
@@ -316,10 +327,9 @@ static int kvperf_run_thread(void *arg)
 	mutex_lock(&run->lock);
 	run->state = state;
 	if (state == KVPERF_RUN_STATE_FAILED) {
-		if (err == -ETIMEDOUT && c->reason &&
-		    !strcmp(c->reason, "no completion within the timeout"))
+		if (err == -ETIMEDOUT)
 			snprintf(run->error, sizeof(run->error),
-				 "no completion or event within %u ms",
+				 "%s (%u ms)", c->reason ?: "timed out",
 				 run->cfg.timeout_ms);
 		else
 			snprintf(run->error, sizeof(run->error), "%s (%pe)",

@@ -41,29 +41,29 @@ static ssize_t abi_version_show(struct kobject *kobj,
 static struct kobj_attribute abi_version_attr = __ATTR_RO(abi_version);
 
 /* What the module holds right now, for leak checks and monitoring. */
-static ssize_t runs_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t run_count_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
 {
 	return sysfs_emit(buf, "%u\n", kvperf_run_count());
 }
 
-static struct kobj_attribute runs_attr = __ATTR_RO(runs);
+static struct kobj_attribute run_count_attr = __ATTR_RO(run_count);
 
-static ssize_t servers_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t server_count_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
 	return sysfs_emit(buf, "%u\n", kvperf_server_count());
 }
 
-static struct kobj_attribute servers_attr = __ATTR_RO(servers);
+static struct kobj_attribute server_count_attr = __ATTR_RO(server_count);
 
-static ssize_t connections_show(struct kobject *kobj,
+static ssize_t connection_count_show(struct kobject *kobj,
 				struct kobj_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%d\n", kvperf_conns_live_count());
 }
 
-static struct kobj_attribute connections_attr = __ATTR_RO(connections);
+static struct kobj_attribute connection_count_attr = __ATTR_RO(connection_count);
 
 static ssize_t pinned_bytes_show(struct kobject *kobj,
 				 struct kobj_attribute *attr, char *buf)
@@ -76,9 +76,9 @@ static struct kobj_attribute pinned_bytes_attr = __ATTR_RO(pinned_bytes);
 static struct attribute *kvperf_attrs[] = {
 	&version_attr.attr,
 	&abi_version_attr.attr,
-	&runs_attr.attr,
-	&servers_attr.attr,
-	&connections_attr.attr,
+	&run_count_attr.attr,
+	&server_count_attr.attr,
+	&connection_count_attr.attr,
 	&pinned_bytes_attr.attr,
 	NULL,
 };

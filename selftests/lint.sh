@@ -58,7 +58,9 @@ result $? "both Debian kernels (6.1, 6.12) installed" "$tmp/kv"
 
 for kver in "${kvers[@]}"; do
 	dir=build/lint-$kver
-	rm -rf "$dir" && mkdir -p "$dir" && cp -a Kbuild kmod include "$dir/"
+	rm -rf "$dir" && mkdir -p "$dir" &&
+		cp -p --parents Kbuild kmod/Kbuild kmod/*.[ch] \
+			include/uapi/linux/*.h "$dir/"
 	make -s -C "/lib/modules/$kver/build" M="$top/$dir" W=1 C=2 modules \
 		>"$tmp/build" 2>&1
 	rc=$?
