@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Matching command-line words with prefix abbreviations, and number parsing.
+ * Matching command-line words with prefix abbreviations, and number and
+ * address parsing.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 
 #include "args.h"
 #include "kvperf.h"
@@ -48,6 +50,30 @@ const struct kvperf_cmd *args_lookup(const struct kvperf_cmd *const *table,
 		if (args_matches(word, (*c)->name))
 			return *c;
 	return NULL;
+}
+
+/**
+ * args_keyword() - find the keyword a word selects
+ * @names: the keywords; NULL entries are skipped
+ * @count: how many
+ * @word: what the user typed
+ *
+ * The rules of args_lookup(): an exact match wins, otherwise the first
+ * keyword in table order that @word is a prefix of.
+ *
+ * Return: the keyword's index in @names, or -1 if none matches.
+ */
+int args_keyword(const char *const *names, size_t count, const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		if (names[i] && !strcmp(word, names[i]))
+			return i;
+	for (i = 0; i < count; i++)
+		if (names[i] && args_matches(word, names[i]))
+			return i;
+	return -1;
 }
 
 /*
@@ -155,4 +181,26 @@ int parse_size(const char *s, uint64_t *val)
 	}
 	*val = v;
 	return 0;
+}
+
+/**
+ * parse_addr() - parse an IPv4 or IPv6 address
+ * @s: dotted quad, or IPv6 text notation (no brackets, no scope)
+ * @addr: receives the address, network byte order; untouched on error
+ *
+ * Return: 4 or 16, the length of the address, or -EINVAL.
+ */
+int parse_addr(const char *s, uint8_t addr[16])
+{
+	uint8_t buf[16];
+
+	if (inet_pton(AF_INET, s, buf) == 1) {
+		memcpy(addr, buf, 4);
+		return 4;
+	}
+	if (inet_pton(AF_INET6, s, buf) == 1) {
+		memcpy(addr, buf, 16);
+		return 16;
+	}
+	return -EINVAL;
 }

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Command-line words: a cursor over argv, matching words against tables
- * with prefix abbreviations, and number parsing.
+ * with prefix abbreviations, and number and address parsing.
  */
 #ifndef KVPERF_ARGS_H
 #define KVPERF_ARGS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct kvperf_cmd;
@@ -39,9 +40,11 @@ static inline const char *args_next(struct args *a)
 bool args_matches(const char *word, const char *name);
 const struct kvperf_cmd *args_lookup(const struct kvperf_cmd *const *table,
 				     const char *word);
+int args_keyword(const char *const *names, size_t count, const char *word);
 
 int parse_u64(const char *s, uint64_t *val);
 int parse_u32(const char *s, uint32_t *val);
 int parse_size(const char *s, uint64_t *val);
+int parse_addr(const char *s, uint8_t addr[16]);
 
 #endif /* KVPERF_ARGS_H */

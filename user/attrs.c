@@ -62,6 +62,68 @@ static const struct attr_spec dev_attrs[KVPERF_A_DEV_MAX + 1] = {
 	[KVPERF_A_DEV_PAD]		= { "pad", ATTR_PAD },
 };
 
+static const struct attr_spec conn_attrs[KVPERF_A_CONN_MAX + 1] = {
+	[KVPERF_A_CONN_PEER_ADDR]	= { "peer-addr", ATTR_ADDR },
+	[KVPERF_A_CONN_PEER_PORT]	= { "peer-port", ATTR_U16 },
+	[KVPERF_A_CONN_OP]		= { "op", ATTR_U8 },
+	[KVPERF_A_CONN_SIZE_MAX]	= { "size-max", ATTR_U32 },
+	[KVPERF_A_CONN_ITERATIONS]	= { "iterations", ATTR_U64 },
+	[KVPERF_A_CONN_PAD]		= { "pad", ATTR_PAD },
+};
+
+static const struct attr_spec server_attrs[KVPERF_A_SERVER_MAX + 1] = {
+	[KVPERF_A_SERVER_ID]		= { "id", ATTR_U32 },
+	[KVPERF_A_SERVER_ADDR]		= { "addr", ATTR_ADDR },
+	[KVPERF_A_SERVER_PORT]		= { "port", ATTR_U16 },
+	[KVPERF_A_SERVER_DEV]		= { "dev", ATTR_STRING },
+	[KVPERF_A_SERVER_CONN_COUNT]	= { "conn-count", ATTR_U32 },
+	[KVPERF_A_SERVER_CONN]		= { "conn", ATTR_NEST, 0, &attrs_conn },
+};
+
+static const struct attr_spec result_attrs[KVPERF_A_RESULT_MAX + 1] = {
+	[KVPERF_A_RESULT_SIZE]		= { "size", ATTR_U32 },
+	[KVPERF_A_RESULT_ITERATIONS]	= { "iterations", ATTR_U64 },
+	[KVPERF_A_RESULT_MIN_NS]	= { "min-ns", ATTR_U64 },
+	[KVPERF_A_RESULT_MAX_NS]	= { "max-ns", ATTR_U64 },
+	[KVPERF_A_RESULT_MEAN_PS]	= { "mean-ps", ATTR_U64 },
+	[KVPERF_A_RESULT_STDEV_PS]	= { "stdev-ps", ATTR_U64 },
+	[KVPERF_A_RESULT_P50_NS]	= { "p50-ns", ATTR_U64 },
+	[KVPERF_A_RESULT_P90_NS]	= { "p90-ns", ATTR_U64 },
+	[KVPERF_A_RESULT_P99_NS]	= { "p99-ns", ATTR_U64 },
+	[KVPERF_A_RESULT_P999_NS]	= { "p999-ns", ATTR_U64 },
+	[KVPERF_A_RESULT_P9999_NS]	= { "p9999-ns", ATTR_U64 },
+	[KVPERF_A_RESULT_MISMATCHES]	= { "mismatches", ATTR_U64 },
+	[KVPERF_A_RESULT_HIST_REL_ERR_PPM] = { "hist-rel-err-ppm", ATTR_U32 },
+	[KVPERF_A_RESULT_ELAPSED_NS]	= { "elapsed-ns", ATTR_U64 },
+	[KVPERF_A_RESULT_PAD]		= { "pad", ATTR_PAD },
+};
+
+static const struct attr_spec run_attrs[KVPERF_A_RUN_MAX + 1] = {
+	[KVPERF_A_RUN_ID]		= { "id", ATTR_U32 },
+	[KVPERF_A_RUN_TYPE]		= { "type", ATTR_U8 },
+	[KVPERF_A_RUN_OP]		= { "op", ATTR_U8 },
+	[KVPERF_A_RUN_ADDR]		= { "addr", ATTR_ADDR },
+	[KVPERF_A_RUN_PORT]		= { "port", ATTR_U16 },
+	[KVPERF_A_RUN_DEV]		= { "dev", ATTR_STRING },
+	[KVPERF_A_RUN_SIZE]		= { "size", ATTR_U32 },
+	[KVPERF_A_RUN_SIZE_MAX]		= { "size-max", ATTR_U32 },
+	[KVPERF_A_RUN_ITERATIONS]	= { "iterations", ATTR_U32 },
+	[KVPERF_A_RUN_DURATION_MS]	= { "duration-ms", ATTR_U32 },
+	[KVPERF_A_RUN_WARMUP]		= { "warmup", ATTR_U32 },
+	[KVPERF_A_RUN_POLL]		= { "poll", ATTR_U8 },
+	[KVPERF_A_RUN_INLINE]		= { "inline", ATTR_U32 },
+	[KVPERF_A_RUN_VERIFY]		= { "verify", ATTR_FLAG },
+	[KVPERF_A_RUN_CPU]		= { "cpu", ATTR_U32 },
+	[KVPERF_A_RUN_TIMEOUT_MS]	= { "timeout-ms", ATTR_U32 },
+	[KVPERF_A_RUN_STATE]		= { "state", ATTR_U8 },
+	[KVPERF_A_RUN_ERROR]		= { "error", ATTR_STRING },
+	[KVPERF_A_RUN_RESULT]		= { "result", ATTR_NEST, 0, &attrs_result },
+	[KVPERF_A_RUN_KERNEL]		= { "kernel", ATTR_STRING },
+	[KVPERF_A_RUN_MTU]		= { "mtu", ATTR_U32 },
+	[KVPERF_A_RUN_PROGRESS]		= { "progress", ATTR_U64 },
+	[KVPERF_A_RUN_PAD]		= { "pad", ATTR_PAD },
+};
+
 const struct attr_set attrs_gid = {
 	.name = "gid", .attrs = gid_attrs, .max = ARRAY_SIZE(gid_attrs) - 1,
 };
@@ -72,6 +134,24 @@ const struct attr_set attrs_port = {
 
 const struct attr_set attrs_dev = {
 	.name = "dev", .attrs = dev_attrs, .max = ARRAY_SIZE(dev_attrs) - 1,
+};
+
+const struct attr_set attrs_conn = {
+	.name = "conn", .attrs = conn_attrs, .max = ARRAY_SIZE(conn_attrs) - 1,
+};
+
+const struct attr_set attrs_server = {
+	.name = "server", .attrs = server_attrs,
+	.max = ARRAY_SIZE(server_attrs) - 1,
+};
+
+const struct attr_set attrs_result = {
+	.name = "result", .attrs = result_attrs,
+	.max = ARRAY_SIZE(result_attrs) - 1,
+};
+
+const struct attr_set attrs_run = {
+	.name = "run", .attrs = run_attrs, .max = ARRAY_SIZE(run_attrs) - 1,
 };
 
 /**
@@ -96,6 +176,8 @@ static int attr_valid(const struct attr_spec *spec, const struct nlattr *nla)
 	switch (spec->kind) {
 	case ATTR_U8:
 		return len == 1;
+	case ATTR_U16:
+		return len == 2;
 	case ATTR_U32:
 		return len == 4;
 	case ATTR_U64:
@@ -104,6 +186,10 @@ static int attr_valid(const struct attr_spec *spec, const struct nlattr *nla)
 		return len >= 1 && memchr(s, '\0', len);
 	case ATTR_BINARY:
 		return !spec->len || len == spec->len;
+	case ATTR_ADDR:
+		return len == 4 || len == 16;
+	case ATTR_FLAG:
+		return len == 0;
 	case ATTR_NEST:
 	case ATTR_PAD:
 	case ATTR_UNKNOWN:
@@ -165,7 +251,7 @@ void attrs_report(FILE *f, const struct attr_error *err)
 /**
  * attr_uint() - value of an unsigned integer attribute checked by
  * attrs_parse()
- * @nla: a u8, u32 or u64 attribute
+ * @nla: a u8, u16, u32 or u64 attribute
  *
  * Return: the value, whatever the attribute's width.
  */

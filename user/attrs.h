@@ -14,10 +14,13 @@
 enum attr_kind {
 	ATTR_UNKNOWN,	/* no such attribute in the spec: never checked */
 	ATTR_U8,
+	ATTR_U16,
 	ATTR_U32,
 	ATTR_U64,
 	ATTR_STRING,	/* NUL-terminated */
 	ATTR_BINARY,	/* @len bytes exactly, or any length if 0 */
+	ATTR_ADDR,	/* an IP address: 4 (IPv4) or 16 (IPv6) bytes */
+	ATTR_FLAG,	/* no payload */
 	ATTR_NEST,
 	ATTR_PAD,
 };
@@ -41,6 +44,10 @@ struct attr_set {
 extern const struct attr_set attrs_dev;
 extern const struct attr_set attrs_port;
 extern const struct attr_set attrs_gid;
+extern const struct attr_set attrs_conn;
+extern const struct attr_set attrs_server;
+extern const struct attr_set attrs_result;
+extern const struct attr_set attrs_run;
 
 struct attr_error {
 	const struct attr_set *set;

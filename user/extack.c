@@ -201,9 +201,14 @@ void extack_report(FILE *f, const struct extack *ext,
 	char path[128];
 	const char *name;
 
-	if (ext->msg && ext->msg[0])
+	const char *msg = ext->msg;
+
+	/* the module's messages carry its name already */
+	if (msg && !strncmp(msg, "kvperf: ", 8))
+		msg += 8;
+	if (msg && msg[0])
 		fprintf(f, "kvperf: kernel refused the request: %s (%s)\n",
-			ext->msg, strerror(-ext->error));
+			msg, strerror(-ext->error));
 	else
 		fprintf(f, "kvperf: kernel refused the request: %s\n",
 			strerror(-ext->error));

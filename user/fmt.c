@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Display names of the kvperf enums (the spellings ibv_devinfo and the rdma
- * tool use) and the formatting of GUIDs, GIDs and rates.
+ * tool use) and the formatting of GUIDs, GIDs, rates, addresses and
+ * fixed-point numbers.
  */
 #include <stdio.h>
+#include <arpa/inet.h>
 #include <linux/kvperf.h>
 
 #include "compiler.h"
@@ -81,6 +83,32 @@ NAME_TABLE(fmt_gid_type,
 	[KVPERF_GID_TYPE_ROCE_V2]	= "RoCEv2",
 );
 
+/* The run enums: the words the command line takes, too. */
+NAME_TABLE(fmt_run_type,
+	[KVPERF_RUN_TYPE_LAT]	= "lat",
+	[KVPERF_RUN_TYPE_BW]	= "bw",
+);
+
+NAME_TABLE(fmt_op,
+	[KVPERF_OP_SEND]	= "send",
+	[KVPERF_OP_WRITE]	= "write",
+	[KVPERF_OP_READ]	= "read",
+);
+
+NAME_TABLE(fmt_poll,
+	[KVPERF_POLL_BUSY]	= "busy",
+	[KVPERF_POLL_SOFTIRQ]	= "softirq",
+	[KVPERF_POLL_WORKQUEUE]	= "workqueue",
+);
+
+NAME_TABLE(fmt_run_state,
+	[KVPERF_RUN_STATE_CONNECTING]	= "connecting",
+	[KVPERF_RUN_STATE_RUNNING]	= "running",
+	[KVPERF_RUN_STATE_DONE]		= "done",
+	[KVPERF_RUN_STATE_FAILED]	= "failed",
+	[KVPERF_RUN_STATE_STOPPED]	= "stopped",
+);
+
 /**
  * fmt_name() - display name of an enum value
  * @t: the enum's names
@@ -148,5 +176,75 @@ char *fmt_rate(char *buf, uint32_t mbps)
 		while (buf[n - 1] == '0')
 			buf[--n] = '\0';
 	}
+	return buf;
+}
+
+/**
+ * fmt_addr() - format an IP address
+ * @buf: FMT_ADDR_LEN bytes
+ * @addr: the address, network byte order
+ * @len: 4 (IPv4) or 16 (IPv6); attrs_parse() checked it
+ *
+ * Return: @buf, e.g. "198.18.0.1" or "fe80::1".
+ */
+char *fmt_addr(char *buf, const void *addr, size_t len)
+{
+	if (!inet_ntop(len == 4 ? AF_INET : AF_INET6, addr, buf, FMT_ADDR_LEN))
+		snprintf(buf, FMT_ADDR_LEN, "?");
+	return buf;
+}
+
+/**
+ * fmt_addr_port() - format an IP address and a port as one endpoint
+ * @buf: FMT_ADDR_LEN bytes
+ * @addr: the address, network byte order
+ * @len: 4 (IPv4) or 16 (IPv6)
+ * @port: the port
+ *
+ * Return: @buf, e.g. "198.18.0.1:18515" or "[fe80::1]:18515": an IPv6
+ * address is bracketed so that the port cannot be read as part of it.
+ */
+char *fmt_addr_port(char *buf, const void *addr, size_t len, uint16_t port)
+{
+	char a[FMT_ADDR_LEN];
+
+	fmt_addr(a, addr, len);
+	snprintf(buf, FMT_ADDR_LEN, len == 4 ? "%s:%u" : "[%s]:%u", a,
+		 (unsigned int)port);
+	return buf;
+}
+
+/**
+ * fmt_fixed() - format an integer count of small units as a decimal number
+ * @buf: FMT_FIXED_LEN bytes
+ * @val: the value, in units of 10^-@scale
+ * @scale: 0 to 19
+ * @decimals: digits after the point, 0 to @scale; the value is rounded to
+ *            them, half up
+ *
+ * Integer arithmetic only, so the digits are exact: fmt_fixed(buf,
+ * 25331123, 3, 3) is "25331.123" (picoseconds as nanoseconds), and
+ * fmt_fixed(buf, 12345, 3, 2) is "12.35" (nanoseconds as microseconds).
+ *
+ * Return: @buf.
+ */
+char *fmt_fixed(char *buf, uint64_t val, unsigned int scale,
+		unsigned int decimals)
+{
+	uint64_t div = 1, unit = 1;
+	unsigned int i;
+
+	for (i = decimals; i < scale; i++)
+		div *= 10;
+	for (i = 0; i < decimals; i++)
+		unit *= 10;
+	/* val / div rounded, without overflowing near UINT64_MAX */
+	val = val / div + (div > 1 && val % div >= div / 2);
+	if (decimals)
+		snprintf(buf, FMT_FIXED_LEN, "%llu.%0*llu",
+			 (unsigned long long)(val / unit), (int)decimals,
+			 (unsigned long long)(val % unit));
+	else
+		snprintf(buf, FMT_FIXED_LEN, "%llu", (unsigned long long)val);
 	return buf;
 }

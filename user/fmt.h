@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * How values of the kvperf family are shown: display names of its enums,
- * GUIDs, GIDs and link rates.
+ * GUIDs, GIDs, link rates, IP addresses and fixed-point numbers.
  */
 #ifndef KVPERF_FMT_H
 #define KVPERF_FMT_H
@@ -21,6 +21,10 @@ extern const struct name_table fmt_phys_state;
 extern const struct name_table fmt_link_layer;
 extern const struct name_table fmt_speed;
 extern const struct name_table fmt_gid_type;
+extern const struct name_table fmt_run_type;
+extern const struct name_table fmt_op;
+extern const struct name_table fmt_poll;
+extern const struct name_table fmt_run_state;
 
 /* "xxxx:xxxx:xxxx:xxxx" plus NUL */
 #define FMT_GUID_LEN	20
@@ -28,10 +32,18 @@ extern const struct name_table fmt_gid_type;
 #define FMT_GID_LEN	40
 /* "4294967.295" plus NUL, and some */
 #define FMT_RATE_LEN	16
+/* an IPv6 address (INET6_ADDRSTRLEN) in brackets, ':', a port, NUL */
+#define FMT_ADDR_LEN	56
+/* the digits of UINT64_MAX, a point, NUL */
+#define FMT_FIXED_LEN	24
 
 const char *fmt_name(const struct name_table *t, uint64_t val);
 char *fmt_guid(char *buf, uint64_t guid);
 char *fmt_gid(char *buf, const uint8_t gid[16]);
 char *fmt_rate(char *buf, uint32_t mbps);
+char *fmt_addr(char *buf, const void *addr, size_t len);
+char *fmt_addr_port(char *buf, const void *addr, size_t len, uint16_t port);
+char *fmt_fixed(char *buf, uint64_t val, unsigned int scale,
+		unsigned int decimals);
 
 #endif /* KVPERF_FMT_H */

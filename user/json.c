@@ -237,6 +237,21 @@ void json_s64(struct json_writer *jw, int64_t v)
 	fprintf(jw->f, "%" PRId64, v);
 }
 
+/**
+ * json_number() - write a number the caller has formatted
+ * @jw: the writer
+ * @num: digits with an optional fraction, e.g. "25331.123"; written as it
+ *       is, so it must be a valid JSON number
+ *
+ * For values that have an exact decimal form, such as fixed-point
+ * integers from the kernel, which a double would round.
+ */
+void json_number(struct json_writer *jw, const char *num)
+{
+	json_begin_item(jw);
+	fputs(num, jw->f);
+}
+
 /** json_bool() - write true or false */
 void json_bool(struct json_writer *jw, bool v)
 {

@@ -32,6 +32,7 @@ void json_str(struct json_writer *jw, const char *s);
 void json_strn(struct json_writer *jw, const char *s, size_t len);
 void json_u64(struct json_writer *jw, uint64_t v);
 void json_s64(struct json_writer *jw, int64_t v);
+void json_number(struct json_writer *jw, const char *num);
 void json_bool(struct json_writer *jw, bool v);
 void json_null(struct json_writer *jw);
 void json_end(struct json_writer *jw);

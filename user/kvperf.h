@@ -54,6 +54,8 @@ struct kvperf_cmd {
 /* Objects, one per file; main.c lists them. */
 extern const struct kvperf_cmd dev_object;
 extern const struct kvperf_cmd monitor_object;
+extern const struct kvperf_cmd server_object;
+extern const struct kvperf_cmd run_object;
 
 int kvperf_main(struct kvperf *kv, int argc, char **argv,
 		const struct kvperf_cmd *const *objects);

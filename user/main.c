@@ -12,6 +12,8 @@
 static const struct kvperf_cmd *const objects[] = {
 	&dev_object,
 	&monitor_object,
+	&server_object,
+	&run_object,
 	NULL,
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kvperf monitor: subscribe to the events group and print one line per
- * event until SIGINT or SIGTERM.
+ * event (devices and runs) until SIGINT or SIGTERM.
  */
 #include <errno.h>
 #include <poll.h>
@@ -18,6 +18,7 @@
 #include "monitor.h"
 #include "nl.h"
 #include "print.h"
+#include "run.h"
 
 /**
  * monitor_print_event() - print one event as a line of text or JSON
@@ -25,9 +26,11 @@
  * @nlh: the notification
  * @err: where to report a malformed notification
  *
- * Text: "dev add 3: rxe2"; JSON: {"event":"dev-add","index":3,"name":"rxe2"}.
- * Events this tool does not know are printed by number ("event 9",
- * {"event":9,...}) so that nothing the module says is lost.
+ * Text: "dev add 3: rxe2", "run 3 finished: done"; JSON:
+ * {"event":"dev-add","index":3,"name":"rxe2"}; run events as
+ * run_print_event() prints them. Events this tool does not know are
+ * printed by number ("event 99", {"event":99,...}) so that nothing the
+ * module says is lost.
  *
  * Return: 0, or -EINVAL after reporting a malformed notification.
  */
@@ -41,6 +44,11 @@ int monitor_print_event(struct printer *p, const struct nlmsghdr *nlh,
 	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0)) {
 		fprintf(err, "kvperf: malformed event from the kernel: message too short\n");
 		return -EINVAL;
+	}
+	switch (g->cmd) {
+	case KVPERF_CMD_RUN_FINISHED_NTF:
+	case KVPERF_CMD_RUN_PROGRESS_NTF:
+		return run_print_event(p, nlh, err);
 	}
 	/* dev-add-ntf and dev-del-ntf use a subset of the dev set */
 	if (attrs_parse(&attrs_dev, tb, genlmsg_attrdata(g, 0),
@@ -82,12 +90,17 @@ static int monitor_event(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-/*
- * SIGINT and SIGTERM arrive through a signalfd polled next to the socket:
- * libnl retries recvmsg() on EINTR, so a handler that sets a flag would
- * not get us out of it.
+/**
+ * monitor_signalfd() - receive SIGINT and SIGTERM through a file descriptor
+ * @kv: the invocation, for error messages
+ *
+ * The signals are blocked and arrive through a signalfd polled next to the
+ * socket: libnl retries recvmsg() on EINTR, so a handler that sets a flag
+ * would not get us out of it.
+ *
+ * Return: the signalfd, or -1 after printing an error.
  */
-static int monitor_signalfd(struct kvperf *kv)
+int monitor_signalfd(struct kvperf *kv)
 {
 	sigset_t mask;
 	int fd;
@@ -116,11 +129,9 @@ static int monitor_loop(struct kvperf *kv, struct knl *nl, int sfd)
 	int ret = KVPERF_EXIT_ERROR;
 	int err;
 
-	cb = nl_cb_alloc(NL_CB_DEFAULT);
-	if (!cb) {
-		kvperf_errorf(kv, "out of memory");
+	cb = knl_event_cb(kv);
+	if (!cb)
 		return KVPERF_EXIT_ERROR;
-	}
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, monitor_event, kv);
 
 	for (;;) {
@@ -212,11 +223,17 @@ static void monitor_help(FILE *f)
 	      "subscription is in place.\n"
 	      "\n"
 	      "Events:\n"
-	      "  dev add INDEX: NAME    an RDMA device appeared\n"
-	      "  dev del INDEX: NAME    an RDMA device went away\n"
+	      "  dev add INDEX: NAME         an RDMA device appeared\n"
+	      "  dev del INDEX: NAME         an RDMA device went away\n"
+	      "  run ID finished: STATE      a run ended: done, failed (then\n"
+	      "                              \": ERROR\") or stopped\n"
+	      "  run ID progress N           N iterations done, about once a\n"
+	      "                              second while the run runs\n"
 	      "\n"
 	      "With -j, one JSON object per line:\n"
 	      "  {\"event\":\"dev-add\",\"index\":3,\"name\":\"rxe2\"}\n"
+	      "  {\"event\":\"run-finished\",\"id\":3,\"state\":\"done\"}\n"
+	      "  {\"event\":\"run-progress\",\"id\":3,\"progress\":5000}\n"
 	      "\n"
 	      "Examples:\n"
 	      "  kvperf monitor\n"
@@ -226,7 +243,7 @@ static void monitor_help(FILE *f)
 
 const struct kvperf_cmd monitor_object = {
 	.name = "monitor",
-	.summary = "print device events as they happen",
+	.summary = "print device and run events as they happen",
 	.run = monitor_run,
 	.help = monitor_help,
 };

@@ -278,3 +278,33 @@ int knl_subscribe(struct kvperf *kv, struct knl *nl, const char *group)
 	}
 	return KVPERF_EXIT_OK;
 }
+
+static int knl_any_seq(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+	return NL_OK;
+}
+
+/**
+ * knl_event_cb() - callbacks for receiving multicast events
+ * @kv: the invocation, for error messages
+ *
+ * Events carry sequence number 0, not that of a request of ours. A
+ * callback set of its own does not inherit nl_socket_disable_seq_check(),
+ * so this one turns the check off itself; set NL_CB_VALID on it.
+ *
+ * Return: the callbacks, to nl_cb_put() after use, or NULL after printing
+ * an error.
+ */
+struct nl_cb *knl_event_cb(struct kvperf *kv)
+{
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+
+	if (!cb) {
+		kvperf_errorf(kv, "out of memory");
+		return NULL;
+	}
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, knl_any_seq, NULL);
+	return cb;
+}

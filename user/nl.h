@@ -31,5 +31,6 @@ struct nl_msg *knl_msg(struct kvperf *kv, struct knl *nl, uint8_t cmd,
 int knl_request(struct kvperf *kv, struct knl *nl, struct nl_msg *msg,
 		const struct attr_set *set, knl_reply_fn fn, void *arg);
 int knl_subscribe(struct kvperf *kv, struct knl *nl, const char *group);
+struct nl_cb *knl_event_cb(struct kvperf *kv);
 
 #endif /* KVPERF_NL_H */

@@ -120,6 +120,19 @@ static void pr_field_text(struct printer *p, const char *fmt, const char *s)
 }
 
 /**
+ * pr_text_field() - text: a field that JSON does not have, such as the
+ * placeholder of a missing value in a table
+ * @p: the printer
+ * @fmt: text format with one %s
+ * @s: the text
+ */
+void pr_text_field(struct printer *p, const char *fmt, const char *s)
+{
+	if (!p->json)
+		pr_field_text(p, fmt, s);
+}
+
+/**
  * pr_str() - a string field
  * @p: the printer
  * @key: JSON key
@@ -206,4 +219,43 @@ void pr_enum(struct printer *p, const char *key, const char *fmt,
 		pr_str(p, key, fmt, name);
 	else
 		pr_u64(p, key, fmt, val);
+}
+
+/**
+ * pr_number_as() - a number with a fraction, exact in JSON
+ * @p: the printer
+ * @key: JSON key
+ * @fmt: text format with one %s, or NULL for JSON only
+ * @num: the JSON value, formatted, e.g. "25331.123" (see fmt_fixed())
+ * @text: what text output shows, e.g. "25.331" for the same in other units
+ */
+void pr_number_as(struct printer *p, const char *key, const char *fmt,
+		  const char *num, const char *text)
+{
+	if (p->json) {
+		json_key(&p->jw, key);
+		json_number(&p->jw, num);
+	} else {
+		pr_field_text(p, fmt, text);
+	}
+}
+
+/**
+ * pr_flag() - a yes/no field: a JSON boolean, in text a word shown only
+ * when set
+ * @p: the printer
+ * @key: JSON key
+ * @text: what text shows when @val is true, e.g. "verify"; NULL for JSON
+ *        only
+ * @val: the value
+ */
+void pr_flag(struct printer *p, const char *key, const char *text,
+	     bool val)
+{
+	if (p->json) {
+		json_key(&p->jw, key);
+		json_bool(&p->jw, val);
+	} else if (val && text) {
+		pr_field_text(p, "%s", text);
+	}
 }

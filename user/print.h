@@ -38,6 +38,7 @@ void pr_arr_close(struct printer *p);
 void pr_text(struct printer *p, const char *s);
 void pr_indent(struct printer *p, unsigned int n);
 void pr_eol(struct printer *p);
+void pr_text_field(struct printer *p, const char *fmt, const char *s);
 
 /*
  * Fields. @fmt is the text rendering: a printf format with exactly one %s,
@@ -54,5 +55,9 @@ void pr_str_as(struct printer *p, const char *key, const char *fmt,
 	       const char *val, const char *text);
 void pr_enum(struct printer *p, const char *key, const char *fmt,
 	     uint64_t val, const struct name_table *names);
+void pr_number_as(struct printer *p, const char *key, const char *fmt,
+		  const char *num, const char *text);
+void pr_flag(struct printer *p, const char *key, const char *text,
+	     bool val);
 
 #endif /* KVPERF_PRINT_H */

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the event lines of user/monitor.c.
+ * Unit tests of the event lines of user/monitor.c, and of receiving
+ * events at all (knl_event_cb()).
  */
 #include <errno.h>
+#include <unistd.h>
+#include <sys/socket.h>
 #include <linux/kvperf.h>
 #include <netlink/genl/genl.h>
 
+#include "kvperf.h"
 #include "monitor.h"
+#include "nl.h"
 #include "print.h"
 #include "unit.h"
 
@@ -44,7 +49,7 @@ static void monitor_text_lines(void)
 	struct nl_msg *msgs[3] = {
 		event_msg(KVPERF_CMD_DEV_ADD_NTF, 3, "rxe2"),
 		event_msg(KVPERF_CMD_DEV_DEL_NTF, 3, "rxe2"),
-		event_msg(KVPERF_CMD_MAX + 7, 4, "siw0"),
+		event_msg(200, 4, "siw0"),
 	};
 	struct capture c;
 	int i;
@@ -52,7 +57,7 @@ static void monitor_text_lines(void)
 	CHECK_STR(print_events(&c, false, msgs, 3),
 		  "dev add 3: rxe2\n"
 		  "dev del 3: rxe2\n"
-		  "event 10 4: siw0\n");
+		  "event 200 4: siw0\n");
 	cap_close(&c);
 	for (i = 0; i < 3; i++)
 		nlmsg_free(msgs[i]);
@@ -63,7 +68,7 @@ static void monitor_json_lines(void)
 	struct nl_msg *msgs[3] = {
 		event_msg(KVPERF_CMD_DEV_ADD_NTF, 3, "rxe2"),
 		event_msg(KVPERF_CMD_DEV_DEL_NTF, 3, "rxe2"),
-		event_msg(KVPERF_CMD_MAX + 7, 4, "siw0"),
+		event_msg(200, 4, "siw0"),
 	};
 	struct capture c;
 	int i;
@@ -71,10 +76,10 @@ static void monitor_json_lines(void)
 	CHECK_STR(print_events(&c, true, msgs, 3),
 		  "{\"event\":\"dev-add\",\"index\":3,\"name\":\"rxe2\"}\n"
 		  "{\"event\":\"dev-del\",\"index\":3,\"name\":\"rxe2\"}\n"
-		  "{\"event\":10,\"index\":4,\"name\":\"siw0\"}\n");
+		  "{\"event\":200,\"index\":4,\"name\":\"siw0\"}\n");
 	CHECK_JSON_LINES(c.buf,
 			 "assert [e['event'] for e in d] == "
-			 "['dev-add', 'dev-del', 10]\n"
+			 "['dev-add', 'dev-del', 200]\n"
 			 "assert d[0] == {'event': 'dev-add', 'index': 3, "
 			 "'name': 'rxe2'}\n");
 	cap_close(&c);
@@ -108,9 +113,131 @@ static void monitor_partial_and_malformed(void)
 	nlmsg_free(msg);
 }
 
+static struct nl_msg *run_event(uint8_t cmd, uint32_t id, uint8_t state,
+				uint64_t progress, const char *error)
+{
+	struct nl_msg *msg = unit_genl_msg(cmd);
+
+	nla_put_u32(msg, KVPERF_A_RUN_ID, id);
+	nla_put_u8(msg, KVPERF_A_RUN_STATE, state);
+	nla_put_u64(msg, KVPERF_A_RUN_PROGRESS, progress);
+	if (error)
+		nla_put_string(msg, KVPERF_A_RUN_ERROR, error);
+	return msg;
+}
+
+static void monitor_run_events(void)
+{
+	struct nl_msg *msgs[4] = {
+		run_event(KVPERF_CMD_RUN_PROGRESS_NTF, 3,
+			  KVPERF_RUN_STATE_RUNNING, 5000, NULL),
+		run_event(KVPERF_CMD_RUN_FINISHED_NTF, 3,
+			  KVPERF_RUN_STATE_DONE, 10016, NULL),
+		run_event(KVPERF_CMD_RUN_FINISHED_NTF, 4,
+			  KVPERF_RUN_STATE_FAILED, 0, "connection refused"),
+		run_event(KVPERF_CMD_RUN_FINISHED_NTF, 5,
+			  KVPERF_RUN_STATE_STOPPED, 7, NULL),
+	};
+	struct capture c;
+	int i;
+
+	CHECK_STR(print_events(&c, false, msgs, 4),
+		  "run 3 progress 5000\n"
+		  "run 3 finished: done\n"
+		  "run 4 finished: failed: connection refused\n"
+		  "run 5 finished: stopped\n");
+	cap_close(&c);
+
+	CHECK_STR(print_events(&c, true, msgs, 4),
+		  "{\"event\":\"run-progress\",\"id\":3,\"progress\":5000}\n"
+		  "{\"event\":\"run-finished\",\"id\":3,\"state\":\"done\"}\n"
+		  "{\"event\":\"run-finished\",\"id\":4,\"state\":\"failed\","
+		  "\"error\":\"connection refused\"}\n"
+		  "{\"event\":\"run-finished\",\"id\":5,\"state\":\"stopped\"}\n");
+	CHECK_JSON_LINES(c.buf,
+			 "assert [e['event'] for e in d] == ['run-progress', "
+			 "'run-finished', 'run-finished', 'run-finished']\n"
+			 "assert d[1] == {'event': 'run-finished', 'id': 3, "
+			 "'state': 'done'}\n"
+			 "assert d[2]['error'] == 'connection refused'\n");
+	cap_close(&c);
+	for (i = 0; i < 4; i++)
+		nlmsg_free(msgs[i]);
+}
+
+static void monitor_run_event_malformed(void)
+{
+	struct nl_msg *msg = unit_genl_msg(KVPERF_CMD_RUN_FINISHED_NTF);
+	struct capture c, err;
+	struct printer p;
+
+	/* a run event is read with the run set: a 4-byte progress is bad */
+	nla_put_u32(msg, KVPERF_A_RUN_ID, 3);
+	nla_put_u32(msg, KVPERF_A_RUN_PROGRESS, 1);
+	pr_init(&p, cap_open(&c), true, false);
+	cap_open(&err);
+	CHECK_INT(monitor_print_event(&p, nlmsg_hdr(msg), err.f), -EINVAL);
+	CHECK_STR(cap_str(&c), "");
+	CHECK_STR(cap_str(&err), "kvperf: malformed reply from the kernel: "
+		  "attribute run.progress has length 4\n");
+	cap_close(&c);
+	cap_close(&err);
+	nlmsg_free(msg);
+}
+
+static int count_event(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	++*(int *)arg;
+	return NL_OK;
+}
+
+/*
+ * Events carry sequence number 0; the callbacks the event loops use must
+ * take them (libnl's default check refused them: "Message sequence number
+ * mismatch"). A userspace sender on NETLINK_USERSOCK plays the kernel.
+ */
+static void monitor_events_any_seq(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct kvperf kv = { .err = stderr };
+	struct nl_sock *sk;
+	struct nl_msg *msg;
+	struct nl_cb *cb;
+	int fd, n = 0;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_USERSOCK);
+	sk = nl_socket_alloc();
+	if (fd < 0 || !sk || nl_connect(sk, NETLINK_USERSOCK) < 0) {
+		unit_skip("no NETLINK_USERSOCK sockets");
+		goto out;
+	}
+	/* a socket that sent a request expects that request's number */
+	nl_socket_use_seq(sk);
+	nl_socket_disable_seq_check(sk);
+	sa.nl_pid = nl_socket_get_local_port(sk);
+	msg = event_msg(KVPERF_CMD_DEV_ADD_NTF, 3, "rxe2");
+	CHECK(sendto(fd, nlmsg_hdr(msg), nlmsg_hdr(msg)->nlmsg_len, 0,
+		     (struct sockaddr *)&sa, sizeof(sa)) > 0);
+	nlmsg_free(msg);
+
+	cb = knl_event_cb(&kv);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, count_event, &n);
+	CHECK(nl_recvmsgs(sk, cb) >= 0);
+	CHECK_INT(n, 1);
+	nl_cb_put(cb);
+out:
+	if (fd >= 0)
+		close(fd);
+	nl_socket_free(sk);
+}
+
 const struct unit_test monitor_tests[] = {
 	UNIT(monitor_text_lines),
 	UNIT(monitor_json_lines),
 	UNIT(monitor_partial_and_malformed),
+	UNIT(monitor_run_events),
+	UNIT(monitor_run_event_malformed),
+	UNIT(monitor_events_any_seq),
 	{ NULL },
 };

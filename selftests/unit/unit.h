@@ -30,6 +30,8 @@ extern const struct unit_test attrs_tests[];
 extern const struct unit_test dev_tests[];
 extern const struct unit_test monitor_tests[];
 extern const struct unit_test extack_tests[];
+extern const struct unit_test server_tests[];
+extern const struct unit_test run_tests[];
 
 __printf(3, 4)
 void unit_fail(const char *file, int line, const char *fmt, ...);
@@ -81,5 +83,14 @@ bool unit_check_json(const char *file, int line, const char *text,
 /* A generic netlink message of the kvperf family to fill with attributes. */
 struct nl_msg;
 struct nl_msg *unit_genl_msg(uint8_t cmd);
+
+/*
+ * The top-level attributes of a message as "name=value ..." in message
+ * order, named and typed by @set, for comparing requests whole: numbers in
+ * decimal, strings quoted, addresses as text, flags as their name alone.
+ * Returns a static buffer.
+ */
+struct attr_set;
+const char *unit_attrs_str(struct nl_msg *msg, const struct attr_set *set);
 
 #endif /* KVPERF_UNIT_H */

@@ -1,0 +1,904 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvperf run: start a run and wait for its end, show, stop and delete
+ * runs. The command line becomes a request in two testable steps,
+ * run_lat_parse() and run_start_put(); waiting is an event loop.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/signalfd.h>
+#include <linux/kvperf.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+
+#include "args.h"
+#include "attrs.h"
+#include "compiler.h"
+#include "fmt.h"
+#include "kvperf.h"
+#include "monitor.h"
+#include "nl.h"
+#include "print.h"
+#include "run.h"
+#include "server.h"
+#include "show.h"
+
+/* How often "run lat" asks for the run's state, in case an event was lost. */
+#define RUN_CHECK_MS	2000
+
+static const char *const run_keywords[RUN_KW_COUNT] = {
+	[RUN_KW_OP]		= "op",
+	[RUN_KW_ADDR]		= "addr",
+	[RUN_KW_PORT]		= "port",
+	[RUN_KW_SIZE]		= "size",
+	[RUN_KW_SIZES]		= "sizes",
+	[RUN_KW_ITERS]		= "iters",
+	[RUN_KW_TIME]		= "time",
+	[RUN_KW_WARMUP]		= "warmup",
+	[RUN_KW_POLL]		= "poll",
+	[RUN_KW_INLINE]		= "inline",
+	[RUN_KW_VERIFY]		= "verify",
+	[RUN_KW_CPU]		= "cpu",
+	[RUN_KW_TIMEOUT]	= "timeout",
+	[RUN_KW_NO_WAIT]	= "no-wait",
+};
+
+/**
+ * parse_seconds_ms() - parse a duration in seconds into milliseconds
+ * @s: decimal seconds with at most millisecond precision: "10", "0.5",
+ *     "1.250" (further digits must be zeros)
+ * @ms: receives the milliseconds; untouched on error
+ *
+ * Return: 0, -EINVAL if @s is not such a number, -ERANGE if it is not 1 ms
+ * to an hour.
+ */
+int parse_seconds_ms(const char *s, uint32_t *ms)
+{
+	uint64_t sec = 0, frac = 0;
+	unsigned int digits = 0;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*s); s++)
+		/* saturate: too large is a range error, not overflow */
+		if (sec <= RUN_DURATION_MS_MAX)
+			sec = sec * 10 + (*s - '0');
+	if (*s == '.') {
+		if (!isdigit((unsigned char)*++s))
+			return -EINVAL;
+		for (; isdigit((unsigned char)*s); s++, digits++) {
+			if (digits < 3)
+				frac = frac * 10 + (*s - '0');
+			else if (*s != '0')
+				return -EINVAL;
+		}
+	}
+	if (*s)
+		return -EINVAL;
+	for (; digits < 3; digits++)
+		frac *= 10;
+	if (sec > RUN_DURATION_MS_MAX / 1000 ||
+	    sec * 1000 + frac > RUN_DURATION_MS_MAX || sec * 1000 + frac < 1)
+		return -ERANGE;
+	*ms = sec * 1000 + frac;
+	return 0;
+}
+
+static int parse_msg_size(struct kvperf *kv, const char *kw, const char *s,
+			  const char *all, uint32_t *size)
+{
+	uint64_t v;
+	int err;
+
+	err = parse_size(s, &v);
+	if (err == -EINVAL)
+		return kvperf_usage(kv, "run",
+				    "invalid %s '%s' (bytes, with an optional K or M suffix)",
+				    kw, all);
+	if (err || v < RUN_SIZE_MIN || v > RUN_SIZE_MAX)
+		return kvperf_usage(kv, "run",
+				    "%s '%s' is out of range (1 to 8M)", kw,
+				    all);
+	*size = v;
+	return KVPERF_EXIT_OK;
+}
+
+/* sizes all | sizes MIN-MAX */
+static int parse_sizes(struct kvperf *kv, const char *s, struct run_opts *o)
+{
+	const char *dash = strchr(s, '-');
+	char min[32];
+	int ret;
+
+	if (args_matches(s, "all")) {
+		o->size = RUN_SIZES_ALL_MIN;
+		o->size_max = RUN_SIZE_MAX;
+		return KVPERF_EXIT_OK;
+	}
+	if (!dash || dash == s || (size_t)(dash - s) >= sizeof(min))
+		return kvperf_usage(kv, "run",
+				    "invalid sizes '%s' (all, or MIN-MAX such as 2-64K)",
+				    s);
+	memcpy(min, s, dash - s);
+	min[dash - s] = '\0';
+	ret = parse_msg_size(kv, "sizes", min, s, &o->size);
+	if (!ret)
+		ret = parse_msg_size(kv, "sizes", dash + 1, s, &o->size_max);
+	if (ret)
+		return ret;
+	if (o->size > o->size_max)
+		return kvperf_usage(kv, "run",
+				    "sizes '%s': MIN is larger than MAX", s);
+	return KVPERF_EXIT_OK;
+}
+
+static int parse_number(struct kvperf *kv, const char *kw, const char *s,
+			uint32_t *val)
+{
+	switch (parse_u32(s, val)) {
+	case 0:
+		return KVPERF_EXIT_OK;
+	case -ERANGE:
+		return kvperf_usage(kv, "run", "%s '%s' is out of range", kw,
+				    s);
+	default:
+		return kvperf_usage(kv, "run", "invalid %s '%s' (a number)",
+				    kw, s);
+	}
+}
+
+static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
+		       struct run_opts *o)
+{
+	uint32_t port;
+	int i;
+
+	switch (kw) {
+	case RUN_KW_OP:
+		i = args_keyword(fmt_op.names, fmt_op.count, val);
+		if (i < 0)
+			return kvperf_usage(kv, "run",
+					    "unknown op '%s' (send, write or read)",
+					    val);
+		o->op = i;
+		return KVPERF_EXIT_OK;
+	case RUN_KW_ADDR:
+		o->addr_len = parse_addr(val, o->addr);
+		if (o->addr_len < 0)
+			return kvperf_usage(kv, "run",
+					    "invalid address '%s' (IPv4 or IPv6)",
+					    val);
+		return KVPERF_EXIT_OK;
+	case RUN_KW_PORT:
+		if (parse_u32(val, &port) || !port || port > 65535)
+			return kvperf_usage(kv, "run",
+					    "invalid port '%s' (1 to 65535)",
+					    val);
+		o->port = port;
+		return KVPERF_EXIT_OK;
+	case RUN_KW_SIZE:
+		return parse_msg_size(kv, "size", val, val, &o->size);
+	case RUN_KW_SIZES:
+		return parse_sizes(kv, val, o);
+	case RUN_KW_ITERS:
+		return parse_number(kv, "iters", val, &o->iterations);
+	case RUN_KW_TIME:
+		switch (parse_seconds_ms(val, &o->duration_ms)) {
+		case 0:
+			return KVPERF_EXIT_OK;
+		case -ERANGE:
+			return kvperf_usage(kv, "run",
+					    "time '%s' is out of range (0.001 to 3600 seconds)",
+					    val);
+		default:
+			return kvperf_usage(kv, "run",
+					    "invalid time '%s' (seconds, at most 3 decimals, e.g. 10 or 0.5)",
+					    val);
+		}
+	case RUN_KW_WARMUP:
+		return parse_number(kv, "warmup", val, &o->warmup);
+	case RUN_KW_POLL:
+		i = args_keyword(fmt_poll.names, fmt_poll.count, val);
+		if (i < 0)
+			return kvperf_usage(kv, "run",
+					    "unknown poll mode '%s' (busy, softirq or workqueue)",
+					    val);
+		o->poll = i;
+		return KVPERF_EXIT_OK;
+	case RUN_KW_INLINE:
+		return parse_number(kv, "inline", val, &o->inline_size);
+	case RUN_KW_CPU:
+		return parse_number(kv, "cpu", val, &o->cpu);
+	case RUN_KW_TIMEOUT:
+		return parse_number(kv, "timeout", val, &o->timeout_ms);
+	case RUN_KW_VERIFY:
+	case RUN_KW_NO_WAIT:
+	case RUN_KW_COUNT:
+		break;
+	}
+	return KVPERF_EXIT_OK;
+}
+
+/* pairs of keywords that say the same thing two ways */
+static const struct {
+	enum run_kw a, b;
+} run_exclusive[] = {
+	{ RUN_KW_SIZE, RUN_KW_SIZES },
+	{ RUN_KW_ITERS, RUN_KW_TIME },
+};
+
+/**
+ * run_lat_parse() - the arguments of "run lat"
+ * @kv: the invocation
+ * @a: the words after "lat"
+ * @o: filled in: type lat, port 18515 unless given, and what was given
+ *
+ * Everything the command line alone can judge is checked here (unknown
+ * keywords, numbers, sizes, the time range, missing op or addr); other
+ * limits are the kernel's, which says what is wrong.
+ *
+ * Return: KVPERF_EXIT_OK, or KVPERF_EXIT_USAGE after reporting.
+ */
+int run_lat_parse(struct kvperf *kv, struct args *a, struct run_opts *o)
+{
+	const char *w, *val;
+	unsigned int bit;
+	size_t i;
+	int kw, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->type = KVPERF_RUN_TYPE_LAT;
+	o->port = KVPERF_DEFAULT_PORT;
+	while ((w = args_next(a))) {
+		kw = args_keyword(run_keywords, RUN_KW_COUNT, w);
+		if (kw < 0)
+			return kvperf_usage(kv, "run", "unknown keyword '%s'",
+					    w);
+		bit = 1U << kw;
+		if (o->given & bit)
+			return kvperf_usage(kv, "run", "'%s' given twice",
+					    run_keywords[kw]);
+		o->given |= bit;
+		if (kw == RUN_KW_VERIFY || kw == RUN_KW_NO_WAIT)
+			continue;
+		val = args_next(a);
+		if (!val)
+			return kvperf_usage(kv, "run",
+					    "missing value after '%s'",
+					    run_keywords[kw]);
+		ret = parse_value(kv, kw, val, o);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < ARRAY_SIZE(run_exclusive); i++)
+		if (run_opt(o, run_exclusive[i].a) &&
+		    run_opt(o, run_exclusive[i].b))
+			return kvperf_usage(kv, "run",
+					    "%s and %s exclude each other",
+					    run_keywords[run_exclusive[i].a],
+					    run_keywords[run_exclusive[i].b]);
+	if (!run_opt(o, RUN_KW_OP))
+		return kvperf_usage(kv, "run",
+				    "missing op (send, write or read)");
+	if (!run_opt(o, RUN_KW_ADDR))
+		return kvperf_usage(kv, "run", "missing addr");
+	return KVPERF_EXIT_OK;
+}
+
+static int put_u32_if(struct nl_msg *msg, const struct run_opts *o,
+		      enum run_kw kw, int type, uint32_t val)
+{
+	return run_opt(o, kw) ? nla_put_u32(msg, type, val) : 0;
+}
+
+/**
+ * run_start_put() - the attributes of a KVPERF_CMD_RUN_START request
+ * @msg: the request
+ * @o: from run_lat_parse()
+ *
+ * Type, op, address and port always; the rest only when given, so that
+ * the kernel's defaults apply.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int run_start_put(struct nl_msg *msg, const struct run_opts *o)
+{
+	bool sizes = run_opt(o, RUN_KW_SIZES);
+
+	if (nla_put_u8(msg, KVPERF_A_RUN_TYPE, o->type) < 0 ||
+	    nla_put_u8(msg, KVPERF_A_RUN_OP, o->op) < 0 ||
+	    nla_put(msg, KVPERF_A_RUN_ADDR, o->addr_len, o->addr) < 0 ||
+	    nla_put_u16(msg, KVPERF_A_RUN_PORT, o->port) < 0)
+		return -ENOMEM;
+	if ((run_opt(o, RUN_KW_SIZE) || sizes) &&
+	    nla_put_u32(msg, KVPERF_A_RUN_SIZE, o->size) < 0)
+		return -ENOMEM;
+	if (sizes && nla_put_u32(msg, KVPERF_A_RUN_SIZE_MAX, o->size_max) < 0)
+		return -ENOMEM;
+	if (put_u32_if(msg, o, RUN_KW_ITERS, KVPERF_A_RUN_ITERATIONS,
+		       o->iterations) < 0 ||
+	    put_u32_if(msg, o, RUN_KW_TIME, KVPERF_A_RUN_DURATION_MS,
+		       o->duration_ms) < 0 ||
+	    put_u32_if(msg, o, RUN_KW_WARMUP, KVPERF_A_RUN_WARMUP,
+		       o->warmup) < 0)
+		return -ENOMEM;
+	if (run_opt(o, RUN_KW_POLL) &&
+	    nla_put_u8(msg, KVPERF_A_RUN_POLL, o->poll) < 0)
+		return -ENOMEM;
+	if (put_u32_if(msg, o, RUN_KW_INLINE, KVPERF_A_RUN_INLINE,
+		       o->inline_size) < 0)
+		return -ENOMEM;
+	if (run_opt(o, RUN_KW_VERIFY) &&
+	    nla_put_flag(msg, KVPERF_A_RUN_VERIFY) < 0)
+		return -ENOMEM;
+	if (put_u32_if(msg, o, RUN_KW_CPU, KVPERF_A_RUN_CPU, o->cpu) < 0 ||
+	    put_u32_if(msg, o, RUN_KW_TIMEOUT, KVPERF_A_RUN_TIMEOUT_MS,
+		       o->timeout_ms) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/**
+ * run_print_started() - what "run lat ... no-wait" prints
+ * @p: the printer
+ * @id: the run's id
+ *
+ * Text: "run 7 started"; JSON: {"id":7}.
+ */
+void run_print_started(struct printer *p, uint32_t id)
+{
+	pr_obj_open(p, NULL);
+	pr_u64(p, "id", "run %s started", id);
+	pr_obj_close(p);
+	pr_finish(p);
+}
+
+/* The run's id and state, from a message whose attributes are valid. */
+static int run_peek(const struct nlmsghdr *nlh, struct nlattr **tb,
+		    FILE *err)
+{
+	struct genlmsghdr *g = nlmsg_data(nlh);
+	struct attr_error aerr;
+
+	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0)) {
+		fprintf(err, "kvperf: malformed message from the kernel: too short\n");
+		return -EINVAL;
+	}
+	if (attrs_parse(&attrs_run, tb, genlmsg_attrdata(g, 0),
+			genlmsg_attrlen(g, 0), &aerr)) {
+		attrs_report(err, &aerr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool run_ended(struct nlattr **tb)
+{
+	uint64_t state;
+
+	if (!tb[KVPERF_A_RUN_STATE])
+		return false;
+	state = attr_uint(tb[KVPERF_A_RUN_STATE]);
+	return state == KVPERF_RUN_STATE_DONE ||
+	       state == KVPERF_RUN_STATE_FAILED ||
+	       state == KVPERF_RUN_STATE_STOPPED;
+}
+
+static int run_keep(struct run_wait *w, const struct nlmsghdr *nlh)
+{
+	w->final = malloc(nlh->nlmsg_len);
+	if (!w->final) {
+		fprintf(w->err, "kvperf: out of memory\n");
+		return -ENOMEM;
+	}
+	memcpy(w->final, nlh, nlh->nlmsg_len);
+	return 1;
+}
+
+static void run_show_progress(struct run_wait *w, struct nlattr **tb)
+{
+	const char *state = NULL;
+
+	if (!w->tty || !tb[KVPERF_A_RUN_PROGRESS])
+		return;
+	if (tb[KVPERF_A_RUN_STATE])
+		state = fmt_name(&fmt_run_state,
+				 attr_uint(tb[KVPERF_A_RUN_STATE]));
+	fprintf(w->tty, "\rrun %u %s: %llu iterations", w->id,
+		state ? state : "running",
+		(unsigned long long)attr_uint(tb[KVPERF_A_RUN_PROGRESS]));
+	fflush(w->tty);
+	w->progress_shown = true;
+}
+
+/**
+ * run_wait_event() - look at an event while waiting for a run
+ * @w: the wait, @w->id the run
+ * @nlh: a message from the events group
+ *
+ * The run-finished event of the run ends the wait: @w->final gets a copy
+ * of it. Its progress events are shown on @w->tty; everything else
+ * (other runs, devices, malformed events) is ignored.
+ *
+ * Return: 1 when the run ended, 0 to go on waiting, -ENOMEM.
+ */
+int run_wait_event(struct run_wait *w, const struct nlmsghdr *nlh)
+{
+	struct nlattr *tb[KVPERF_A_RUN_MAX + 1];
+	struct genlmsghdr *g = nlmsg_data(nlh);
+
+	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0) ||
+	    (g->cmd != KVPERF_CMD_RUN_FINISHED_NTF &&
+	     g->cmd != KVPERF_CMD_RUN_PROGRESS_NTF))
+		return 0;
+	if (run_peek(nlh, tb, w->err) || !tb[KVPERF_A_RUN_ID] ||
+	    attr_uint(tb[KVPERF_A_RUN_ID]) != w->id)
+		return 0;
+	if (g->cmd == KVPERF_CMD_RUN_FINISHED_NTF)
+		return run_keep(w, nlh);
+	run_show_progress(w, tb);
+	return 0;
+}
+
+/**
+ * run_wait_reply() - look at the reply of the run-get that checks on a run
+ * @w: the wait
+ * @nlh: the reply
+ *
+ * A run that ended ends the wait as its run-finished event would have:
+ * the event may have been lost when the socket's buffer overflowed.
+ *
+ * Return: 1 when the run ended, 0 to go on waiting, -EINVAL after
+ * reporting a malformed reply, -ENOMEM.
+ */
+int run_wait_reply(struct run_wait *w, const struct nlmsghdr *nlh)
+{
+	struct nlattr *tb[KVPERF_A_RUN_MAX + 1];
+
+	if (run_peek(nlh, tb, w->err))
+		return -EINVAL;
+	return run_ended(tb) ? run_keep(w, nlh) : 0;
+}
+
+/**
+ * run_finish() - print a run that ended, and say how it ended
+ * @kv: the invocation
+ * @nlh: the run, from its run-finished event or a run-get
+ *
+ * Prints the run to stdout (JSON: the run object, not an array) whatever
+ * its state; a failed run adds "kvperf: run N failed: ERROR" to stderr, a
+ * stopped one "kvperf: run N stopped".
+ *
+ * Return: KVPERF_EXIT_OK if the run is done, KVPERF_EXIT_ERROR otherwise.
+ */
+int run_finish(struct kvperf *kv, const struct nlmsghdr *nlh)
+{
+	struct nlattr *tb[KVPERF_A_RUN_MAX + 1];
+	const char *error = "no reason given";
+	struct printer p;
+	uint32_t id = 0;
+	int state = -1;
+
+	if (run_peek(nlh, tb, kv->err))
+		return KVPERF_EXIT_ERROR;
+	pr_init(&p, kv->out, kv->json, kv->pretty);
+	if (run_print(&p, nlh, kv->err))
+		return KVPERF_EXIT_ERROR;
+	pr_finish(&p);
+
+	if (tb[KVPERF_A_RUN_ID])
+		id = attr_uint(tb[KVPERF_A_RUN_ID]);
+	if (tb[KVPERF_A_RUN_STATE])
+		state = attr_uint(tb[KVPERF_A_RUN_STATE]);
+	if (tb[KVPERF_A_RUN_ERROR])
+		error = nla_data(tb[KVPERF_A_RUN_ERROR]);
+	switch (state) {
+	case KVPERF_RUN_STATE_DONE:
+		return KVPERF_EXIT_OK;
+	case KVPERF_RUN_STATE_FAILED:
+		kvperf_errorf(kv, "run %u failed: %s", id, error);
+		break;
+	case KVPERF_RUN_STATE_STOPPED:
+		kvperf_errorf(kv, "run %u stopped", id);
+		break;
+	default:
+		kvperf_errorf(kv, "run %u ended in state %d", id, state);
+		break;
+	}
+	return KVPERF_EXIT_ERROR;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int wait_event_cb(struct nl_msg *msg, void *arg)
+{
+	struct run_wait *w = arg;
+
+	/* once the run has ended, the rest is not ours to look at */
+	if (w->final)
+		return NL_SKIP;
+	return run_wait_event(w, nlmsg_hdr(msg)) < 0 ? NL_STOP : NL_OK;
+}
+
+static int wait_reply_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	return run_wait_reply(arg, nlh) < 0 ? -EINVAL : 0;
+}
+
+/*
+ * The socket for the events, apart from the one for requests: an event
+ * arriving among the replies to a request would break the request.
+ */
+static int run_events_open(struct kvperf *kv, struct knl *ev, int family)
+{
+	int ret;
+
+	ev->family = family;
+	ev->sk = nl_socket_alloc();
+	if (!ev->sk) {
+		kvperf_errorf(kv, "out of memory");
+		return KVPERF_EXIT_ERROR;
+	}
+	ret = genl_connect(ev->sk);
+	if (ret < 0) {
+		kvperf_errorf(kv, "cannot open a generic netlink socket: %s",
+			      nl_geterror(ret));
+		goto err;
+	}
+	/* a run-finished event of a sweep is larger than a page */
+	nl_socket_enable_msg_peek(ev->sk);
+	nl_socket_set_buffer_size(ev->sk, 1 << 20, 0);
+	ret = knl_subscribe(kv, ev, KVPERF_MCGRP_EVENTS);
+	if (ret)
+		goto err;
+	/* events are not replies to anything we sent */
+	nl_socket_disable_seq_check(ev->sk);
+	if (nl_socket_set_nonblocking(ev->sk) < 0) {
+		kvperf_errorf(kv, "cannot make the socket non-blocking");
+		goto err;
+	}
+	return KVPERF_EXIT_OK;
+err:
+	knl_close(ev);
+	return KVPERF_EXIT_ERROR;
+}
+
+/* Read the events that are there; ask for the state if some were lost. */
+static int run_drain_events(struct kvperf *kv, struct knl *ev,
+			    struct nl_cb *cb, struct run_wait *w, bool *check)
+{
+	int err;
+
+	do {
+		err = nl_recvmsgs(ev->sk, cb);
+	} while (err >= 0 && !w->final);
+	if (w->final || err == -NLE_AGAIN)
+		return KVPERF_EXIT_OK;
+	if (err == -NLE_NOMEM) {
+		/* ENOBUFS: the run-finished event may be among the lost */
+		*check = true;
+		return KVPERF_EXIT_OK;
+	}
+	kvperf_errorf(kv, "cannot receive events: %s", nl_geterror(err));
+	return KVPERF_EXIT_ERROR;
+}
+
+/**
+ * run_wait_loop() - wait for a run to end
+ * @kv: the invocation
+ * @nl: the connection for requests
+ * @ev: the connection subscribed to the events group, non-blocking
+ * @sfd: readable when SIGINT or SIGTERM arrived (a signalfd)
+ * @w: the wait: the run's id, and @w->final once it ended
+ *
+ * The run ends with its run-finished event, or with a run-get every
+ * @w->check_ms that finds it ended: an event can be lost when the socket's
+ * buffer overflows, and then the run-get is sent at once. The first signal
+ * stops the run, which then ends as stopped with what it measured; a
+ * second one gives up waiting.
+ *
+ * Return: KVPERF_EXIT_OK with @w->final set, or KVPERF_EXIT_ERROR after
+ * printing why.
+ */
+int run_wait_loop(struct kvperf *kv, struct knl *nl, struct knl *ev,
+		  int sfd, struct run_wait *w)
+{
+	struct pollfd fds[2] = {
+		{ .fd = nl_socket_get_fd(ev->sk), .events = POLLIN },
+		{ .fd = sfd, .events = POLLIN },
+	};
+	int64_t next = now_ms() + w->check_ms, left;
+	struct signalfd_siginfo si;
+	bool check = false, stopping = false;
+	struct nl_cb *cb;
+	int ret = KVPERF_EXIT_OK;
+
+	cb = knl_event_cb(kv);
+	if (!cb)
+		return KVPERF_EXIT_ERROR;
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, wait_event_cb, w);
+
+	while (!w->final && !ret) {
+		fds[0].revents = 0;
+		fds[1].revents = 0;
+		left = next - now_ms();
+		if (!check && left > 0 &&
+		    poll(fds, 2, left > w->check_ms ? w->check_ms : left) < 0) {
+			if (errno == EINTR)
+				continue;
+			kvperf_errorf(kv, "poll: %s", strerror(errno));
+			ret = KVPERF_EXIT_ERROR;
+			break;
+		}
+		if (fds[1].revents & POLLIN) {
+			/* consume it: SIGINT and SIGTERM mean the same */
+			if (read(sfd, &si, sizeof(si)) < 0)
+				kvperf_errorf(kv, "cannot read the signal: %s",
+					      strerror(errno));
+			if (stopping) {
+				kvperf_errorf(kv, "not waiting for run %u any longer; see 'kvperf run show %u'",
+					      w->id, w->id);
+				ret = KVPERF_EXIT_ERROR;
+				break;
+			}
+			stopping = true;
+			fprintf(kv->err, "%skvperf: stopping run %u\n",
+				w->progress_shown ? "\n" : "", w->id);
+			w->progress_shown = false;
+			/* a run that just ended cannot be stopped: wait on */
+			show_request_id(kv, nl, KVPERF_CMD_RUN_STOP, &attrs_run,
+					KVPERF_A_RUN_ID, w->id, NULL, NULL);
+		}
+		if (fds[0].revents) {
+			ret = run_drain_events(kv, ev, cb, w, &check);
+			if (ret || w->final)
+				break;
+		}
+		if (check || now_ms() >= next) {
+			check = false;
+			next = now_ms() + w->check_ms;
+			ret = show_request_id(kv, nl, KVPERF_CMD_RUN_GET,
+					      &attrs_run, KVPERF_A_RUN_ID,
+					      w->id, wait_reply_cb, w);
+		}
+	}
+	nl_cb_put(cb);
+	if (w->progress_shown)
+		fputs("\r\033[K", w->tty);
+	return ret;
+}
+
+/* Start the run, and unless no-wait, wait for it and print its results. */
+static int run_start(struct kvperf *kv, const struct run_opts *o)
+{
+	struct show_reply_id r = {
+		.set = &attrs_run, .attr = KVPERF_A_RUN_ID, .err = kv->err,
+	};
+	bool wait = !run_opt(o, RUN_KW_NO_WAIT);
+	struct run_wait w = { .err = kv->err, .check_ms = RUN_CHECK_MS };
+	struct knl nl, ev = { 0 };
+	struct nl_msg *msg;
+	struct printer p;
+	int ret, sfd = -1;
+
+	ret = knl_open(kv, &nl);
+	if (ret)
+		return ret;
+	/*
+	 * Listen before starting: the run may end before the kernel's reply
+	 * with its id is read. Block the signals now, so that an early ^C
+	 * still stops the run.
+	 */
+	if (wait) {
+		ret = run_events_open(kv, &ev, nl.family);
+		if (ret)
+			goto out;
+		sfd = monitor_signalfd(kv);
+		if (sfd < 0) {
+			ret = KVPERF_EXIT_ERROR;
+			goto out;
+		}
+	}
+
+	msg = knl_msg(kv, &nl, KVPERF_CMD_RUN_START, 0);
+	if (!msg) {
+		ret = KVPERF_EXIT_ERROR;
+		goto out;
+	}
+	if (run_start_put(msg, o)) {
+		nlmsg_free(msg);
+		kvperf_errorf(kv, "out of memory");
+		ret = KVPERF_EXIT_ERROR;
+		goto out;
+	}
+	ret = knl_request(kv, &nl, msg, &attrs_run, show_get_id, &r);
+	if (ret)
+		goto out;
+	if (!r.found) {
+		kvperf_errorf(kv, "the kernel did not say the run's id");
+		ret = KVPERF_EXIT_ERROR;
+		goto out;
+	}
+	if (!wait) {
+		pr_init(&p, kv->out, kv->json, kv->pretty);
+		run_print_started(&p, r.id);
+		goto out;
+	}
+
+	w.id = r.id;
+	if (isatty(fileno(kv->err)))
+		w.tty = kv->err;
+	ret = run_wait_loop(kv, &nl, &ev, sfd, &w);
+	if (!ret)
+		ret = run_finish(kv, w.final);
+	free(w.final);
+out:
+	if (sfd >= 0)
+		close(sfd);
+	if (ev.sk)
+		knl_close(&ev);
+	knl_close(&nl);
+	return ret;
+}
+
+static int run_lat(struct kvperf *kv, struct args *a)
+{
+	struct run_opts o;
+	int ret;
+
+	ret = show_cmd_help(kv, a, &run_object, run_keywords, RUN_KW_COUNT);
+	if (ret >= 0)
+		return ret;
+	ret = run_lat_parse(kv, a, &o);
+	if (ret)
+		return ret;
+	return run_start(kv, &o);
+}
+
+static int run_bw(struct kvperf *kv, struct args *a)
+{
+	(void)a;
+	return kvperf_usage(kv, "run", "bandwidth runs are not available yet");
+}
+
+static int run_show(struct kvperf *kv, struct args *a)
+{
+	static const struct show_req req = {
+		.obj = &run_object,
+		.cmd = KVPERF_CMD_RUN_GET,
+		.set = &attrs_run,
+		.id_attr = KVPERF_A_RUN_ID,
+		.print = run_print,
+		.blank_line = true,
+	};
+
+	return show_run(kv, a, &req);
+}
+
+static int run_stop(struct kvperf *kv, struct args *a)
+{
+	return show_id_request(kv, a, &run_object, KVPERF_CMD_RUN_STOP,
+			       &attrs_run, KVPERF_A_RUN_ID);
+}
+
+static int run_delete(struct kvperf *kv, struct args *a)
+{
+	return show_id_request(kv, a, &run_object, KVPERF_CMD_RUN_DELETE,
+			       &attrs_run, KVPERF_A_RUN_ID);
+}
+
+static const struct kvperf_cmd run_show_cmd = {
+	.name = "show",
+	.summary = "show all runs, or the one given",
+	.run = run_show,
+};
+
+static const struct kvperf_cmd run_lat_cmd = {
+	.name = "lat",
+	.summary = "measure latency",
+	.run = run_lat,
+};
+
+static const struct kvperf_cmd run_bw_cmd = {
+	.name = "bw",
+	.summary = "measure bandwidth (not available yet)",
+	.run = run_bw,
+};
+
+static const struct kvperf_cmd run_stop_cmd = {
+	.name = "stop",
+	.summary = "stop a run",
+	.run = run_stop,
+};
+
+static const struct kvperf_cmd run_delete_cmd = {
+	.name = "delete",
+	.summary = "delete a run, stopping it first",
+	.run = run_delete,
+};
+
+static const struct kvperf_cmd *const run_cmds[] = {
+	&run_show_cmd,		/* the default */
+	&run_lat_cmd,
+	&run_bw_cmd,
+	&run_stop_cmd,
+	&run_delete_cmd,
+	NULL,
+};
+
+static int run_run(struct kvperf *kv, struct args *a)
+{
+	return kvperf_dispatch(kv, a, &run_object, run_cmds);
+}
+
+static void run_help(FILE *f)
+{
+	fputs("Usage: kvperf [-j [-p]] run lat op {send|write|read} addr ADDR [port PORT]\n"
+	      "              [size N | sizes all | sizes MIN-MAX] [iters N | time SEC]\n"
+	      "              [warmup N] [poll {busy|softirq|workqueue}] [inline N]\n"
+	      "              [verify] [cpu N] [timeout MS] [no-wait]\n"
+	      "       kvperf [-j [-p]] run [show [ID]]\n"
+	      "       kvperf run {stop|delete} ID\n"
+	      "       kvperf run help\n"
+	      "\n"
+	      "Benchmark runs this host's kernel drives against a kvperf server\n"
+	      "(kvperf server start on the other host).\n"
+	      "\n"
+	      "  lat     measure latency as perftest's ib_{send,write,read}_lat:\n"
+	      "          wait for the end and print perftest's table, one row\n"
+	      "          per message size. ^C stops the run and prints what it\n"
+	      "          measured. Exit status 0 when the run is done, 1 when it\n"
+	      "          failed or was stopped.\n"
+	      "  show    runs with their results; show is the default command.\n"
+	      "  stop    stop a run; it ends as stopped and keeps its results.\n"
+	      "  delete  forget a run, stopping it first if it still runs.\n"
+	      "\n"
+	      "  op       send, write or read\n"
+	      "  addr     the server's IPv4 or IPv6 address\n"
+	      "  port     the server's port (default 18515)\n"
+	      "  size     message size in bytes, K and M suffixes (default 2)\n"
+	      "  sizes    all: the powers of two from 2 B to 8 MiB (perftest -a);\n"
+	      "           MIN-MAX: MIN, doubled until MAX, e.g. 64-64K\n"
+	      "  iters    measured iterations per size (default 1000)\n"
+	      "  time     measure each size for SEC seconds instead, e.g. 0.5\n"
+	      "  warmup   unmeasured iterations before each size (default 16)\n"
+	      "  poll     completion handling (default busy)\n"
+	      "  inline   send inline up to N bytes (default 0)\n"
+	      "  verify   check the payload of every message\n"
+	      "  cpu      run the measuring thread on this CPU\n"
+	      "  timeout  fail when nothing completes for MS ms (default 5000)\n"
+	      "  no-wait  print the run's id and return at once\n"
+	      "\n"
+	      "Times are in microseconds in text, as perftest prints them, and in\n"
+	      "nanoseconds in JSON. Keywords and commands may be abbreviated to\n"
+	      "any prefix; the first in the order above wins (s is size, t time).\n"
+	      "\n"
+	      "Examples:\n"
+	      "  kvperf run lat op send addr 198.18.0.1\n"
+	      "  kvperf run lat op write addr 198.18.0.1 sizes all iters 10000\n"
+	      "  kvperf run lat op read addr fd00::1 size 4K time 0.5 poll softirq\n"
+	      "  kvperf -j run lat op send addr 198.18.0.1 size 64 verify\n"
+	      "  kvperf r l o s a 198.18.0.1 no-wait\n"
+	      "  kvperf run\n"
+	      "  kvperf -j -p run show 7\n"
+	      "  kvperf run stop 7\n"
+	      "  kvperf run delete 7\n", f);
+}
+
+const struct kvperf_cmd run_object = {
+	.name = "run",
+	.summary = "benchmark runs: start, wait, results",
+	.run = run_run,
+	.help = run_help,
+};

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The run object: benchmark runs this host's kernel drives as the client
+ * of a kvperf server.
+ */
+#ifndef KVPERF_RUN_H
+#define KVPERF_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/netlink.h>
+
+struct args;
+struct knl;
+struct kvperf;
+struct nl_msg;
+struct printer;
+
+/* the spec's limits on message sizes: 1 B to 8 MiB */
+#define RUN_SIZE_MIN		1
+#define RUN_SIZE_MAX		8388608
+/* "sizes all", as perftest -a: the powers of two from 2 B to 8 MiB */
+#define RUN_SIZES_ALL_MIN	2
+/* the spec's limits on duration-ms: 1 ms to an hour */
+#define RUN_DURATION_MS_MAX	3600000
+
+/*
+ * The keywords of "run lat", in the order prefixes resolve: the first
+ * that a prefix matches wins, so "s" is size, "t" time, "i" iters and "p"
+ * port. Entries are only ever appended, so abbreviations keep working.
+ */
+enum run_kw {
+	RUN_KW_OP,
+	RUN_KW_ADDR,
+	RUN_KW_PORT,
+	RUN_KW_SIZE,
+	RUN_KW_SIZES,
+	RUN_KW_ITERS,
+	RUN_KW_TIME,
+	RUN_KW_WARMUP,
+	RUN_KW_POLL,
+	RUN_KW_INLINE,
+	RUN_KW_VERIFY,
+	RUN_KW_CPU,
+	RUN_KW_TIMEOUT,
+	RUN_KW_NO_WAIT,
+	RUN_KW_COUNT
+};
+
+/* What "run lat" asks for; @given has bit (1 << RUN_KW_*) per keyword. */
+struct run_opts {
+	unsigned int given;
+	uint8_t type;
+	uint8_t op;
+	uint8_t addr[16];
+	int addr_len;
+	uint16_t port;
+	uint32_t size;
+	uint32_t size_max;
+	uint32_t iterations;
+	uint32_t duration_ms;
+	uint32_t warmup;
+	uint8_t poll;
+	uint32_t inline_size;
+	uint32_t cpu;
+	uint32_t timeout_ms;
+};
+
+static inline bool run_opt(const struct run_opts *o, enum run_kw kw)
+{
+	return o->given & (1U << kw);
+}
+
+int run_lat_parse(struct kvperf *kv, struct args *a, struct run_opts *o);
+int run_start_put(struct nl_msg *msg, const struct run_opts *o);
+int parse_seconds_ms(const char *s, uint32_t *ms);
+
+/* Waiting for a run to end: the state of "run lat" between its events. */
+struct run_wait {
+	uint32_t id;
+	/* the run once it ended, a copy of the message; free() it */
+	struct nlmsghdr *final;
+	/* where progress goes (a terminal), or NULL */
+	FILE *tty;
+	bool progress_shown;
+	FILE *err;
+	/* how often to ask for the run's state, in case an event was lost */
+	unsigned int check_ms;
+};
+
+int run_wait_event(struct run_wait *w, const struct nlmsghdr *nlh);
+int run_wait_reply(struct run_wait *w, const struct nlmsghdr *nlh);
+int run_wait_loop(struct kvperf *kv, struct knl *nl, struct knl *ev,
+		  int sfd, struct run_wait *w);
+int run_finish(struct kvperf *kv, const struct nlmsghdr *nlh);
+void run_print_started(struct printer *p, uint32_t id);
+
+/* run_print.c */
+int run_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err);
+int run_print_event(struct printer *p, const struct nlmsghdr *nlh,
+		    FILE *err);
+
+#endif /* KVPERF_RUN_H */

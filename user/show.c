@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Plumbing shared by the server and run objects: the ID argument, requests
+ * on one object, and show commands.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netlink/genl/genl.h>
+
+#include "args.h"
+#include "attrs.h"
+#include "fmt.h"
+#include "kvperf.h"
+#include "nl.h"
+#include "print.h"
+#include "show.h"
+
+/**
+ * show_cmd_help() - "OBJ CMD help": the object's help, as one level up
+ * @kv: the invocation
+ * @a: the words after the command
+ * @obj: the object
+ * @keywords: the command's keywords, which win over "help" for a prefix
+ * @count: how many
+ *
+ * Return: -1 if the next word does not ask for help (nothing consumed),
+ * else the exit code: the help printed, or a usage error.
+ */
+int show_cmd_help(struct kvperf *kv, struct args *a,
+		  const struct kvperf_cmd *obj, const char *const *keywords,
+		  size_t count)
+{
+	const char *w = args_peek(a);
+
+	if (!w || (strcmp(w, "help") &&
+		   (args_keyword(keywords, count, w) >= 0 ||
+		    !args_matches(w, "help"))))
+		return -1;
+	args_next(a);
+	if (!args_empty(a))
+		return kvperf_no_more_args(kv, a, obj->name);
+	obj->help(kv->out);
+	return KVPERF_EXIT_OK;
+}
+
+/**
+ * show_id_arg() - the ID argument of a command, and nothing after it
+ * @kv: the invocation
+ * @a: the words after the command
+ * @obj: the object, for usage hints
+ * @id: receives the id
+ * @given: receives whether there was one; NULL when the ID is required
+ *
+ * Return: KVPERF_EXIT_OK, or KVPERF_EXIT_USAGE after reporting.
+ */
+int show_id_arg(struct kvperf *kv, struct args *a, const char *obj,
+		uint32_t *id, bool *given)
+{
+	const char *w = args_next(a);
+
+	if (given)
+		*given = w != NULL;
+	if (!w) {
+		if (given)
+			return KVPERF_EXIT_OK;
+		return kvperf_usage(kv, obj, "missing %s ID", obj);
+	}
+	if (parse_u32(w, id))
+		return kvperf_usage(kv, obj, "invalid %s ID '%s'", obj, w);
+	return kvperf_no_more_args(kv, a, obj);
+}
+
+/**
+ * show_endpoint() - print an address attribute and its port attribute
+ * @p: the printer
+ * @addr: the address attribute (checked by attrs_parse()), or NULL
+ * @port: the port attribute, or NULL
+ * @addr_key: JSON key of the address, a string such as "198.18.0.1"
+ * @port_key: JSON key of the port, a number
+ * @fmt: text format of the two as one field, "198.18.0.1:18515" or
+ *       "[fe80::1]:18515"
+ */
+void show_endpoint(struct printer *p, const struct nlattr *addr,
+		   const struct nlattr *port, const char *addr_key,
+		   const char *port_key, const char *fmt)
+{
+	char a[FMT_ADDR_LEN], text[FMT_ADDR_LEN];
+
+	if (addr) {
+		fmt_addr(a, nla_data(addr), nla_len(addr));
+		if (port)
+			fmt_addr_port(text, nla_data(addr), nla_len(addr),
+				      attr_uint(port));
+		pr_str_as(p, addr_key, fmt, a, port ? text : a);
+	}
+	/* text shows the port with the address, or alone without one */
+	if (port)
+		pr_u64(p, port_key, addr ? NULL : "port %s", attr_uint(port));
+}
+
+/**
+ * show_get_id() - knl_reply_fn of a start command: read the new id
+ * @nlh: the reply
+ * @arg: a struct show_reply_id
+ *
+ * Return: 0, or -EINVAL after reporting a malformed reply.
+ */
+int show_get_id(const struct nlmsghdr *nlh, void *arg)
+{
+	struct show_reply_id *r = arg;
+	struct genlmsghdr *g = nlmsg_data(nlh);
+	struct attr_error aerr;
+	struct nlattr **tb;
+	int ret = -EINVAL;
+
+	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0)) {
+		fprintf(r->err, "kvperf: malformed reply from the kernel: message too short\n");
+		return -EINVAL;
+	}
+	tb = calloc(r->set->max + 1, sizeof(*tb));
+	if (!tb) {
+		fprintf(r->err, "kvperf: out of memory\n");
+		return -ENOMEM;
+	}
+	if (attrs_parse(r->set, tb, genlmsg_attrdata(g, 0),
+			genlmsg_attrlen(g, 0), &aerr)) {
+		attrs_report(r->err, &aerr);
+		goto out;
+	}
+	if (tb[r->attr]) {
+		r->id = attr_uint(tb[r->attr]);
+		r->found = true;
+	}
+	ret = 0;
+out:
+	free(tb);
+	return ret;
+}
+
+static struct nl_msg *id_msg(struct kvperf *kv, struct knl *nl, uint8_t cmd,
+			     int id_attr, const uint32_t *id)
+{
+	struct nl_msg *msg;
+
+	msg = knl_msg(kv, nl, cmd, id ? 0 : NLM_F_DUMP);
+	if (msg && id && nla_put_u32(msg, id_attr, *id) < 0) {
+		nlmsg_free(msg);
+		kvperf_errorf(kv, "out of memory");
+		return NULL;
+	}
+	return msg;
+}
+
+static int no_reply(const struct nlmsghdr *nlh, void *arg)
+{
+	(void)nlh;
+	(void)arg;
+	return 0;
+}
+
+/**
+ * show_request_id() - a do request that names one object, on an open
+ * connection
+ * @kv: the invocation
+ * @nl: the connection
+ * @cmd: the request, e.g. KVPERF_CMD_RUN_GET
+ * @set: its attribute set
+ * @id_attr: the id attribute in @set
+ * @id: the object's id
+ * @fn: called for the reply, if any; NULL when none is expected
+ * @arg: passed to @fn
+ *
+ * Return: KVPERF_EXIT_OK or KVPERF_EXIT_ERROR, the error printed.
+ */
+int show_request_id(struct kvperf *kv, struct knl *nl, uint8_t cmd,
+		    const struct attr_set *set, int id_attr, uint32_t id,
+		    int (*fn)(const struct nlmsghdr *nlh, void *arg),
+		    void *arg)
+{
+	struct nl_msg *msg = id_msg(kv, nl, cmd, id_attr, &id);
+
+	if (!msg)
+		return KVPERF_EXIT_ERROR;
+	return knl_request(kv, nl, msg, set, fn ? fn : no_reply, arg);
+}
+
+/**
+ * show_id_request() - a command that acts on one object: OBJ CMD ID
+ * @kv: the invocation
+ * @a: the words after the command
+ * @obj: the object, for help and usage hints
+ * @cmd: the request, e.g. KVPERF_CMD_RUN_STOP
+ * @set: its attribute set
+ * @id_attr: the id attribute in @set
+ *
+ * Prints nothing on success, as ip and rdma do.
+ *
+ * Return: the exit code.
+ */
+int show_id_request(struct kvperf *kv, struct args *a,
+		    const struct kvperf_cmd *obj, uint8_t cmd,
+		    const struct attr_set *set, int id_attr)
+{
+	struct knl nl;
+	uint32_t id;
+	int ret;
+
+	ret = show_cmd_help(kv, a, obj, NULL, 0);
+	if (ret >= 0)
+		return ret;
+	ret = show_id_arg(kv, a, obj->name, &id, NULL);
+	if (ret)
+		return ret;
+	ret = knl_open(kv, &nl);
+	if (ret)
+		return ret;
+	ret = show_request_id(kv, &nl, cmd, set, id_attr, id, NULL, NULL);
+	knl_close(&nl);
+	return ret;
+}
+
+struct show_ctx {
+	const struct show_req *req;
+	struct printer *p;
+	FILE *err;
+	unsigned int count;
+};
+
+static int show_reply(const struct nlmsghdr *nlh, void *arg)
+{
+	struct show_ctx *ctx = arg;
+
+	if (ctx->count++ && ctx->req->blank_line && !ctx->p->json)
+		fputc('\n', ctx->p->f);
+	return ctx->req->print(ctx->p, nlh, ctx->err);
+}
+
+/**
+ * show_run() - a show command: OBJ show [ID]
+ * @kv: the invocation
+ * @a: the words after "show"
+ * @req: the object's get request and printer
+ *
+ * Without ID, all objects (a dump), with it the one (a do request); JSON
+ * is an array either way. Output is collected first so that a failure
+ * leaves nothing half-printed on stdout, only the error on stderr.
+ *
+ * Return: the exit code.
+ */
+int show_run(struct kvperf *kv, struct args *a, const struct show_req *req)
+{
+	struct show_ctx ctx = { .req = req, .err = kv->err };
+	struct nl_msg *msg;
+	struct printer p;
+	char *buf = NULL;
+	size_t size = 0;
+	struct knl nl;
+	bool given;
+	uint32_t id;
+	FILE *mem;
+	int ret;
+
+	ret = show_cmd_help(kv, a, req->obj, NULL, 0);
+	if (ret >= 0)
+		return ret;
+	ret = show_id_arg(kv, a, req->obj->name, &id, &given);
+	if (ret)
+		return ret;
+	ret = knl_open(kv, &nl);
+	if (ret)
+		return ret;
+	msg = id_msg(kv, &nl, req->cmd, req->id_attr, given ? &id : NULL);
+	if (!msg) {
+		knl_close(&nl);
+		return KVPERF_EXIT_ERROR;
+	}
+	mem = open_memstream(&buf, &size);
+	if (!mem) {
+		nlmsg_free(msg);
+		knl_close(&nl);
+		kvperf_errorf(kv, "out of memory");
+		return KVPERF_EXIT_ERROR;
+	}
+	pr_init(&p, mem, kv->json, kv->pretty);
+	ctx.p = &p;
+	pr_arr_open(&p, NULL);
+	ret = knl_request(kv, &nl, msg, req->set, show_reply, &ctx);
+	pr_arr_close(&p);
+	pr_finish(&p);
+	knl_close(&nl);
+	if (fclose(mem)) {
+		kvperf_errorf(kv, "out of memory");
+		ret = KVPERF_EXIT_ERROR;
+	}
+	if (!ret)
+		fwrite(buf, 1, size, kv->out);
+	free(buf);
+	return ret;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the server and run objects share: the object id argument, requests
+ * that name one object by id, show commands (a get, do or dump, whose
+ * output reaches stdout only when the whole request succeeded), and the
+ * printing of address and port attributes.
+ */
+#ifndef KVPERF_SHOW_H
+#define KVPERF_SHOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/netlink.h>
+
+struct args;
+struct attr_set;
+struct nlattr;
+struct kvperf;
+struct kvperf_cmd;
+struct printer;
+
+/* Prints one reply message; 0, or -EINVAL after reporting to @err. */
+typedef int (*show_print_fn)(struct printer *p, const struct nlmsghdr *nlh,
+			     FILE *err);
+
+struct show_req {
+	const struct kvperf_cmd *obj;	/* for help and usage hints */
+	uint8_t cmd;			/* the get command */
+	const struct attr_set *set;	/* its attribute set */
+	int id_attr;			/* the id attribute in @set */
+	show_print_fn print;
+	bool blank_line;		/* text: an empty line between objects */
+};
+
+/* Where show_get_id() puts the id from the reply of a start command. */
+struct show_reply_id {
+	const struct attr_set *set;
+	int attr;
+	FILE *err;
+	uint32_t id;
+	bool found;
+};
+
+int show_get_id(const struct nlmsghdr *nlh, void *arg);
+int show_cmd_help(struct kvperf *kv, struct args *a,
+		  const struct kvperf_cmd *obj, const char *const *keywords,
+		  size_t count);
+int show_id_arg(struct kvperf *kv, struct args *a, const char *obj,
+		uint32_t *id, bool *given);
+int show_run(struct kvperf *kv, struct args *a, const struct show_req *req);
+void show_endpoint(struct printer *p, const struct nlattr *addr,
+		   const struct nlattr *port, const char *addr_key,
+		   const char *port_key, const char *fmt);
+struct knl;
+int show_request_id(struct kvperf *kv, struct knl *nl, uint8_t cmd,
+		    const struct attr_set *set, int id_attr, uint32_t id,
+		    int (*fn)(const struct nlmsghdr *nlh, void *arg),
+		    void *arg);
+int show_id_request(struct kvperf *kv, struct args *a,
+		    const struct kvperf_cmd *obj, uint8_t cmd,
+		    const struct attr_set *set, int id_attr);
+
+#endif /* KVPERF_SHOW_H */
