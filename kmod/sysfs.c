@@ -41,16 +41,16 @@ static ssize_t abi_version_show(struct kobject *kobj,
 static struct kobj_attribute abi_version_attr = __ATTR_RO(abi_version);
 
 /* What the module holds right now, for leak checks and monitoring. */
-static ssize_t run_count_show(struct kobject *kobj, struct kobj_attribute *attr,
-			 char *buf)
+static ssize_t run_count_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%u\n", kvperf_run_count());
 }
 
 static struct kobj_attribute run_count_attr = __ATTR_RO(run_count);
 
-static ssize_t server_count_show(struct kobject *kobj, struct kobj_attribute *attr,
-			    char *buf)
+static ssize_t server_count_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%u\n", kvperf_server_count());
 }
@@ -58,7 +58,7 @@ static ssize_t server_count_show(struct kobject *kobj, struct kobj_attribute *at
 static struct kobj_attribute server_count_attr = __ATTR_RO(server_count);
 
 static ssize_t connection_count_show(struct kobject *kobj,
-				struct kobj_attribute *attr, char *buf)
+				     struct kobj_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%d\n", kvperf_conns_live_count());
 }
