@@ -8,6 +8,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/gfp.h>
 #include <linux/kvperf.h>
 #include <linux/log2.h>
@@ -34,6 +35,8 @@ int kvperf_conns_live_count(void)
 
 /* Chunks are at most 2 MiB, so buffers never need high-order pages. */
 #define KVPERF_CHUNK_SHIFT_MAX	21
+/* Spin at most this long in one wait before polling with short sleeps. */
+#define KVPERF_SPIN_JIFFIES	max(1UL, msecs_to_jiffies(10))
 #define KVPERF_CQ_DEPTH		(KVPERF_SEND_DEPTH + KVPERF_RECV_DEPTH + 4)
 /* A message of the largest size spans this many chunks. */
 #define KVPERF_MAX_SGE		(KVPERF_SIZE_MAX >> KVPERF_CHUNK_SHIFT_MAX)
@@ -615,6 +618,7 @@ int kvperf_conn_wait(struct kvperf_conn *c,
 		     bool (*cond)(struct kvperf_conn *c, void *arg), void *arg)
 {
 	unsigned long deadline = jiffies + c->timeout;
+	unsigned long spin_until = jiffies + KVPERF_SPIN_JIFFIES;
 
 	for (;;) {
 		if (cond(c, arg))
@@ -631,7 +635,14 @@ int kvperf_conn_wait(struct kvperf_conn *c,
 		if (c->poll_ctx == IB_POLL_DIRECT || c->spin) {
 			if (c->poll_ctx == IB_POLL_DIRECT)
 				ib_process_cq_direct(c->cq, 16);
-			cond_resched();
+			/*
+			 * A wait this long is an outlier or an idle peer:
+			 * keep polling, but let the CPU go between rounds.
+			 */
+			if (time_after(jiffies, spin_until))
+				usleep_range(20, 50);
+			else
+				cond_resched();
 			continue;
 		}
 		wait_event_timeout(c->wq, cond(c, arg) || READ_ONCE(c->error) ||
