@@ -60,9 +60,8 @@ static int kvperf_devices_show(struct seq_file *m, void *v)
 DEFINE_SHOW_ATTRIBUTE(kvperf_devices);
 
 /*
- * Every non-empty histogram bucket of every size the run completed. The
- * values are round-trip times, before the halving of send and write
- * latency.
+ * Every non-empty histogram bucket of every size the run completed, in
+ * the run's latency (half the round trip for send and write).
  */
 static int kvperf_histogram_show(struct seq_file *m, void *v)
 {

@@ -140,7 +140,7 @@ int kvperf_lat_run_block(struct kvperf_conn *c, struct kvperf_lat_block *b)
 			return err;
 
 		if (measured)
-			kvperf_hist_record(b->hist, t1 - t0);
+			kvperf_hist_record(b->hist, (t1 - t0) / b->divisor);
 		if (b->verify &&
 		    !kvperf_lat_intact(c, b->op, b->size, seq, byte_len))
 			b->mismatches++;

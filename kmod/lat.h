@@ -19,7 +19,9 @@
  * @warmup: unmeasured iterations first
  * @op: enum kvperf_op
  * @verify: check every received payload
- * @hist: receives the round-trip time of every measured iteration
+ * @divisor: each sample is the round trip divided by this (2 for half
+ *	     the round trip), rounded down to the nanosecond
+ * @hist: receives the sample of every measured iteration
  * @mismatches: payloads that failed verification
  * @elapsed_ns: wall time of the measured iterations
  * @progress: counts every iteration, for the run's progress report
@@ -33,6 +35,7 @@ struct kvperf_lat_block {
 	u32 warmup;
 	u8 op;
 	bool verify;
+	u32 divisor;
 	struct kvperf_hist *hist;
 	u64 mismatches;
 	u64 elapsed_ns;

@@ -35,7 +35,9 @@ static u32 kvperf_runs_next;
  * @run: the run
  *
  * Return: 2 for send and write latency (half the round trip, as
- * perftest), 1 for read latency (the full round trip).
+ * perftest), 1 for read latency (the full round trip). Samples are
+ * divided before they are recorded, so every statistic, exact or from
+ * the histogram, describes the same samples.
  */
 u32 kvperf_run_divisor(const struct kvperf_run *run)
 {
@@ -242,27 +244,6 @@ static void kvperf_run_tick(void *arg)
 	kvperf_nl_run_progress(arg);
 }
 
-/* Summarize a completed size, in the op's latency. */
-static void kvperf_run_summarize(struct kvperf_run *run,
-				 struct kvperf_result *res)
-{
-	struct kvperf_stats *st = &res->stats;
-	u32 div = kvperf_run_divisor(run);
-
-	kvperf_hist_summarize(&res->hist, st);
-	if (div == 1)
-		return;
-	st->min_ns /= div;
-	st->max_ns /= div;
-	st->mean_ps = DIV_ROUND_CLOSEST_ULL(st->mean_ps, div);
-	st->stdev_ps = DIV_ROUND_CLOSEST_ULL(st->stdev_ps, div);
-	st->p50_ns /= div;
-	st->p90_ns /= div;
-	st->p99_ns /= div;
-	st->p999_ns /= div;
-	st->p9999_ns /= div;
-}
-
 static int kvperf_run_measure(struct kvperf_run *run)
 {
 	struct kvperf_conn *c = &run->conn;
@@ -278,6 +259,7 @@ static int kvperf_run_measure(struct kvperf_run *run)
 			.warmup = run->cfg.warmup,
 			.op = run->cfg.op,
 			.verify = run->cfg.verify,
+			.divisor = kvperf_run_divisor(run),
 			.hist = &res->hist,
 			.progress = &run->progress,
 			.tick = kvperf_run_tick,
@@ -290,7 +272,7 @@ static int kvperf_run_measure(struct kvperf_run *run)
 		mutex_lock(&run->lock);
 		res->mismatches = b.mismatches;
 		res->elapsed_ns = b.elapsed_ns;
-		kvperf_run_summarize(run, res);
+		kvperf_hist_summarize(&res->hist, &res->stats);
 		run->ndone = i + 1;
 		mutex_unlock(&run->lock);
 	}

@@ -54,9 +54,8 @@ struct kvperf_run_cfg {
 /**
  * struct kvperf_result - the statistics of one message size
  * @size: message size
- * @hist: the samples (round trips)
- * @stats: summary, in the op's latency (half the round trip for send
- *	   and write), filled when the size completes
+ * @hist: the samples: latencies (half the round trip for send and write)
+ * @stats: their summary, filled when the size completes
  * @mismatches: payloads that failed verification
  * @elapsed_ns: wall time of the measured iterations
  */

@@ -385,6 +385,18 @@ int kvperf_server_start(const struct sockaddr_storage *addr, const char *dev,
 	}
 	strscpy(srv->dev, dev_name(&cm_id->device->dev), sizeof(srv->dev));
 	if (dev && dev[0] && strcmp(dev, srv->dev)) {
+		bool known;
+
+		kvperf_device_lock();
+		known = kvperf_device_find(dev);
+		kvperf_device_unlock();
+		if (!known) {
+			err = -ENODEV;
+			KVPERF_SET_ERR_MSG_FMT(extack,
+					       "no RDMA device with that name",
+					       "no RDMA device named %s", dev);
+			goto err_id;
+		}
 		err = -EINVAL;
 		KVPERF_SET_ERR_MSG_FMT(extack,
 				       "the address belongs to another device",

@@ -1,0 +1,283 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Latency runs that work: against a server on $KVPERF_ADDR0, every op in
+# every poll mode completes with the iterations asked for and ordered
+# statistics; verify finds no mismatches; size ranges and "sizes all" give
+# one row per power of two under perftest's header; a timed run measures;
+# netlink, sysfs and the debugfs histogram report the same numbers for a
+# run; run delete removes its files; and the module's counters are back to
+# 0 once runs are deleted and the server is stopped.
+
+# shellcheck source=selftests/kvperf/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+ktap_print_header
+kv_require_vm
+kv_require_root
+kv_require_cli
+kv_require_rxe
+[ -x "$PY" ] || kv_skip_all "no $PY"
+kv_require_module
+
+addr=$KVPERF_ADDR0
+sysfs=/sys/kernel/kvperf
+debugfs=/sys/kernel/debug/kvperf
+ids=$KV_TMP/ids
+: >"$ids"
+# Whatever this test leaves behind is deleted, even when it fails.
+# shellcheck disable=SC2016 # expanded when the hook runs
+kv_on_exit 'for i in $(cat "$ids"); do kvperf run delete "$i"; done'
+
+# perftest's ib_send_lat header, then kvperf's own columns.
+header=' #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]   t_p90[usec]  t_p99.99[usec]  mismatches'
+
+lat() {
+	kv_py "$KV_DIR/latlib.py" "$@"
+}
+
+# The module's counters: runs and servers that exist, live RDMA
+# connections (client and server side), bytes pinned for buffers.
+counters="run_count server_count connection_count pinned_bytes"
+
+counters_are() {
+	local want=$1 c v
+
+	for c in $counters; do
+		v=$(cat "$sysfs/$c") || return 1
+		[ "$v" = "$want" ] || return 1
+	done
+}
+
+show_counters() {
+	local c
+
+	for c in $counters; do
+		echo "$c: $(cat "$sysfs/$c" 2>&1)"
+	done
+}
+
+# lat_run NAME ARGS...: kvperf -j run lat ARGS into $KV_TMP/NAME.json,
+# noting the run's id for deletion; fails unless it exits 0.
+lat_run() {
+	local name=$1 rc id
+
+	shift
+	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
+		timeout 150 kvperf -j run lat "$@"
+	rc=$?
+	id=$(json_id "$KV_TMP/$name.json") && echo "$id" >>"$ids"
+	if [ "$rc" != 0 ]; then
+		echo "kvperf -j run lat $*: exit $rc"
+		sed 's/^/stderr: /' "$KV_TMP/$name.err"
+		sed 's/^/stdout: /' "$KV_TMP/$name.json"
+		return 1
+	fi
+	[ -s "$KV_TMP/$name.err" ] && sed 's/^/stderr: /' "$KV_TMP/$name.err"
+	return 0
+}
+
+# The id of the run kvperf -j printed to FILE: {"id":N,... or
+# [{"id":N,... (the JSON is checked in full elsewhere).
+json_id() {
+	sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' "$1" | grep .
+}
+
+run_id() {
+	json_id "$KV_TMP/$1.json"
+}
+
+start_server() {
+	local out
+
+	out=$(kvperf server start addr "$addr" 2>&1) ||
+		{ echo "$out"; return 1; }
+	[[ $out =~ ^server\ ([0-9]+)\ listening\ on\ $addr:18515$ ]] ||
+		{ echo "unexpected output: '$out'"; return 1; }
+	echo "${BASH_REMATCH[1]}" >"$KV_TMP/server"
+}
+
+# op_poll OP POLL: 300 iterations of 64 bytes, done, ordered statistics.
+op_poll() {
+	local op=$1 poll=$2
+
+	lat_run "$op-$poll" op "$op" addr "$addr" size 64 iters 300 \
+		poll "$poll" || return 1
+	lat run "$KV_TMP/$op-$poll.json" --state 'done' --op "$op" --iters 300 \
+		--sizes 64 --max-err-ppm 10000 --field "poll=$poll" \
+		--field "addr=$addr" --field port=18515 \
+		--field "dev=$KVPERF_DEV0" --field size=64 \
+		--field iterations=300
+}
+
+verify_op() {
+	local op=$1
+
+	lat_run "verify-$op" op "$op" addr "$addr" size 4096 iters 100 \
+		verify || return 1
+	lat run "$KV_TMP/verify-$op.json" --state 'done' --op "$op" \
+		--iters 100 --sizes 4096 --verify
+}
+
+# table NAME SIZES ITERS ARGS...: the text table of kvperf run lat ARGS
+# has perftest's header and one row per size with ITERS iterations; the
+# run's id goes to $KV_TMP/NAME.id.
+table() {
+	local name=$1 sizes=$2 iters=$3 rc id
+
+	shift 3
+	kv_run "$KV_TMP/$name.txt" "$KV_TMP/$name.err" \
+		timeout 150 kvperf run lat "$@"
+	rc=$?
+	id=$(sed -n 's/^# run \([0-9]\+\): .*/\1/p' "$KV_TMP/$name.txt")
+	[ -n "$id" ] && echo "$id" >>"$ids" && echo "$id" >"$KV_TMP/$name.id"
+	if [ "$rc" != 0 ]; then
+		echo "kvperf run lat $*: exit $rc"
+		cat "$KV_TMP/$name.err" "$KV_TMP/$name.txt"
+		return 1
+	fi
+	grep -q "^# run $id: lat .* state done$" "$KV_TMP/$name.txt" ||
+		{ echo "no '# run N: ... state done' line:"; cat "$KV_TMP/$name.txt"; return 1; }
+	lat table "$KV_TMP/$name.txt" --sizes "$sizes" --iters "$iters" \
+		--header "$header" || { cat "$KV_TMP/$name.txt"; return 1; }
+}
+
+# show_json NAME: kvperf -j run show of the run in $KV_TMP/NAME.id.
+show_json() {
+	local id
+
+	id=$(cat "$KV_TMP/$1.id") || return 1
+	kvperf -j run show "$id" >"$KV_TMP/$1.json" ||
+		{ echo "kvperf -j run show $id failed"; return 1; }
+}
+
+timed_run() {
+	lat_run timed op send addr "$addr" size 64 time 2 || return 1
+	# The measured time is at least the time asked for.
+	lat run "$KV_TMP/timed.json" --state 'done' --op send --sizes 64 \
+		--min-iters 1 --field duration_ms=2000 \
+		--field iterations='(absent)' --min-elapsed 2000000000
+}
+
+# agree NAME: run show repeats what run lat printed, and sysfs and the
+# debugfs histogram agree with it.
+agree() {
+	local id
+
+	id=$(run_id "$1") || { echo "no run id"; return 1; }
+	kvperf -j run show "$id" >"$KV_TMP/$1.show.json" ||
+		{ echo "kvperf -j run show $id failed"; return 1; }
+	agree_files "$KV_TMP/$1.show.json" "$id" --same "$KV_TMP/$1.json"
+}
+
+# agree_files JSON ID [--same JSON2]
+agree_files() {
+	local json=$1 id=$2
+
+	shift 2
+	lat agree "$json" "$sysfs/runs/$id" "$debugfs/runs/$id/histogram" "$@" ||
+		{ echo "sysfs:"; grep -H . "$sysfs/runs/$id"/* 2>&1 | head -30
+		  echo "histogram:"; head -40 "$debugfs/runs/$id/histogram"; return 1; }
+}
+
+delete_run() {
+	local id rc
+
+	id=$(run_id "$1") || { echo "no run id"; return 1; }
+	if [ ! -d "$sysfs/runs/$id" ] || [ ! -e "$debugfs/runs/$id/histogram" ]; then
+		echo "run $id has no sysfs or debugfs directory before delete"
+		return 1
+	fi
+	kvperf run delete "$id" || { echo "run delete $id failed"; return 1; }
+	sed -i "/^$id\$/d" "$ids"
+	for d in "$sysfs/runs/$id" "$debugfs/runs/$id"; do
+		[ -e "$d" ] && { echo "$d still exists"; return 1; }
+	done
+	kv_run "$KV_TMP/out" "$KV_TMP/err" kvperf run show "$id"
+	rc=$?
+	if [ "$rc" != 1 ] || ! grep -q 'no run with that id' "$KV_TMP/err"; then
+		echo "run show $id after delete: exit $rc, want 1 and 'no run with that id'"
+		cat "$KV_TMP/err" "$KV_TMP/out"
+		return 1
+	fi
+}
+
+all_agree() {
+	show_json all || return 1
+	agree_files "$KV_TMP/all.json" "$(cat "$KV_TMP/all.id")" \
+		--run --state 'done' --op write --iters 3 --sizes "$sizes_all"
+}
+
+no_connections() {
+	if ! kv_wait 10 grep -qx 0 "$sysfs/connection_count"; then
+		echo "connection_count still $(cat "$sysfs/connection_count") 10 s after the runs"
+		return 1
+	fi
+	grep -qx 0 "$sysfs/pinned_bytes" ||
+		{ echo "pinned_bytes $(cat "$sysfs/pinned_bytes") with no connection"; return 1; }
+}
+
+clean_up() {
+	local id rc=0
+
+	while read -r id; do
+		kvperf run delete "$id" || { echo "run delete $id failed"; rc=1; }
+	done < <(sort -un "$ids")
+	: >"$ids"
+	kvperf server stop "$(cat "$KV_TMP/server")" ||
+		{ echo "server stop failed"; rc=1; }
+	[ "$(kvperf -j run show)" = "[]" ] ||
+		{ echo "runs left: $(kvperf -j run show)"; rc=1; }
+	[ "$(kvperf -j server show)" = "[]" ] ||
+		{ echo "servers left: $(kvperf -j server show)"; rc=1; }
+	if ! kv_wait 10 counters_are 0; then
+		show_counters
+		rc=1
+	fi
+	return "$rc"
+}
+
+kv_dmesg_mark
+ktap_set_plan 24
+
+kv_check "server start addr $addr: 'server N listening on $addr:18515'" \
+	start_server || kv_bail "no server, no runs"
+kv_on_exit "kvperf server stop $(cat "$KV_TMP/server")"
+
+for op in send write read; do
+	for poll in busy softirq workqueue; do
+		kv_check "$op, poll $poll: 300 iterations of 64 B, done, min <= p50 <= p99 <= max" \
+			op_poll "$op" "$poll"
+	done
+done
+for op in send write read; do
+	kv_check "$op verify, 100 iterations of 4 KiB: no mismatches" \
+		verify_op "$op"
+done
+kv_check "sizes 2-64 iters 50: perftest's header and rows for 2, 4, ..., 64" \
+	table range 2,4,8,16,32,64 50 op send addr "$addr" sizes 2-64 iters 50
+sizes_all=$(for ((s = 2; s <= 8388608; s *= 2)); do printf '%s,' "$s"; done)
+sizes_all=${sizes_all%,}
+start=$SECONDS
+# warmup 1: the default 16 warmups per size would triple the time spent.
+kv_check "write sizes all iters 3 warmup 1: 23 rows, 2 B to 8 MiB" \
+	table all "$sizes_all" 3 op write addr "$addr" sizes all iters 3 \
+	warmup 1
+ktap_print_msg "sizes all took $((SECONDS - start)) s"
+kv_check "time 2: iterations > 0, all percentiles, at least 2 s measured" \
+	timed_run
+for op in send write read; do
+	kv_check "$op: run show, sysfs and the debugfs histogram agree" \
+		agree "$op-busy"
+done
+kv_check "sizes all: run show has the 23 sizes; sysfs shows the last, 8 MiB" \
+	all_agree
+kv_check "no connection and nothing pinned once the runs ended" \
+	no_connections
+kv_check "run delete removes the run's sysfs and debugfs directories" \
+	delete_run send-softirq
+kv_check "runs deleted, server stopped: run_count, server_count, connection_count, pinned_bytes are 0" \
+	clean_up
+kv_dmesg_check
+
+ktap_finished

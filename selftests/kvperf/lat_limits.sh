@@ -1,0 +1,414 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The limits of servers and latency runs, and malformed requests: what the
+# tool can judge alone is a usage error (exit 2); everything else is
+# refused by the kernel (exit 1) with its extack message, and the same
+# checks hold for raw generic-netlink requests that bypass the tool.
+# Range limits, unknown ids, addresses no device has, the listener, run
+# and pinned-memory limits; the largest message size works; afterwards a
+# run still completes and the module's counters are clean.
+
+# shellcheck source=selftests/kvperf/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+ktap_print_header
+kv_require_vm
+kv_require_root
+kv_require_cli
+kv_require_rxe
+[ -x "$PY" ] || kv_skip_all "no $PY"
+kv_require_module
+
+addr=$KVPERF_ADDR0
+sysfs=/sys/kernel/kvperf
+stall=/sys/kernel/debug/kvperf/stall_servers
+pinned_param=/sys/module/kvperf/parameters/max_pinned_mb
+[ -w "$stall" ] || kv_skip_all "no $stall (debugfs not mounted?)"
+[ -w "$pinned_param" ] || kv_skip_all "no $pinned_param"
+max_pinned_mb=$(cat "$pinned_param")
+# An address nothing routes to: the run fails at once, resolving it.
+nowhere=10.9.9.9
+
+kv_on_exit "echo $max_pinned_mb > $pinned_param"
+kv_on_exit "echo N > $stall"
+# shellcheck disable=SC2016 # expanded when the hook runs
+kv_on_exit 'for i in $(kvperf -j run show | grep -o "\"id\":[0-9]*" | cut -d: -f2); do kvperf run delete "$i"; done'
+# shellcheck disable=SC2016
+kv_on_exit 'for i in $(kvperf -j server show | grep -o "{\"id\":[0-9]*" | cut -d: -f2); do kvperf server stop "$i"; done'
+
+lat() {
+	kv_py "$KV_DIR/latlib.py" "$@"
+}
+
+# usage_error REGEX ARGS...: kvperf ARGS exits 2 with a message matching
+# REGEX on stderr and nothing on stdout.
+usage_error() {
+	local re=$1 rc
+
+	shift
+	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout 20 kvperf "$@"
+	rc=$?
+	if [ "$rc" != 2 ] || ! grep -qE -- "^kvperf: .*($re)" "$KV_TMP/err" ||
+	   [ -s "$KV_TMP/out" ]; then
+		echo "kvperf $*: exit $rc, want 2 and /$re/ on stderr only"
+		sed 's/^/stdout: /' "$KV_TMP/out"
+		sed 's/^/stderr: /' "$KV_TMP/err"
+		return 1
+	fi
+}
+
+# refused MSG STRERROR [ATTR] -- ARGS...: kvperf ARGS exits 1 with
+# "kvperf: kernel refused the request: MSG (STRERROR)", MSG an extended
+# regex, naming the offending attribute ATTR when given.
+refused() {
+	local msg=$1 strerr=$2 attr='' rc
+
+	shift 2
+	if [ "$1" != -- ]; then
+		attr=$1
+		shift
+	fi
+	shift
+	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout 20 kvperf "$@"
+	rc=$?
+	if [ "$rc" != 1 ] ||
+	   ! grep -qE -- "^kvperf: kernel refused the request: ($msg) \($strerr\)$" "$KV_TMP/err" ||
+	   { [ -n "$attr" ] && ! grep -qx "kvperf: offending attribute: $attr" "$KV_TMP/err"; }; then
+		echo "kvperf $*: exit $rc, want 1 and"
+		echo "  'kvperf: kernel refused the request: $msg ($strerr)'"
+		[ -n "$attr" ] && echo "  'kvperf: offending attribute: $attr'"
+		sed 's/^/stdout: /' "$KV_TMP/out"
+		sed 's/^/stderr: /' "$KV_TMP/err"
+		return 1
+	fi
+}
+
+# Raw requests the tool would not send, "DESCRIPTION|ANSWER|REQUEST":
+# the kernel answers each with ANSWER, "ERRNO: extack message" (an
+# extended regex for the whole line).
+range="ERANGE: integer out of range"
+raw_cases=(
+	"run-start size 0|$range|run-start op=send addr=$addr size=0"
+	"run-start size 8388609|$range|run-start op=send addr=$addr size=8388609"
+	"run-start size-max 8388609|$range|run-start op=send addr=$addr size_max=8388609"
+	"run-start iterations 0|$range|run-start op=send addr=$addr iterations=0"
+	"run-start iterations 100000001|$range|run-start op=send addr=$addr iterations=100000001"
+	"run-start duration-ms 0|$range|run-start op=send addr=$addr duration_ms=0"
+	"run-start duration-ms 3600001|$range|run-start op=send addr=$addr duration_ms=3600001"
+	"run-start warmup 1000001|$range|run-start op=send addr=$addr warmup=1000001"
+	"run-start timeout-ms 9|$range|run-start op=send addr=$addr timeout_ms=9"
+	"run-start timeout-ms 600001|$range|run-start op=send addr=$addr timeout_ms=600001"
+	"run-start inline 4097|$range|run-start op=send addr=$addr inline=4097"
+	"run-start op 3|$range|run-start op=3 addr=$addr"
+	"run-start poll 3|$range|run-start op=send addr=$addr poll=3"
+	"run-start type 2 (neither lat nor bw)|$range|run-start type=2 op=send addr=$addr"
+	"run-start port 0|$range|run-start op=send addr=$addr port=0"
+	"run-start size-max < size|EINVAL: kvperf: size-max is smaller than size|run-start op=send addr=$addr size=64 size_max=2"
+	"run-start iterations and duration-ms|EINVAL: kvperf: iterations and duration-ms exclude each other|run-start op=send addr=$addr iterations=10 duration_ms=1000"
+	"run-start type bw|EOPNOTSUPP: kvperf: bandwidth runs are not implemented yet|run-start type=bw op=send addr=$addr"
+	"run-start no op|EINVAL: kvperf: missing operation \(send, write or read\)|run-start addr=$addr"
+	"run-start no addr|EINVAL: kvperf: missing server address|run-start op=send"
+	"run-start an 8-byte address|EINVAL: kvperf: an address is 4 \(IPv4\) or 16 \(IPv6\) bytes|run-start op=send addr=0xc612000100000000"
+	"run-start a 3-byte address|ERANGE: binary attribute size out of range|run-start op=send addr=0xc61200"
+	"run-start read with inline|EINVAL: kvperf: inline applies to send and write only|run-start op=read addr=$addr inline=64"
+	"run-get id 0|$range|run-get id=0"
+	"run-get id 9999|ENOENT: kvperf: no run with that id|run-get id=9999"
+	"run-stop id 9999|ENOENT: kvperf: no run with that id|run-stop id=9999"
+	"run-delete without id|EINVAL: kvperf: missing run id|run-delete"
+	"server-start without addr|EINVAL: kvperf: missing address to listen on|server-start port=3000"
+	"server-start on 198.18.5.5|EADDRNOTAVAIL: kvperf: cannot bind: no RDMA device has that address|server-start addr=198.18.5.5"
+	"server-stop id 9999|ENOENT: kvperf: no server with that id|server-stop id=9999"
+	"server-stop without id|EINVAL: kvperf: missing server id|server-stop"
+)
+
+# One result per case, from one python process (its start-up is slow
+# under TCG).
+raw_results() {
+	local i c desc want got
+
+	for c in "${raw_cases[@]}"; do
+		echo "${c##*|}"
+	done | lat nl - >"$KV_TMP/raw.out" 2>&1
+	for i in "${!raw_cases[@]}"; do
+		c=${raw_cases[i]}
+		desc=${c%%|*}
+		want=${c#*|}
+		want=${want%|*}
+		got=$(sed -n "$((i + 1))p" "$KV_TMP/raw.out")
+		kv_result "raw $desc: ${want//\\/}" \
+			"$(grep -qxE -- "$want" <<<"$got"; echo $?)" \
+			"${c##*|}: ${got:-no answer}$([ "$i" = 0 ] && printf '\n%s' "$(head -5 "$KV_TMP/raw.out")")"
+	done
+}
+
+no_such_run() {
+	local c
+
+	for c in show stop delete; do
+		refused "no run with that id" "No such file or directory" id \
+			-- run "$c" 9999 || return 1
+	done
+}
+
+no_such_server() {
+	local c
+
+	for c in show stop; do
+		refused "no server with that id" "No such file or directory" id \
+			-- server "$c" 9999 || return 1
+	done
+}
+
+nothing_created() {
+	[ "$(kvperf -j run show)" = "[]" ] ||
+		{ echo "runs: $(kvperf -j run show)"; return 1; }
+	server_count_is 1
+}
+
+start_server() {
+	local out
+
+	out=$(kvperf -j server start addr "$addr" "$@" 2>&1) ||
+		{ echo "$out"; return 1; }
+	sed -n 's/^{"id":\([0-9]\+\),.*/\1/p' <<<"$out" | grep -q . ||
+		{ echo "unexpected output '$out'"; return 1; }
+}
+
+server_count_is() {
+	[ "$(cat "$sysfs/server_count")" = "$1" ] && return 0
+	echo "server_count $(cat "$sysfs/server_count"), want $1"
+	return 1
+}
+
+# Eight listeners in all (the one on the default port and seven more);
+# the ninth is refused.
+listeners() {
+	local p
+
+	for p in 3001 3002 3003 3004 3005 3006 3007; do
+		start_server port "$p" || return 1
+	done
+	server_count_is 8 || return 1
+	refused "too many listeners \(at most 8\)" "No space left on device" \
+		-- server start addr "$addr" port 3008 || return 1
+	server_count_is 8
+}
+
+stop_extra_servers() {
+	local i
+
+	for i in $(kvperf -j server show | grep -o '{"id":[0-9]*,"addr":"[^"]*","port":300[0-9]' |
+		   sed 's/{"id":\([0-9]*\),.*/\1/'); do
+		kvperf server stop "$i" || { echo "server stop $i failed"; return 1; }
+	done
+	server_count_is 1
+}
+
+pinned_limit() {
+	echo 1 >"$pinned_param" || return 1
+	refused "pinned-memory limit reached \(module parameter max_pinned_mb\)" \
+		"Cannot allocate memory" -- run lat op write addr "$addr" \
+		size 4M iters 1
+}
+
+# Client and server share the module's limit here: 2 x 512 KiB for the
+# run fit in 1 MiB, the server's 2 x 512 KiB more do not.
+pinned_server() {
+	local rc
+
+	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout 60 \
+		kvperf run lat op write addr "$addr" size 512K iters 1
+	rc=$?
+	echo "$max_pinned_mb" >"$pinned_param"
+	if [ "$rc" != 1 ] ||
+	   ! grep -qE "^kvperf: run [0-9]+ failed: the server's pinned-memory limit is reached" "$KV_TMP/err"; then
+		echo "exit $rc"
+		cat "$KV_TMP/err" "$KV_TMP/out"
+		return 1
+	fi
+	grep -qx 0 "$sysfs/pinned_bytes" ||
+		{ echo "pinned_bytes $(cat "$sysfs/pinned_bytes") after the run"; return 1; }
+}
+
+largest() {
+	kv_run "$KV_TMP/big.json" "$KV_TMP/big.err" timeout 120 \
+		kvperf -j run lat op write addr "$addr" size 8M iters 1 warmup 0 ||
+		{ cat "$KV_TMP/big.err" "$KV_TMP/big.json"; return 1; }
+	lat run "$KV_TMP/big.json" --state 'done' --sizes 8388608 --iters 1
+}
+
+# Eight runs kept in progress by silent servers (they connect, then
+# nothing completes before their 600 s timeout): a ninth is refused.
+in_progress() {
+	local i out
+
+	echo Y >"$stall" || return 1
+	: >"$KV_TMP/busy"
+	for i in 1 2 3 4 5 6 7 8; do
+		out=$(kvperf -j run lat op send addr "$addr" iters 10 \
+		      timeout 600000 no-wait 2>&1) ||
+			{ echo "run $i: $out"; return 1; }
+		sed -n 's/^{"id":\([0-9]\+\)}$/\1/p' <<<"$out" >>"$KV_TMP/busy"
+	done
+	[ "$(wc -l <"$KV_TMP/busy")" = 8 ] || { echo "8 ids expected"; return 1; }
+	refused "too many runs in progress \(at most 8\)" \
+		"Device or resource busy" -- run lat op send addr "$addr" \
+		iters 10 no-wait
+}
+
+all_stopped() {
+	local i
+
+	while read -r i; do
+		grep -qx stopped "$sysfs/runs/$i/state" || return 1
+	done <"$KV_TMP/busy"
+}
+
+stop_busy() {
+	local i
+
+	while read -r i; do
+		kvperf run stop "$i" || { echo "run stop $i failed"; return 1; }
+	done <"$KV_TMP/busy"
+	echo N >"$stall"
+	kv_wait 10 all_stopped ||
+		{ echo "not all stopped after 10 s:"; kvperf run show | grep '^# run'; return 1; }
+}
+
+# Runs that fail at once fill the 32 places; the 33rd run is refused.
+kept() {
+	local n i
+
+	n=$(cat "$sysfs/run_count")
+	for ((i = n; i < 32; i++)); do
+		echo "run-start op=send addr=$nowhere iterations=1"
+	done | lat nl --retry-busy - >"$KV_TMP/fill.out"
+	grep -v '^OK: $' "$KV_TMP/fill.out" && return 1
+	[ "$(cat "$sysfs/run_count")" = 32 ] ||
+		{ echo "run_count $(cat "$sysfs/run_count"), want 32"; return 1; }
+	refused "too many runs kept \(at most 32\): delete finished runs" \
+		"No space left on device" -- run lat op send addr "$addr" \
+		iters 1 || return 1
+	[ "$(cat "$sysfs/run_count")" = 32 ] ||
+		{ echo "run_count $(cat "$sysfs/run_count") after the refusal"; return 1; }
+}
+
+# Raw run-delete requests, all from one process.
+delete_all() {
+	find "$sysfs/runs" -mindepth 1 -maxdepth 1 -type d -printf 'run-delete id=%f\n' |
+		lat nl - >"$KV_TMP/delete.out"
+	grep -v '^OK: $' "$KV_TMP/delete.out" && return 1
+	grep -qx 0 "$sysfs/run_count" ||
+		{ echo "run_count $(cat "$sysfs/run_count")"; return 1; }
+}
+
+still_works() {
+	kv_run "$KV_TMP/last.json" "$KV_TMP/last.err" timeout 60 \
+		kvperf -j run lat op send addr "$addr" size 64 iters 100 ||
+		{ cat "$KV_TMP/last.err" "$KV_TMP/last.json"; return 1; }
+	lat run "$KV_TMP/last.json" --state 'done' --sizes 64 --iters 100
+}
+
+counters_zero() {
+	local c
+
+	for c in run_count server_count connection_count pinned_bytes; do
+		grep -qx 0 "$sysfs/$c" || return 1
+	done
+}
+
+clean() {
+	local i
+
+	delete_all || return 1
+	for i in $(kvperf -j server show | grep -o '{"id":[0-9]*' | cut -d: -f2); do
+		kvperf server stop "$i" || { echo "server stop $i failed"; return 1; }
+	done
+	kv_wait 10 counters_zero && return 0
+	grep -H . "$sysfs"/*_count "$sysfs/pinned_bytes"
+	return 1
+}
+
+case "${KVPERF_KVER:-$(uname -r)}" in
+6.1.*) belongs="the address belongs to another device" ;;
+*) belongs="the address belongs to $KVPERF_DEV0, not $KVPERF_DEV1" ;;
+esac
+
+kv_dmesg_mark
+ktap_set_plan 67
+
+kv_check "server start addr $addr" start_server || kv_bail "no server"
+
+# What the tool judges alone: exit 2.
+kv_check "size 0: usage error" \
+	usage_error "out of range" run lat op send addr "$addr" size 0
+kv_check "size 8388609: usage error" \
+	usage_error "out of range" run lat op send addr "$addr" size 8388609
+kv_check "sizes 64-2: usage error" \
+	usage_error "MIN is larger than MAX" run lat op send addr "$addr" sizes 64-2
+kv_check "time 3601: usage error" \
+	usage_error "out of range" run lat op send addr "$addr" time 3601
+kv_check "iters and time together: usage error" \
+	usage_error "exclude each other" run lat op send addr "$addr" iters 10 time 1
+kv_check "run bw: usage error, not available" \
+	usage_error "bandwidth" run bw op send addr "$addr"
+kv_check "op foo: usage error" \
+	usage_error "unknown op 'foo'" run lat op foo addr "$addr"
+kv_check "no addr: usage error" \
+	usage_error "missing addr" run lat op send
+kv_check "addr 1.2.3: usage error" \
+	usage_error "invalid address '1.2.3'" run lat op send addr 1.2.3
+
+# The kernel's limits through the tool: exit 1 and the kernel's message.
+cli_range="integer out of range"
+erange="Numerical result out of range"
+kv_check "iters 0: refused, out of range" \
+	refused "$cli_range" "$erange" iterations -- run lat op send addr "$addr" iters 0
+kv_check "iters 100000001: refused, out of range" \
+	refused "$cli_range" "$erange" iterations -- run lat op send addr "$addr" iters 100000001
+kv_check "warmup 1000001: refused, out of range" \
+	refused "$cli_range" "$erange" warmup -- run lat op send addr "$addr" warmup 1000001
+kv_check "timeout 9: refused, out of range" \
+	refused "$cli_range" "$erange" timeout-ms -- run lat op send addr "$addr" timeout 9
+kv_check "timeout 600001: refused, out of range" \
+	refused "$cli_range" "$erange" timeout-ms -- run lat op send addr "$addr" timeout 600001
+kv_check "inline 4097: refused, out of range" \
+	refused "$cli_range" "$erange" inline -- run lat op send addr "$addr" inline 4097
+kv_check "read with inline 64: refused, 'inline applies to send and write only'" \
+	refused "inline applies to send and write only" "Invalid argument" inline \
+	-- run lat op read addr "$addr" inline 64
+kv_check "cpu 9999: refused, 'that CPU is not online'" \
+	refused "that CPU is not online" "Invalid argument" cpu \
+	-- run lat op send addr "$addr" cpu 9999
+kv_check "run show/stop/delete 9999: 'no run with that id'" no_such_run
+kv_check "server show/stop 9999: 'no server with that id'" no_such_server
+kv_check "server start on 198.18.5.5: 'cannot bind: no RDMA device has that address'" \
+	refused "cannot bind: no RDMA device has that address" \
+	"Cannot assign requested address" -- server start addr 198.18.5.5
+kv_check "server start dev $KVPERF_DEV1 addr $addr: '$belongs'" \
+	refused "$belongs" "Invalid argument" \
+	-- server start dev "$KVPERF_DEV1" addr "$addr" port 3000
+kv_check "server start on $addr twice: 'address and port already in use'" \
+	refused "address and port already in use" "Address already in use" \
+	-- server start addr "$addr"
+kv_check "8 listeners; the 9th: 'too many listeners (at most 8)'" listeners
+kv_check "the 7 extra listeners stop" stop_extra_servers
+kv_check "max_pinned_mb 1, size 4M: 'pinned-memory limit reached'" pinned_limit
+kv_check "max_pinned_mb 1, size 512K: the server's limit fails the run" \
+	pinned_server
+kv_check "size 8M, the largest, completes" largest
+kv_check "8 runs in progress; the 9th: 'too many runs in progress (at most 8)'" \
+	in_progress
+kv_check "the 8 runs stop" stop_busy
+kv_check "32 runs kept; the 33rd: 'too many runs kept (at most 32)'" kept
+kv_check "all runs delete (raw run-delete)" delete_all
+
+# The kernel's own checks, without the tool's: one raw request each.
+raw_results
+kv_check "nothing was created by the refused requests" nothing_created
+kv_check "afterwards a 100-iteration run completes" still_works
+kv_check "runs deleted, server stopped: counters are 0" clean
+kv_dmesg_check
+
+ktap_finished
