@@ -29,13 +29,19 @@ static int __init kvperf_init(void)
 	if (err)
 		goto err_debugfs;
 
-	err = kvperf_nl_init();
+	err = kvperf_servers_init();
 	if (err)
 		goto err_device;
+
+	err = kvperf_nl_init();
+	if (err)
+		goto err_servers;
 
 	pr_info("version %s loaded\n", KVPERF_VERSION);
 	return 0;
 
+err_servers:
+	kvperf_servers_exit();
 err_device:
 	kvperf_device_exit();
 err_debugfs:

@@ -12,6 +12,7 @@
 #include <linux/kvperf.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <net/genetlink.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
@@ -25,6 +26,13 @@
 static LIST_HEAD(kvperf_servers);
 static DEFINE_MUTEX(kvperf_servers_mutex);
 static u32 kvperf_server_next_id = 1;
+/* stops listeners whose device went away, outside the CM handler */
+static struct workqueue_struct *kvperf_server_wq;
+
+struct kvperf_server_reaper {
+	struct work_struct work;
+	u32 id;
+};
 
 /* Why a connect request was refused, in the reject's private data. */
 enum {
@@ -265,6 +273,31 @@ err_unpin:
 	return kvperf_server_reject(id, KVPERF_REJ_RESOURCES);
 }
 
+static void kvperf_server_reaper_fn(struct work_struct *work)
+{
+	struct kvperf_server_reaper *r =
+		container_of(work, struct kvperf_server_reaper, work);
+
+	/* -ENOENT when it was stopped meanwhile: nothing left to do */
+	kvperf_server_stop(r->id);
+	kfree(r);
+}
+
+/*
+ * The server cannot be stopped from its own CM handler (stopping waits
+ * for its connections' handlers), so a work item does it.
+ */
+static void kvperf_server_reap_later(u32 id)
+{
+	struct kvperf_server_reaper *r = kmalloc(sizeof(*r), GFP_KERNEL);
+
+	if (!r)
+		return;
+	INIT_WORK(&r->work, kvperf_server_reaper_fn);
+	r->id = id;
+	queue_work(kvperf_server_wq, &r->work);
+}
+
 static int kvperf_server_listener_event(struct kvperf_server *srv,
 					struct rdma_cm_id *id,
 					const struct rdma_cm_event *ev)
@@ -280,8 +313,9 @@ static int kvperf_server_listener_event(struct kvperf_server *srv,
 		destroy = 1;
 	}
 	mutex_unlock(&srv->lock);
-	pr_info("server %u: its device was removed; no longer listening\n",
-		srv->id);
+	if (destroy)
+		kvperf_server_reap_later(srv->id);
+	pr_info("server %u: its device was removed; stopping it\n", srv->id);
 	return destroy;
 }
 
@@ -479,6 +513,17 @@ int kvperf_server_stop(u32 id)
 }
 
 /**
+ * kvperf_servers_init() - prepare for listeners, at module init
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kvperf_servers_init(void)
+{
+	kvperf_server_wq = alloc_workqueue("kvperf_server", 0, 0);
+	return kvperf_server_wq ? 0 : -ENOMEM;
+}
+
+/**
  * kvperf_servers_exit() - stop every server, at module exit
  */
 void kvperf_servers_exit(void)
@@ -491,4 +536,6 @@ void kvperf_servers_exit(void)
 	kvperf_servers_unlock();
 	list_for_each_entry_safe(srv, tmp, &servers, node)
 		kvperf_server_destroy(srv);
+	/* no listener is left to queue work; wait for what was queued */
+	destroy_workqueue(kvperf_server_wq);
 }

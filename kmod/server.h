@@ -86,6 +86,7 @@ void kvperf_servers_unlock(void);
 struct kvperf_server *kvperf_server_find(u32 id);
 struct list_head *kvperf_server_list(void);
 void kvperf_server_reap(struct kvperf_server *srv);
+int kvperf_servers_init(void);
 void kvperf_servers_exit(void);
 unsigned int kvperf_server_count(void);
 

@@ -331,16 +331,19 @@ dev9_removed() {
 	error_matches "$id" "the RDMA device was removed|the server closed the connection"
 }
 
-# The listener on the removed device may stay listed (it no longer
-# listens); stopping it leaves only the server on $addr.
+server_gone() {
+	! kvperf server show "$1" >/dev/null 2>&1
+}
+
+# The listener on the removed device stops by itself, leaving only the
+# server on $addr.
 dev9_cleaned() {
 	local sid
 
 	all_freed || return 1
 	sid=$(cat "$KV_TMP/nine.sid")
-	if kvperf server show "$sid" >/dev/null 2>&1; then
-		kvperf server stop "$sid" || { echo "server stop $sid failed"; return 1; }
-	fi
+	kv_wait 5 server_gone "$sid" ||
+		{ echo "server $sid still listed after its device went"; return 1; }
 	grep -qx 1 "$sysfs/server_count" ||
 		{ echo "server_count $(cat "$sysfs/server_count"), want 1"; return 1; }
 	ip link del "$nd9"
