@@ -146,14 +146,8 @@ static dma_addr_t kvperf_buf_dma(struct kvperf_buf *b, size_t off)
 	return sg_dma_address(sg) + (off & ((1UL << b->chunk_shift) - 1));
 }
 
-/**
- * kvperf_buf_for_cpu() - make the device's writes to a buffer visible
- * @c: the connection
- * @b: the buffer
- * @len: how much of it
- */
-void kvperf_buf_for_cpu(struct kvperf_conn *c, struct kvperf_buf *b,
-			size_t len)
+static void kvperf_buf_sync(struct kvperf_conn *c, struct kvperf_buf *b,
+			    size_t len, bool for_cpu)
 {
 	struct scatterlist *sg;
 	size_t left = len;
@@ -164,10 +158,27 @@ void kvperf_buf_for_cpu(struct kvperf_conn *c, struct kvperf_buf *b,
 
 		if (!n)
 			break;
-		ib_dma_sync_single_for_cpu(c->ibdev, sg_dma_address(sg), n,
-					   DMA_BIDIRECTIONAL);
+		if (for_cpu)
+			ib_dma_sync_single_for_cpu(c->ibdev, sg_dma_address(sg),
+						   n, DMA_BIDIRECTIONAL);
+		else
+			ib_dma_sync_single_for_device(c->ibdev,
+						      sg_dma_address(sg), n,
+						      DMA_BIDIRECTIONAL);
 		left -= n;
 	}
+}
+
+/**
+ * kvperf_buf_for_cpu() - make the device's writes to a buffer visible
+ * @c: the connection
+ * @b: the buffer
+ * @len: how much of it
+ */
+void kvperf_buf_for_cpu(struct kvperf_conn *c, struct kvperf_buf *b,
+			size_t len)
+{
+	kvperf_buf_sync(c, b, len, true);
 }
 
 /**
@@ -179,19 +190,7 @@ void kvperf_buf_for_cpu(struct kvperf_conn *c, struct kvperf_buf *b,
 void kvperf_buf_for_device(struct kvperf_conn *c, struct kvperf_buf *b,
 			   size_t len)
 {
-	struct scatterlist *sg;
-	size_t left = len;
-	unsigned int i;
-
-	for_each_sg(b->sgt.sgl, sg, b->nents, i) {
-		size_t n = min_t(size_t, left, sg_dma_len(sg));
-
-		if (!n)
-			break;
-		ib_dma_sync_single_for_device(c->ibdev, sg_dma_address(sg), n,
-					      DMA_BIDIRECTIONAL);
-		left -= n;
-	}
+	kvperf_buf_sync(c, b, len, false);
 }
 
 /**
