@@ -134,8 +134,14 @@ u8 *kvperf_buf_ptr(struct kvperf_buf *b, size_t off)
 	       (off & mask);
 }
 
-/* DMA address of a byte of a buffer. */
-static dma_addr_t kvperf_buf_dma(struct kvperf_buf *b, size_t off)
+/**
+ * kvperf_buf_dma() - DMA address of a byte of a buffer
+ * @b: the buffer
+ * @off: offset of the byte
+ *
+ * Return: the address.
+ */
+dma_addr_t kvperf_buf_dma(struct kvperf_buf *b, size_t off)
 {
 	struct scatterlist *sg;
 	unsigned int i, idx = off >> b->chunk_shift;
