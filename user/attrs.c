@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 #include <linux/kvperf.h>
+#include <netlink/genl/genl.h>
 
 #include "attrs.h"
 #include "compiler.h"
@@ -246,6 +247,55 @@ void attrs_report(FILE *f, const struct attr_error *err)
 {
 	fprintf(f, "kvperf: malformed reply from the kernel: attribute %s.%s has length %d\n",
 		err->set->name, attrs_name(err->set, err->type), err->len);
+}
+
+/**
+ * attrs_parse_reply() - index and check a genetlink reply before printing
+ * @nlh: the message
+ * @set: the set of its top-level attributes
+ * @tb: receives them, indexed by type (@set->max + 1 entries)
+ * @nest_type: a multi-attr nest every instance of which is checked too,
+ *	       or 0 for none
+ * @nest_set: the set of the attributes inside those nests
+ * @err: where to report a malformed message
+ *
+ * Return: 0, or -EINVAL after reporting; nothing should be printed then.
+ */
+int attrs_parse_reply(const struct nlmsghdr *nlh, const struct attr_set *set,
+		      struct nlattr **tb, int nest_type,
+		      const struct attr_set *nest_set, FILE *err)
+{
+	struct nlattr *ntb[ATTRS_MAX_TYPE + 1];
+	struct genlmsghdr *g = nlmsg_data(nlh);
+	struct attr_error aerr;
+	struct nlattr *nla;
+	int rem;
+
+	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0)) {
+		fprintf(err, "kvperf: malformed reply from the kernel: message too short\n");
+		return -EINVAL;
+	}
+	if (attrs_parse(set, tb, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0),
+			&aerr))
+		goto malformed;
+	if (!nest_type)
+		return 0;
+	if (nest_set->max > ATTRS_MAX_TYPE) {
+		fprintf(err, "kvperf: internal error: set %s too large\n",
+			nest_set->name);
+		return -EINVAL;
+	}
+	nla_for_each_attr(nla, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0),
+			  rem)
+		if (nla_type(nla) == nest_type &&
+		    attrs_parse(nest_set, ntb, nla_data(nla), nla_len(nla),
+				&aerr))
+			goto malformed;
+	return 0;
+
+malformed:
+	attrs_report(err, &aerr);
+	return -EINVAL;
 }
 
 /**

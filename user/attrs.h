@@ -59,6 +59,12 @@ int attrs_parse(const struct attr_set *set, struct nlattr **tb,
 		struct nlattr *head, int len, struct attr_error *err);
 const char *attrs_name(const struct attr_set *set, int type);
 void attrs_report(FILE *f, const struct attr_error *err);
+/* Largest attribute type of a set attrs_parse_reply() checks nests of. */
+#define ATTRS_MAX_TYPE	63
+
+int attrs_parse_reply(const struct nlmsghdr *nlh, const struct attr_set *set,
+		      struct nlattr **tb, int nest_type,
+		      const struct attr_set *nest_set, FILE *err);
 uint64_t attr_uint(const struct nlattr *nla);
 
 #endif /* KVPERF_ATTRS_H */

@@ -197,13 +197,8 @@ int dev_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err)
 	const char *fw;
 	int rem;
 
-	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0)) {
-		fprintf(err, "kvperf: malformed reply from the kernel: message too short\n");
+	if (attrs_parse_reply(nlh, &attrs_dev, tb, 0, NULL, err))
 		return -EINVAL;
-	}
-	if (attrs_parse(&attrs_dev, tb, genlmsg_attrdata(g, 0),
-			genlmsg_attrlen(g, 0), &aerr))
-		goto malformed;
 
 	pr_obj_open(p, NULL);
 	print_uint(p, tb[KVPERF_A_DEV_INDEX], "index", "%s:");

@@ -195,30 +195,8 @@ static void print_setup(struct printer *p, struct nlattr **tb)
 static int parse_run(const struct nlmsghdr *nlh, struct nlattr **tb,
 		     FILE *err)
 {
-	struct nlattr *rtb[KVPERF_A_RESULT_MAX + 1];
-	struct genlmsghdr *g = nlmsg_data(nlh);
-	struct attr_error aerr;
-	struct nlattr *nla;
-	int rem;
-
-	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0)) {
-		fprintf(err, "kvperf: malformed reply from the kernel: message too short\n");
-		return -EINVAL;
-	}
-	if (attrs_parse(&attrs_run, tb, genlmsg_attrdata(g, 0),
-			genlmsg_attrlen(g, 0), &aerr))
-		goto malformed;
-	nla_for_each_attr(nla, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0),
-			  rem)
-		if (nla_type(nla) == KVPERF_A_RUN_RESULT &&
-		    attrs_parse(&attrs_result, rtb, nla_data(nla),
-				nla_len(nla), &aerr))
-			goto malformed;
-	return 0;
-
-malformed:
-	attrs_report(err, &aerr);
-	return -EINVAL;
+	return attrs_parse_reply(nlh, &attrs_run, tb, KVPERF_A_RUN_RESULT,
+				 &attrs_result, err);
 }
 
 /**

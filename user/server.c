@@ -175,24 +175,13 @@ int server_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err)
 	struct nlattr *tb[KVPERF_A_SERVER_MAX + 1];
 	struct nlattr *ctb[KVPERF_A_CONN_MAX + 1];
 	struct genlmsghdr *g = nlmsg_data(nlh);
-	struct attr_error aerr;
 	struct nlattr *nla;
 	int rem;
 
-	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0)) {
-		fprintf(err, "kvperf: malformed reply from the kernel: message too short\n");
-		return -EINVAL;
-	}
-	if (attrs_parse(&attrs_server, tb, genlmsg_attrdata(g, 0),
-			genlmsg_attrlen(g, 0), &aerr))
-		goto malformed;
 	/* every connection is checked before anything is printed */
-	nla_for_each_attr(nla, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0),
-			  rem)
-		if (nla_type(nla) == KVPERF_A_SERVER_CONN &&
-		    attrs_parse(&attrs_conn, ctb, nla_data(nla), nla_len(nla),
-				&aerr))
-			goto malformed;
+	if (attrs_parse_reply(nlh, &attrs_server, tb, KVPERF_A_SERVER_CONN,
+			      &attrs_conn, err))
+		return -EINVAL;
 
 	pr_obj_open(p, NULL);
 	print_uint(p, tb[KVPERF_A_SERVER_ID], "id", "%s:");
@@ -215,10 +204,6 @@ int server_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err)
 	pr_arr_close(p);
 	pr_obj_close(p);
 	return 0;
-
-malformed:
-	attrs_report(err, &aerr);
-	return -EINVAL;
 }
 
 /* server start [dev DEV] addr ADDR [port PORT] */
