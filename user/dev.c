@@ -10,6 +10,7 @@
 #include "args.h"
 #include "attrs.h"
 #include "dev.h"
+#include "show.h"
 #include "kvperf.h"
 #include "nl.h"
 #include "print.h"
@@ -57,18 +58,18 @@ out:
 	return ret;
 }
 
+static int dev_show_fill(struct kvperf *kv, struct printer *p, void *arg)
+{
+	return dev_show_request(kv, p, arg);
+}
+
 /*
- * dev show [DEV]: all devices (a dump) or the one named (a do request).
- * Output is collected first so that a failure leaves nothing half-printed
- * on stdout, only the error on stderr; JSON is an array either way.
+ * dev show [DEV]: all devices (a dump) or the one named (a do request),
+ * through show_buffered(); JSON is an array either way.
  */
 static int dev_show(struct kvperf *kv, struct args *a)
 {
 	const char *name = args_next(a);
-	struct printer p;
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *mem;
 	int ret;
 
 	ret = kvperf_no_more_args(kv, a, "dev");
@@ -81,24 +82,7 @@ static int dev_show(struct kvperf *kv, struct args *a)
 				    "device name '%s' is longer than %d characters",
 				    name, DEV_NAME_MAX);
 
-	mem = open_memstream(&buf, &size);
-	if (!mem) {
-		kvperf_errorf(kv, "out of memory");
-		return KVPERF_EXIT_ERROR;
-	}
-	pr_init(&p, mem, kv->json, kv->pretty);
-	pr_arr_open(&p, NULL);
-	ret = dev_show_request(kv, &p, name);
-	pr_arr_close(&p);
-	pr_finish(&p);
-	if (fclose(mem)) {
-		kvperf_errorf(kv, "out of memory");
-		ret = KVPERF_EXIT_ERROR;
-	}
-	if (!ret)
-		fwrite(buf, 1, size, kv->out);
-	free(buf);
-	return ret;
+	return show_buffered(kv, dev_show_fill, (void *)name);
 }
 
 static const struct kvperf_cmd dev_show_cmd = {

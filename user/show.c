@@ -237,28 +237,82 @@ static int show_reply(const struct nlmsghdr *nlh, void *arg)
 }
 
 /**
+ * show_buffered() - print a JSON array (or text) only if it all works out
+ * @kv: the invocation
+ * @fill: prints the elements; returns an exit code
+ * @arg: argument of @fill
+ *
+ * Output is collected first so that a failure leaves nothing
+ * half-printed on stdout, only the error on stderr.
+ *
+ * Return: @fill's exit code, or KVPERF_EXIT_ERROR when memory is short.
+ */
+int show_buffered(struct kvperf *kv,
+		  int (*fill)(struct kvperf *kv, struct printer *p, void *arg),
+		  void *arg)
+{
+	struct printer p;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *mem;
+	int ret;
+
+	mem = open_memstream(&buf, &size);
+	if (!mem) {
+		kvperf_errorf(kv, "out of memory");
+		return KVPERF_EXIT_ERROR;
+	}
+	pr_init(&p, mem, kv->json, kv->pretty);
+	pr_arr_open(&p, NULL);
+	ret = fill(kv, &p, arg);
+	pr_arr_close(&p);
+	pr_finish(&p);
+	if (fclose(mem)) {
+		kvperf_errorf(kv, "out of memory");
+		ret = KVPERF_EXIT_ERROR;
+	}
+	if (!ret)
+		fwrite(buf, 1, size, kv->out);
+	free(buf);
+	return ret;
+}
+
+struct show_fill {
+	struct knl *nl;
+	struct nl_msg *msg;	/* knl_request() consumes it */
+	struct show_ctx *ctx;
+};
+
+static int show_fill(struct kvperf *kv, struct printer *p, void *arg)
+{
+	struct show_fill *f = arg;
+
+	struct nl_msg *msg = f->msg;
+
+	f->msg = NULL;
+	f->ctx->p = p;
+	return knl_request(kv, f->nl, msg, f->ctx->req->set, show_reply,
+			   f->ctx);
+}
+
+/**
  * show_run() - a show command: OBJ show [ID]
  * @kv: the invocation
  * @a: the words after "show"
  * @req: the object's get request and printer
  *
  * Without ID, all objects (a dump), with it the one (a do request); JSON
- * is an array either way. Output is collected first so that a failure
- * leaves nothing half-printed on stdout, only the error on stderr.
+ * is an array either way, printed through show_buffered().
  *
  * Return: the exit code.
  */
 int show_run(struct kvperf *kv, struct args *a, const struct show_req *req)
 {
 	struct show_ctx ctx = { .req = req, .err = kv->err };
-	struct nl_msg *msg;
-	struct printer p;
-	char *buf = NULL;
-	size_t size = 0;
+	struct show_fill f = { .ctx = &ctx };
 	struct knl nl;
 	bool given;
 	uint32_t id;
-	FILE *mem;
 	int ret;
 
 	ret = show_cmd_help(kv, a, req->obj, NULL, 0);
@@ -270,31 +324,15 @@ int show_run(struct kvperf *kv, struct args *a, const struct show_req *req)
 	ret = knl_open(kv, &nl);
 	if (ret)
 		return ret;
-	msg = id_msg(kv, &nl, req->cmd, req->id_attr, given ? &id : NULL);
-	if (!msg) {
+	f.nl = &nl;
+	f.msg = id_msg(kv, &nl, req->cmd, req->id_attr, given ? &id : NULL);
+	if (!f.msg) {
 		knl_close(&nl);
 		return KVPERF_EXIT_ERROR;
 	}
-	mem = open_memstream(&buf, &size);
-	if (!mem) {
-		nlmsg_free(msg);
-		knl_close(&nl);
-		kvperf_errorf(kv, "out of memory");
-		return KVPERF_EXIT_ERROR;
-	}
-	pr_init(&p, mem, kv->json, kv->pretty);
-	ctx.p = &p;
-	pr_arr_open(&p, NULL);
-	ret = knl_request(kv, &nl, msg, req->set, show_reply, &ctx);
-	pr_arr_close(&p);
-	pr_finish(&p);
+	ret = show_buffered(kv, show_fill, &f);
+	if (f.msg)	/* never sent */
+		nlmsg_free(f.msg);
 	knl_close(&nl);
-	if (fclose(mem)) {
-		kvperf_errorf(kv, "out of memory");
-		ret = KVPERF_EXIT_ERROR;
-	}
-	if (!ret)
-		fwrite(buf, 1, size, kv->out);
-	free(buf);
 	return ret;
 }

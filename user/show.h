@@ -50,6 +50,9 @@ int show_cmd_help(struct kvperf *kv, struct args *a,
 int show_id_arg(struct kvperf *kv, struct args *a, const char *obj,
 		uint32_t *id, bool *given);
 int show_run(struct kvperf *kv, struct args *a, const struct show_req *req);
+int show_buffered(struct kvperf *kv,
+		  int (*fill)(struct kvperf *kv, struct printer *p, void *arg),
+		  void *arg);
 void show_endpoint(struct printer *p, const struct nlattr *addr,
 		   const struct nlattr *port, const char *addr_key,
 		   const char *port_key, const char *fmt);
