@@ -673,9 +673,20 @@ int kvperf_conn_wait_sends(struct kvperf_conn *c)
 	return kvperf_conn_wait(c, kvperf_sends_idle, NULL);
 }
 
-static bool kvperf_recv_ready(struct kvperf_conn *c, void *arg)
+/**
+ * kvperf_conn_recv_pending() - has a message arrived that is not consumed?
+ * @c: the connection
+ *
+ * Return: true if kvperf_conn_wait_recv() would return at once.
+ */
+bool kvperf_conn_recv_pending(struct kvperf_conn *c)
 {
 	return atomic_read_acquire(&c->recvs_done) != c->recvs_seen;
+}
+
+static bool kvperf_recv_ready(struct kvperf_conn *c, void *arg)
+{
+	return kvperf_conn_recv_pending(c);
 }
 
 /**
@@ -703,12 +714,16 @@ struct kvperf_marker_wait {
 	u8 *byte;
 	dma_addr_t dma;
 	u8 marker;
+	bool or_recv;
 };
 
 static bool kvperf_marker_arrived(struct kvperf_conn *c, void *arg)
 {
 	struct kvperf_marker_wait *w = arg;
 
+	if (w->or_recv && kvperf_conn_recv_pending(c))
+		return true;
+	/* only the marker byte: this runs on every round of the spin */
 	ib_dma_sync_single_for_cpu(c->ibdev, w->dma, 1, DMA_BIDIRECTIONAL);
 	return READ_ONCE(*w->byte) == w->marker;
 }
@@ -720,15 +735,19 @@ static bool kvperf_marker_arrived(struct kvperf_conn *c, void *arg)
  * @c: the connection
  * @off: offset of the byte
  * @marker: the value to wait for
+ * @or_recv: also return when a message arrives (check with
+ *	     kvperf_conn_recv_pending())
  *
  * Return: as kvperf_conn_wait().
  */
-int kvperf_conn_wait_marker(struct kvperf_conn *c, u32 off, u8 marker)
+int kvperf_conn_wait_marker(struct kvperf_conn *c, u32 off, u8 marker,
+			    bool or_recv)
 {
 	struct kvperf_marker_wait w = {
 		.byte = kvperf_buf_ptr(&c->rx, off),
 		.dma = kvperf_buf_dma(&c->rx, off),
 		.marker = marker,
+		.or_recv = or_recv,
 	};
 	int err;
 

@@ -123,7 +123,9 @@ int kvperf_conn_wait(struct kvperf_conn *c,
 		     void *arg);
 int kvperf_conn_wait_sends(struct kvperf_conn *c);
 int kvperf_conn_wait_recv(struct kvperf_conn *c, struct kvperf_recv *r);
-int kvperf_conn_wait_marker(struct kvperf_conn *c, u32 off, u8 marker);
+int kvperf_conn_wait_marker(struct kvperf_conn *c, u32 off, u8 marker,
+			    bool or_recv);
+bool kvperf_conn_recv_pending(struct kvperf_conn *c);
 u8 *kvperf_buf_ptr(struct kvperf_buf *b, size_t off);
 dma_addr_t kvperf_buf_dma(struct kvperf_buf *b, size_t off);
 void kvperf_buf_for_cpu(struct kvperf_conn *c, struct kvperf_buf *b,

@@ -90,7 +90,8 @@ static int kvperf_lat_iteration(struct kvperf_conn *c, u8 op, u32 size,
 		err = kvperf_conn_post_send(c, IB_WR_RDMA_WRITE, size, 0);
 		if (!err)
 			err = kvperf_conn_wait_marker(c, size - 1,
-						      kvperf_marker(seq));
+						      kvperf_marker(seq),
+						      false);
 		break;
 	default:
 		err = kvperf_conn_post_send(c, IB_WR_RDMA_READ, size, 0);
@@ -167,23 +168,6 @@ static void kvperf_serve_stall(struct kvperf_conn *c)
 		msleep(20);
 }
 
-struct kvperf_serve_wait {
-	u8 *byte;
-	dma_addr_t dma;
-	u8 marker;
-};
-
-static bool kvperf_write_or_control(struct kvperf_conn *c, void *arg)
-{
-	struct kvperf_serve_wait *w = arg;
-
-	if (atomic_read_acquire(&c->recvs_done) != c->recvs_seen)
-		return true;
-	/* only the marker byte: this runs on every round of the spin */
-	ib_dma_sync_single_for_cpu(c->ibdev, w->dma, 1, DMA_BIDIRECTIONAL);
-	return READ_ONCE(*w->byte) == w->marker;
-}
-
 static int kvperf_serve_control(struct kvperf_conn *c, u8 op, bool verify,
 				u32 imm, u32 *size)
 {
@@ -218,7 +202,6 @@ static int kvperf_serve_control(struct kvperf_conn *c, u8 op, bool verify,
 int kvperf_lat_serve(struct kvperf_conn *c, u8 op, bool verify,
 		     atomic64_t *served)
 {
-	struct kvperf_serve_wait w = {};
 	struct kvperf_recv r;
 	u32 size = 0, seq = 0;
 	int err;
@@ -230,16 +213,13 @@ int kvperf_lat_serve(struct kvperf_conn *c, u8 op, bool verify,
 
 	for (;;) {
 		if (op == KVPERF_OP_WRITE && size) {
-			w.byte = kvperf_buf_ptr(&c->rx, size - 1);
-			w.dma = kvperf_buf_dma(&c->rx, size - 1);
-			w.marker = kvperf_marker(seq + 1);
-			c->spin = true;
-			err = kvperf_conn_wait(c, kvperf_write_or_control, &w);
-			c->spin = false;
+			/* the next write, or a control message */
+			err = kvperf_conn_wait_marker(c, size - 1,
+						      kvperf_marker(seq + 1),
+						      true);
 			if (err)
 				return err;
-			if (atomic_read_acquire(&c->recvs_done) ==
-			    c->recvs_seen) {
+			if (!kvperf_conn_recv_pending(c)) {
 				kvperf_serve_stall(c);
 				seq++;
 				kvperf_lat_prepare(c, op, verify, size, seq);
