@@ -33,13 +33,10 @@ int kvperf_conns_live_count(void)
 	return atomic_read(&kvperf_conns_live);
 }
 
-/* Chunks are at most 2 MiB, so buffers never need high-order pages. */
-#define KVPERF_CHUNK_SHIFT_MAX	21
 /* Spin at most this long in one wait before polling with short sleeps. */
 #define KVPERF_SPIN_JIFFIES	max(1UL, msecs_to_jiffies(10))
-#define KVPERF_CQ_DEPTH		(KVPERF_SEND_DEPTH + KVPERF_RECV_DEPTH + 4)
-/* A message of the largest size spans this many chunks. */
-#define KVPERF_MAX_SGE		(KVPERF_SIZE_MAX >> KVPERF_CHUNK_SHIFT_MAX)
+
+static_assert(KVPERF_MAX_SGE == KVPERF_SIZE_MAX >> KVPERF_CHUNK_SHIFT_MAX);
 
 static unsigned int kvperf_chunk_shift(size_t len)
 {
@@ -60,7 +57,7 @@ size_t kvperf_conn_pinned(u32 size_max)
 {
 	size_t chunk = 1UL << kvperf_chunk_shift(size_max);
 
-	return 2 * round_up((size_t)max(size_max, 1U), chunk);
+	return 2 * round_up((size_t)max(size_max, KVPERF_BUF_MIN), chunk);
 }
 
 static void kvperf_buf_free(struct kvperf_conn *c, struct kvperf_buf *b)
@@ -82,13 +79,13 @@ static void kvperf_buf_free(struct kvperf_conn *c, struct kvperf_buf *b)
 }
 
 static int kvperf_buf_alloc(struct kvperf_conn *c, struct kvperf_buf *b,
-			    size_t len)
+			    size_t len, int node)
 {
 	struct scatterlist *sg;
 	unsigned int i;
 	size_t chunk;
 
-	len = max_t(size_t, len, 1);
+	len = max_t(size_t, len, KVPERF_BUF_MIN);
 	b->len = len;
 	b->chunk_shift = kvperf_chunk_shift(len);
 	chunk = 1UL << b->chunk_shift;
@@ -100,9 +97,9 @@ static int kvperf_buf_alloc(struct kvperf_conn *c, struct kvperf_buf *b,
 		goto err;
 
 	for_each_sg(b->sgt.sgl, sg, b->nchunks, i) {
-		b->chunks[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO |
-					   __GFP_NOWARN,
-					   b->chunk_shift - PAGE_SHIFT);
+		b->chunks[i] = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO |
+						__GFP_NOWARN,
+						b->chunk_shift - PAGE_SHIFT);
 		if (!b->chunks[i])
 			goto err;
 		sg_set_page(sg, b->chunks[i], chunk, 0);
@@ -287,7 +284,7 @@ void kvperf_conn_fail(struct kvperf_conn *c, int err, const char *reason)
 {
 	if (!cmpxchg(&c->error, 0, err))
 		WRITE_ONCE(c->reason, reason);
-	wake_up(&c->wq);
+	wake_up(c->notify);
 }
 
 static void kvperf_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -303,7 +300,20 @@ static void kvperf_send_done(struct ib_cq *cq, struct ib_wc *wc)
 				 "send completion error");
 	}
 	atomic_inc(&c->sends_done);
-	wake_up(&c->wq);
+	wake_up(c->notify);
+}
+
+/* A data message of a bandwidth run: count it and receive the next. */
+static void kvperf_recv_data(struct kvperf_conn *c, struct ib_wc *wc)
+{
+	int err;
+
+	atomic64_inc(&c->data_recvs);
+	if (wc->byte_len != READ_ONCE(c->expect_len))
+		atomic64_inc(&c->bad_recvs);
+	err = kvperf_conn_post_recv(c);
+	if (err)
+		kvperf_conn_fail(c, err, "cannot post a receive");
 }
 
 static void kvperf_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -318,6 +328,10 @@ static void kvperf_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				 "receive completion error");
 		return;
 	}
+	if (c->count_data && !(wc->wc_flags & IB_WC_WITH_IMM)) {
+		kvperf_recv_data(c, wc);
+		return;
+	}
 	n = atomic_read(&c->recvs_done);
 	r = &c->recv_ring[n % KVPERF_RECV_DEPTH];
 	r->byte_len = wc->byte_len;
@@ -325,7 +339,7 @@ static void kvperf_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	r->imm = r->has_imm ? be32_to_cpu(wc->ex.imm_data) : 0;
 	/* the entry is complete before the count says so */
 	atomic_set_release(&c->recvs_done, n + 1);
-	wake_up(&c->wq);
+	wake_up(c->notify);
 }
 
 /**
@@ -340,6 +354,9 @@ void kvperf_conn_init(struct kvperf_conn *c, unsigned long timeout,
 {
 	memset(c, 0, sizeof(*c));
 	init_waitqueue_head(&c->wq);
+	c->notify = &c->wq;
+	atomic64_set(&c->data_recvs, 0);
+	atomic64_set(&c->bad_recvs, 0);
 	c->cm_event = -1;	/* RDMA_CM_EVENT_ADDR_RESOLVED is 0 */
 	c->timeout = timeout;
 	c->stop = stop;
@@ -360,30 +377,96 @@ static enum ib_poll_context kvperf_poll_ctx(u8 poll)
 	}
 }
 
+/* The send and receive queues hold one more request, for ib_drain_qp(). */
+static u32 kvperf_cq_depth(const struct kvperf_conn_attr *attr)
+{
+	return attr->send_depth + attr->recv_depth + 2;
+}
+
+static struct ib_cq *kvperf_conn_alloc_cq(struct kvperf_conn *c,
+					  const struct kvperf_conn_attr *attr)
+{
+	if (attr->any_vector)
+		return ib_alloc_cq_any(c->ibdev, c, kvperf_cq_depth(attr),
+				       c->poll_ctx);
+	return ib_alloc_cq(c->ibdev, c, kvperf_cq_depth(attr), 0, c->poll_ctx);
+}
+
+/* FRWR MR for the receive buffer, in pages where the device takes that many. */
+static int kvperf_conn_alloc_mr(struct kvperf_conn *c)
+{
+	unsigned int page_size = PAGE_SIZE;
+	int n = DIV_ROUND_UP(c->rx.len, PAGE_SIZE);
+
+	if (n > c->ibdev->attrs.max_fast_reg_page_list_len) {
+		n = c->rx.nents;
+		page_size = 1U << c->rx.chunk_shift;
+	}
+	c->mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, n);
+	if (IS_ERR(c->mr)) {
+		n = PTR_ERR(c->mr);
+		c->mr = NULL;
+		c->reason = "cannot allocate a fast-registration MR";
+		return n;
+	}
+	n = ib_map_mr_sg(c->mr, c->rx.sgt.sgl, c->rx.nents, NULL, page_size);
+	if (n != c->rx.nents) {
+		c->reason = "cannot map the receive buffer for FRWR";
+		return n < 0 ? n : -EINVAL;
+	}
+	ib_update_fast_reg_key(c->mr, ib_inc_rkey(c->mr->rkey));
+	return 0;
+}
+
+static int kvperf_conn_create_qp(struct kvperf_conn *c,
+				 const struct kvperf_conn_attr *attr)
+{
+	const struct ib_device_attr *dattr = &c->ibdev->attrs;
+	struct ib_qp_init_attr qp_attr = {};
+
+	if (attr->send_depth + 1 > dattr->max_qp_wr ||
+	    attr->recv_depth + 1 > dattr->max_qp_wr) {
+		c->reason = "the queue depth exceeds the device's max_qp_wr";
+		return -EINVAL;
+	}
+	qp_attr.qp_context = c;
+	qp_attr.send_cq = c->cq;
+	qp_attr.recv_cq = c->cq;
+	qp_attr.cap.max_send_wr = attr->send_depth + 1;
+	qp_attr.cap.max_recv_wr = attr->recv_depth + 1;
+	qp_attr.cap.max_send_sge = c->tx.nents;
+	qp_attr.cap.max_recv_sge = c->rx.nents;
+	qp_attr.cap.max_inline_data = attr->inline_size;
+	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	qp_attr.qp_type = IB_QPT_RC;
+	if (rdma_create_qp(c->cm_id, c->pd, &qp_attr)) {
+		c->reason = "cannot create the queue pair (inline size too large?)";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /**
  * kvperf_conn_create() - allocate a connection's PD, CQ, QP and buffers
  * @c: the connection, from kvperf_conn_init()
  * @cm_id: its CM id, address (and route, on the client) resolved
- * @poll: enum kvperf_poll
- * @size_max: largest message
- * @inline_size: inline threshold
+ * @attr: what to allocate
  *
  * On failure everything allocated so far is freed again.
  *
  * Return: 0 or a negative errno, with @c->reason set.
  */
 int kvperf_conn_create(struct kvperf_conn *c, struct rdma_cm_id *cm_id,
-		       u8 poll, u32 size_max, u32 inline_size)
+		       const struct kvperf_conn_attr *attr)
 {
-	struct ib_qp_init_attr qp_attr = {};
-	unsigned int page_size;
-	int err, n;
+	int err;
 
 	c->cm_id = cm_id;
 	c->ibdev = cm_id->device;
-	c->poll_ctx = kvperf_poll_ctx(poll);
-	c->size_max = size_max;
-	c->inline_size = inline_size;
+	c->poll_ctx = kvperf_poll_ctx(attr->poll);
+	c->size_max = attr->size_max;
+	c->inline_size = attr->inline_size;
+	c->recv_depth = attr->recv_depth;
 
 	c->pd = ib_alloc_pd(c->ibdev, 0);
 	if (IS_ERR(c->pd)) {
@@ -393,7 +476,7 @@ int kvperf_conn_create(struct kvperf_conn *c, struct rdma_cm_id *cm_id,
 		return err;
 	}
 
-	c->cq = ib_alloc_cq(c->ibdev, c, KVPERF_CQ_DEPTH, 0, c->poll_ctx);
+	c->cq = kvperf_conn_alloc_cq(c, attr);
 	if (IS_ERR(c->cq)) {
 		err = PTR_ERR(c->cq);
 		c->cq = NULL;
@@ -401,54 +484,19 @@ int kvperf_conn_create(struct kvperf_conn *c, struct rdma_cm_id *cm_id,
 		goto err;
 	}
 
-	err = kvperf_buf_alloc(c, &c->tx, size_max);
+	err = kvperf_buf_alloc(c, &c->tx, attr->size_max, attr->node);
 	if (!err)
-		err = kvperf_buf_alloc(c, &c->rx, size_max);
+		err = kvperf_buf_alloc(c, &c->rx, attr->size_max, attr->node);
 	if (err) {
 		c->reason = "cannot allocate the message buffers";
 		goto err;
 	}
 
-	/*
-	 * Register the receive buffer in pages where the device takes that
-	 * many, else in whole chunks.
-	 */
-	n = DIV_ROUND_UP(c->rx.len, PAGE_SIZE);
-	page_size = PAGE_SIZE;
-	if (n > c->ibdev->attrs.max_fast_reg_page_list_len) {
-		n = c->rx.nents;
-		page_size = 1U << c->rx.chunk_shift;
-	}
-	c->mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, n);
-	if (IS_ERR(c->mr)) {
-		err = PTR_ERR(c->mr);
-		c->mr = NULL;
-		c->reason = "cannot allocate a fast-registration MR";
+	err = kvperf_conn_alloc_mr(c);
+	if (!err)
+		err = kvperf_conn_create_qp(c, attr);
+	if (err)
 		goto err;
-	}
-	n = ib_map_mr_sg(c->mr, c->rx.sgt.sgl, c->rx.nents, NULL, page_size);
-	if (n != c->rx.nents) {
-		err = n < 0 ? n : -EINVAL;
-		c->reason = "cannot map the receive buffer for FRWR";
-		goto err;
-	}
-	ib_update_fast_reg_key(c->mr, ib_inc_rkey(c->mr->rkey));
-
-	qp_attr.qp_context = c;
-	qp_attr.send_cq = c->cq;
-	qp_attr.recv_cq = c->cq;
-	qp_attr.cap.max_send_wr = KVPERF_SEND_DEPTH;
-	qp_attr.cap.max_recv_wr = KVPERF_RECV_DEPTH;
-	qp_attr.cap.max_send_sge = c->tx.nents;
-	qp_attr.cap.max_recv_sge = c->rx.nents;
-	qp_attr.cap.max_inline_data = inline_size;
-	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
-	qp_attr.qp_type = IB_QPT_RC;
-	err = rdma_create_qp(cm_id, c->pd, &qp_attr);
-	if (err) {
-		c->reason = "cannot create the queue pair (inline size too large?)";
-		goto err;
-	}
 	c->live = true;
 	atomic_inc(&kvperf_conns_live);
 	return 0;
@@ -489,14 +537,22 @@ void kvperf_conn_destroy(struct kvperf_conn *c)
 	c->pd = NULL;
 }
 
-/* The first @len bytes of a buffer as SGEs with the local DMA key. */
-static int kvperf_sges(struct kvperf_conn *c, struct kvperf_buf *b, u32 len,
-		       struct ib_sge *sge)
+/**
+ * kvperf_conn_sges() - the start of a buffer as SGEs with the local DMA key
+ * @c: the connection
+ * @b: one of its buffers
+ * @len: how many bytes
+ * @sge: receives up to KVPERF_MAX_SGE entries
+ *
+ * Return: the number of entries.
+ */
+u32 kvperf_conn_sges(struct kvperf_conn *c, struct kvperf_buf *b, u32 len,
+		     struct ib_sge *sge)
 {
 	struct scatterlist *sg;
 	size_t left = len;
 	unsigned int i;
-	int n = 0;
+	u32 n = 0;
 
 	for_each_sg(b->sgt.sgl, sg, b->nents, i) {
 		if (!left)
@@ -524,8 +580,26 @@ int kvperf_conn_post_recv(struct kvperf_conn *c)
 		.sg_list = sge,
 	};
 
-	wr.num_sge = kvperf_sges(c, &c->rx, c->size_max, sge);
+	wr.num_sge = kvperf_conn_sges(c, &c->rx, c->rx.len, sge);
 	return ib_post_recv(c->cm_id->qp, &wr, NULL);
+}
+
+/**
+ * kvperf_conn_post_recvs() - post every receive of a new connection
+ * @c: the connection, created
+ *
+ * Return: 0 or a negative errno, with @c->reason set.
+ */
+int kvperf_conn_post_recvs(struct kvperf_conn *c)
+{
+	u32 i;
+	int err = 0;
+
+	for (i = 0; i < c->recv_depth && !err; i++)
+		err = kvperf_conn_post_recv(c);
+	if (err)
+		c->reason = "cannot post receives";
+	return err;
 }
 
 /**
@@ -556,7 +630,7 @@ int kvperf_conn_post_send(struct kvperf_conn *c, enum ib_wr_opcode opcode,
 	int err;
 
 	if (len)
-		wr.wr.num_sge = kvperf_sges(c, opcode == IB_WR_RDMA_READ ?
+		wr.wr.num_sge = kvperf_conn_sges(c, opcode == IB_WR_RDMA_READ ?
 					    &c->rx : &c->tx, len, sge);
 	if (opcode == IB_WR_SEND_WITH_IMM)
 		wr.wr.ex.imm_data = cpu_to_be32(imm);
@@ -638,8 +712,12 @@ int kvperf_conn_wait(struct kvperf_conn *c,
 			return -ETIMEDOUT;
 		}
 		if (c->poll_ctx == IB_POLL_DIRECT || c->spin) {
-			if (c->poll_ctx == IB_POLL_DIRECT)
-				ib_process_cq_direct(c->cq, 16);
+			/* completions are progress: the silence starts anew */
+			if (c->poll_ctx == IB_POLL_DIRECT &&
+			    ib_process_cq_direct(c->cq, 16) > 0) {
+				deadline = jiffies + c->timeout;
+				spin_until = jiffies + KVPERF_SPIN_JIFFIES;
+			}
 			/*
 			 * A wait this long is an outlier or an idle peer:
 			 * keep polling, but let the CPU go between rounds.
@@ -652,7 +730,7 @@ int kvperf_conn_wait(struct kvperf_conn *c,
 				cond_resched();
 			continue;
 		}
-		wait_event_timeout(c->wq, cond(c, arg) || READ_ONCE(c->error) ||
+		wait_event_timeout(*c->notify, cond(c, arg) || READ_ONCE(c->error) ||
 				   c->stop(c->stop_arg), HZ / 10);
 	}
 }

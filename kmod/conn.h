@@ -13,6 +13,10 @@
 
 #define KVPERF_RECV_DEPTH	8
 #define KVPERF_SEND_DEPTH	8
+/* Chunks are at most 2 MiB, so buffers never need high-order pages. */
+#define KVPERF_CHUNK_SHIFT_MAX	21
+/* A message of the largest size spans this many chunks. */
+#define KVPERF_MAX_SGE		((8U << 20) >> KVPERF_CHUNK_SHIFT_MAX)
 
 /**
  * struct kvperf_buf - a DMA-mapped buffer made of physically contiguous chunks
@@ -30,6 +34,28 @@ struct kvperf_buf {
 	size_t len;
 	struct sg_table sgt;
 	int nents;
+};
+
+/**
+ * struct kvperf_conn_attr - the shape of a connection's resources
+ * @poll: enum kvperf_poll
+ * @size_max: largest message
+ * @inline_size: send inline up to this size
+ * @send_depth: send work requests in flight at most (one more is kept
+ *		for ib_drain_qp())
+ * @recv_depth: receives kept posted (one more slot for ib_drain_qp())
+ * @node: NUMA node of the buffers, or NUMA_NO_NODE
+ * @any_vector: spread the CQ over the completion vectors
+ *		(ib_alloc_cq_any()) instead of vector 0
+ */
+struct kvperf_conn_attr {
+	u8 poll;
+	u32 size_max;
+	u32 inline_size;
+	u32 send_depth;
+	u32 recv_depth;
+	int node;
+	bool any_vector;
 };
 
 /**
@@ -65,7 +91,17 @@ struct kvperf_recv {
  * @sends_done: of which completed
  * @recvs_done: receive completions, consumed through @recv_ring
  * @recvs_seen: receive completions consumed
- * @recv_ring: the last receive completions
+ * @recv_ring: the last receive completions (control messages only when
+ *	       @count_data is set)
+ * @count_data: bandwidth mode: the receive handler counts data messages
+ *		in @data_recvs (those not @expect_len long also in
+ *		@bad_recvs) and posts their receives again itself
+ * @expect_len: length of a data message, with @count_data
+ * @data_recvs: data messages received, with @count_data
+ * @bad_recvs: of which had the wrong length
+ * @recv_depth: receives posted
+ * @notify: woken by completions, CM events and errors; &@wq unless the
+ *	    owner waits on several connections at once
  * @error: first error (negative errno), 0 while all is well
  * @reason: what went wrong, for the user; static text
  * @cm_event: last connection event the CM handler saw
@@ -96,6 +132,12 @@ struct kvperf_conn {
 	atomic_t recvs_done;
 	u32 recvs_seen;
 	struct kvperf_recv recv_ring[KVPERF_RECV_DEPTH];
+	bool count_data;
+	u32 expect_len;
+	atomic64_t data_recvs;
+	atomic64_t bad_recvs;
+	u32 recv_depth;
+	wait_queue_head_t *notify;
 	int error;
 	const char *reason;
 	int cm_event;
@@ -111,9 +153,12 @@ void kvperf_conn_init(struct kvperf_conn *c, unsigned long timeout,
 		      bool (*stop)(void *arg), void *stop_arg);
 void kvperf_conn_fail(struct kvperf_conn *c, int err, const char *reason);
 int kvperf_conn_create(struct kvperf_conn *c, struct rdma_cm_id *cm_id,
-		       u8 poll, u32 size_max, u32 inline_size);
+		       const struct kvperf_conn_attr *attr);
+int kvperf_conn_post_recvs(struct kvperf_conn *c);
 void kvperf_conn_destroy(struct kvperf_conn *c);
 size_t kvperf_conn_pinned(u32 size_max);
+u32 kvperf_conn_sges(struct kvperf_conn *c, struct kvperf_buf *b, u32 len,
+		     struct ib_sge *sge);
 int kvperf_conn_post_recv(struct kvperf_conn *c);
 int kvperf_conn_post_send(struct kvperf_conn *c, enum ib_wr_opcode opcode,
 			  u32 len, u32 imm);

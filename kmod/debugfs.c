@@ -4,6 +4,8 @@
  * (see Documentation/ABI/testing/debugfs-kvperf).
  */
 #include <linux/debugfs.h>
+#include <linux/kvperf.h>
+#include <linux/math64.h>
 #include <linux/seq_file.h>
 #include <rdma/ib_verbs.h>
 
@@ -87,6 +89,36 @@ static int kvperf_histogram_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(kvperf_histogram);
 
+/*
+ * Every sampling window of a bandwidth run: message size, end of the
+ * window since the run started, its length, the messages and bytes
+ * completed in it and their rate.
+ */
+static int kvperf_series_show(struct seq_file *m, void *v)
+{
+	struct kvperf_run *run = m->private;
+	u32 i;
+
+	seq_puts(m, "# size t_ms window_ns messages bytes mib_per_s\n");
+	mutex_lock(&run->lock);
+	for (i = 0; i < run->bw.nseries; i++) {
+		const struct kvperf_bw_sample *x = &run->bw.series[i];
+		u64 bytes = x->messages * x->size;
+		u64 centi = x->ns ? mul_u64_u64_div_u64(bytes, 100 * NSEC_PER_SEC,
+						       x->ns) >> 20 : 0;
+
+		seq_printf(m, "%u %llu %llu %llu %llu %llu.%02llu\n", x->size,
+			   div_u64(x->t_ns, NSEC_PER_MSEC), x->ns, x->messages,
+			   bytes, centi / 100, centi % 100);
+	}
+	if (run->bw.series_dropped)
+		seq_printf(m, "# %llu later windows dropped (at most %u kept)\n",
+			   run->bw.series_dropped, KVPERF_BW_SERIES_MAX);
+	mutex_unlock(&run->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kvperf_series);
+
 /**
  * kvperf_debugfs_run_add() - create /sys/kernel/debug/kvperf/runs/<id>
  * @run: the run
@@ -97,8 +129,12 @@ void kvperf_debugfs_run_add(struct kvperf_run *run)
 
 	snprintf(name, sizeof(name), "%u", run->id);
 	run->debugfs = debugfs_create_dir(name, kvperf_debugfs_runs);
-	debugfs_create_file("histogram", 0444, run->debugfs, run,
-			    &kvperf_histogram_fops);
+	if (run->cfg.type == KVPERF_RUN_TYPE_BW)
+		debugfs_create_file("series", 0444, run->debugfs, run,
+				    &kvperf_series_fops);
+	else
+		debugfs_create_file("histogram", 0444, run->debugfs, run,
+				    &kvperf_histogram_fops);
 }
 
 /**

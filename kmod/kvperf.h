@@ -74,6 +74,25 @@ struct kvperf_run;
 void kvperf_nl_run_finished(struct kvperf_run *run);
 void kvperf_nl_run_progress(struct kvperf_run *run);
 
+/**
+ * struct kvperf_nl_bw_progress - a progress event of a bandwidth run
+ * @size: message size being measured
+ * @bytes: measured bytes so far, all sizes
+ * @interval_bytes: bytes completed in the interval
+ * @interval_messages: messages completed in the interval
+ * @interval_ns: its length
+ */
+struct kvperf_nl_bw_progress {
+	u32 size;
+	u64 bytes;
+	u64 interval_bytes;
+	u64 interval_messages;
+	u64 interval_ns;
+};
+
+void kvperf_nl_run_bw_progress(struct kvperf_run *run,
+			       const struct kvperf_nl_bw_progress *p);
+
 /* pin.c */
 bool kvperf_pin(size_t bytes);
 void kvperf_unpin(size_t bytes);

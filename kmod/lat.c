@@ -113,8 +113,8 @@ static int kvperf_lat_iteration(struct kvperf_conn *c, u8 op, u32 size,
 int kvperf_lat_run_block(struct kvperf_conn *c, struct kvperf_lat_block *b)
 {
 	unsigned long next_tick = jiffies + HZ;
-	u64 t0, t1, start = 0;
-	u32 seq, byte_len = 0;
+	u64 t0, t1, start = 0, warm_start;
+	u32 seq, byte_len = 0, warm = 0;
 	int err;
 
 	kvperf_buf_clear(&c->rx, b->size);
@@ -123,14 +123,20 @@ int kvperf_lat_run_block(struct kvperf_conn *c, struct kvperf_lat_block *b)
 	if (err)
 		return err;
 
+	warm_start = ktime_get_ns();
 	for (seq = 1; ; seq++) {
-		bool measured = seq > b->warmup;
+		bool measured = start || (b->warmup_ns ?
+			ktime_get_ns() - warm_start >= b->warmup_ns :
+			seq > b->warmup);
+
+		if (!measured)
+			warm = seq;
 
 		if (measured && !start)
 			start = ktime_get_ns();
 		if (measured && (b->duration_ns ?
 				 ktime_get_ns() - start >= b->duration_ns :
-				 seq - b->warmup > b->iterations))
+				 seq - warm > b->iterations))
 			break;
 
 		kvperf_lat_prepare(c, b->op, b->verify, b->size, seq);

@@ -17,6 +17,7 @@
  * @iterations: measured iterations, when @duration_ns is 0
  * @duration_ns: measure for this long instead
  * @warmup: unmeasured iterations first
+ * @warmup_ns: warm up for this long instead, when not 0
  * @op: enum kvperf_op
  * @verify: check every received payload
  * @divisor: each sample is the round trip divided by this (2 for half
@@ -33,6 +34,7 @@ struct kvperf_lat_block {
 	u32 iterations;
 	u64 duration_ns;
 	u32 warmup;
+	u64 warmup_ns;
 	u8 op;
 	bool verify;
 	u32 divisor;

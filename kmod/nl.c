@@ -16,6 +16,7 @@
 
 #include "kvperf.h"
 #include "proto.h"
+#include "run.h"
 
 enum kvperf_nl_mcgrp {
 	KVPERF_NLGRP_EVENTS,
@@ -62,7 +63,19 @@ static struct netlink_range_validation kvperf_timeout_range = {
 	.min = 10, .max = 600000,
 };
 
-static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_TIMEOUT_MS + 1] = {
+static struct netlink_range_validation kvperf_tx_depth_range = {
+	.min = 1, .max = KVPERF_BW_TX_DEPTH_MAX,
+};
+
+static struct netlink_range_validation kvperf_warmup_ms_range = {
+	.min = 1, .max = 600000,
+};
+
+static struct netlink_range_validation kvperf_interval_range = {
+	.min = 10, .max = 60000,
+};
+
+static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_WARMUP_MS + 1] = {
 	[KVPERF_A_RUN_TYPE] = NLA_POLICY_MAX(NLA_U8, KVPERF_RUN_TYPE_BW),
 	[KVPERF_A_RUN_OP] = NLA_POLICY_MAX(NLA_U8, KVPERF_OP_READ),
 	[KVPERF_A_RUN_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
@@ -82,6 +95,20 @@ static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_TIMEOUT_MS +
 	[KVPERF_A_RUN_CPU] = { .type = NLA_U32 },
 	[KVPERF_A_RUN_TIMEOUT_MS] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_timeout_range),
+	[KVPERF_A_RUN_TX_DEPTH] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_tx_depth_range),
+	[KVPERF_A_RUN_QPS] = NLA_POLICY_RANGE(NLA_U32, 1, KVPERF_BW_QPS_MAX),
+	[KVPERF_A_RUN_CPUS] = { .type = NLA_NUL_STRING,
+				.len = KVPERF_CPULIST_MAX - 1 },
+	[KVPERF_A_RUN_POST_LIST] =
+		NLA_POLICY_RANGE(NLA_U32, 1, KVPERF_BW_POST_LIST_MAX),
+	[KVPERF_A_RUN_SIGNAL_EVERY] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_tx_depth_range),
+	[KVPERF_A_RUN_BIDIR] = { .type = NLA_FLAG },
+	[KVPERF_A_RUN_INTERVAL_MS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_interval_range),
+	[KVPERF_A_RUN_WARMUP_MS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_warmup_ms_range),
 };
 
 static const struct nla_policy kvperf_run_id_policy[KVPERF_A_RUN_ID + 1] = {

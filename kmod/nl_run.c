@@ -16,6 +16,9 @@
 #include "run.h"
 
 #define KVPERF_DEFAULT_ITERATIONS	1000
+#define KVPERF_DEFAULT_BW_ITERATIONS	5000
+#define KVPERF_DEFAULT_TX_DEPTH		128
+#define KVPERF_DEFAULT_SIGNAL_EVERY	100
 #define KVPERF_DEFAULT_WARMUP		16
 #define KVPERF_DEFAULT_TIMEOUT_MS	5000
 
@@ -24,11 +27,93 @@ static u32 kvperf_nl_u32(struct genl_info *info, int attr, u32 def)
 	return info->attrs[attr] ? nla_get_u32(info->attrs[attr]) : def;
 }
 
+/* Refuse a request for one of its attributes; @msg is a literal. */
+#define kvperf_nl_refuse(info, attr, msg)				\
+({									\
+	NL_SET_ERR_MSG_MOD((info)->extack, msg);			\
+	NL_SET_BAD_ATTR((info)->extack, (info)->attrs[attr]);		\
+	-EINVAL;							\
+})
+
+/* Attributes that only bandwidth runs take. */
+static const int kvperf_bw_only[] = {
+	KVPERF_A_RUN_TX_DEPTH, KVPERF_A_RUN_QPS, KVPERF_A_RUN_CPUS,
+	KVPERF_A_RUN_POST_LIST, KVPERF_A_RUN_SIGNAL_EVERY, KVPERF_A_RUN_BIDIR,
+	KVPERF_A_RUN_INTERVAL_MS,
+};
+
+/* The CPU list: online CPUs, at most one thread per queue pair. */
+static int kvperf_nl_run_cpus(struct genl_info *info,
+			      struct kvperf_run_cfg *cfg)
+{
+	cpumask_var_t mask;
+	int cpu, err = 0;
+
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	nla_strscpy(cfg->cpulist, info->attrs[KVPERF_A_RUN_CPUS],
+		    sizeof(cfg->cpulist));
+	if (cpulist_parse(cfg->cpulist, mask) || cpumask_empty(mask)) {
+		err = kvperf_nl_refuse(info, KVPERF_A_RUN_CPUS,
+				       "cpus is not a CPU list such as 0-3,6");
+		goto out;
+	}
+	if (!cpumask_subset(mask, cpu_online_mask)) {
+		err = kvperf_nl_refuse(info, KVPERF_A_RUN_CPUS,
+				       "cpus names a CPU that is not online");
+		goto out;
+	}
+	if (cpumask_weight(mask) > cfg->qps) {
+		err = kvperf_nl_refuse(info, KVPERF_A_RUN_CPUS,
+				       "more cpus than qps: each CPU's thread needs a queue pair");
+		goto out;
+	}
+	for_each_cpu(cpu, mask)
+		cfg->cpus[cfg->ncpus++] = cpu;
+out:
+	free_cpumask_var(mask);
+	return err;
+}
+
+/* Queue depth, lists, signaling, threads and interval of a bandwidth run. */
+static int kvperf_nl_run_bw_cfg(struct genl_info *info,
+				struct kvperf_run_cfg *cfg)
+{
+	struct nlattr **tb = info->attrs;
+
+	cfg->tx_depth = kvperf_nl_u32(info, KVPERF_A_RUN_TX_DEPTH,
+				      KVPERF_DEFAULT_TX_DEPTH);
+	cfg->qps = kvperf_nl_u32(info, KVPERF_A_RUN_QPS, 1);
+	cfg->post_list = kvperf_nl_u32(info, KVPERF_A_RUN_POST_LIST, 1);
+	cfg->signal_every = kvperf_nl_u32(info, KVPERF_A_RUN_SIGNAL_EVERY,
+					  min(KVPERF_DEFAULT_SIGNAL_EVERY,
+					      cfg->tx_depth));
+	cfg->bidir = nla_get_flag(tb[KVPERF_A_RUN_BIDIR]);
+	cfg->interval_ms = kvperf_nl_u32(info, KVPERF_A_RUN_INTERVAL_MS, 0);
+	if (cfg->post_list > cfg->tx_depth)
+		return kvperf_nl_refuse(info, KVPERF_A_RUN_POST_LIST,
+					"post-list is larger than tx-depth");
+	if (cfg->signal_every > cfg->tx_depth)
+		return kvperf_nl_refuse(info, KVPERF_A_RUN_SIGNAL_EVERY,
+					"signal-every is larger than tx-depth");
+	if (cfg->verify && cfg->op == KVPERF_OP_READ)
+		return kvperf_nl_refuse(info, KVPERF_A_RUN_VERIFY,
+					"verify applies to send and write bandwidth only");
+	if (!tb[KVPERF_A_RUN_CPUS])
+		return 0;
+	if (tb[KVPERF_A_RUN_CPU])
+		return kvperf_nl_refuse(info, KVPERF_A_RUN_CPUS,
+					"cpu and cpus exclude each other");
+	return kvperf_nl_run_cpus(info, cfg);
+}
+
 static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 {
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr **tb = info->attrs;
+	bool bw;
 	int err;
+	u32 i;
 
 	if (GENL_REQ_ATTR_CHECK(info, KVPERF_A_RUN_OP)) {
 		NL_SET_ERR_MSG_MOD(extack, "missing operation (send, write or read)");
@@ -40,11 +125,11 @@ static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 	}
 	cfg->type = tb[KVPERF_A_RUN_TYPE] ? nla_get_u8(tb[KVPERF_A_RUN_TYPE]) :
 					    KVPERF_RUN_TYPE_LAT;
-	if (cfg->type != KVPERF_RUN_TYPE_LAT) {
-		NL_SET_ERR_MSG_MOD(extack, "bandwidth runs are not implemented yet");
-		NL_SET_BAD_ATTR(extack, tb[KVPERF_A_RUN_TYPE]);
-		return -EOPNOTSUPP;
-	}
+	bw = cfg->type == KVPERF_RUN_TYPE_BW;
+	for (i = 0; !bw && i < ARRAY_SIZE(kvperf_bw_only); i++)
+		if (tb[kvperf_bw_only[i]])
+			return kvperf_nl_refuse(info, kvperf_bw_only[i],
+						"that attribute applies to bandwidth runs only");
 	cfg->op = nla_get_u8(tb[KVPERF_A_RUN_OP]);
 	err = kvperf_nl_parse_addr(tb[KVPERF_A_RUN_ADDR], tb[KVPERF_A_RUN_PORT],
 				   &cfg->addr, extack);
@@ -53,30 +138,29 @@ static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 
 	cfg->size = kvperf_nl_u32(info, KVPERF_A_RUN_SIZE, 2);
 	cfg->size_max = kvperf_nl_u32(info, KVPERF_A_RUN_SIZE_MAX, cfg->size);
-	if (cfg->size_max < cfg->size) {
-		NL_SET_ERR_MSG_MOD(extack, "size-max is smaller than size");
-		NL_SET_BAD_ATTR(extack, tb[KVPERF_A_RUN_SIZE_MAX]);
-		return -EINVAL;
-	}
-	if (tb[KVPERF_A_RUN_ITERATIONS] && tb[KVPERF_A_RUN_DURATION_MS]) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "iterations and duration-ms exclude each other");
-		NL_SET_BAD_ATTR(extack, tb[KVPERF_A_RUN_DURATION_MS]);
-		return -EINVAL;
-	}
+	if (cfg->size_max < cfg->size)
+		return kvperf_nl_refuse(info, KVPERF_A_RUN_SIZE_MAX,
+					"size-max is smaller than size");
+	if (tb[KVPERF_A_RUN_ITERATIONS] && tb[KVPERF_A_RUN_DURATION_MS])
+		return kvperf_nl_refuse(info, KVPERF_A_RUN_DURATION_MS,
+					"iterations and duration-ms exclude each other");
+	if (tb[KVPERF_A_RUN_WARMUP] && tb[KVPERF_A_RUN_WARMUP_MS])
+		return kvperf_nl_refuse(info, KVPERF_A_RUN_WARMUP_MS,
+					"warmup and warmup-ms exclude each other");
 	cfg->duration_ms = kvperf_nl_u32(info, KVPERF_A_RUN_DURATION_MS, 0);
 	cfg->iterations = kvperf_nl_u32(info, KVPERF_A_RUN_ITERATIONS,
-					KVPERF_DEFAULT_ITERATIONS);
-	cfg->warmup = kvperf_nl_u32(info, KVPERF_A_RUN_WARMUP,
+					bw ? KVPERF_DEFAULT_BW_ITERATIONS :
+					     KVPERF_DEFAULT_ITERATIONS);
+	cfg->warmup_ms = kvperf_nl_u32(info, KVPERF_A_RUN_WARMUP_MS, 0);
+	cfg->warmup = cfg->warmup_ms ? 0 :
+		      kvperf_nl_u32(info, KVPERF_A_RUN_WARMUP,
 				    KVPERF_DEFAULT_WARMUP);
 	cfg->poll = tb[KVPERF_A_RUN_POLL] ? nla_get_u8(tb[KVPERF_A_RUN_POLL]) :
 					    KVPERF_POLL_BUSY;
 	cfg->inline_size = kvperf_nl_u32(info, KVPERF_A_RUN_INLINE, 0);
-	if (cfg->inline_size && cfg->op == KVPERF_OP_READ) {
-		NL_SET_ERR_MSG_MOD(extack, "inline applies to send and write only");
-		NL_SET_BAD_ATTR(extack, tb[KVPERF_A_RUN_INLINE]);
-		return -EINVAL;
-	}
+	if (cfg->inline_size && cfg->op == KVPERF_OP_READ)
+		return kvperf_nl_refuse(info, KVPERF_A_RUN_INLINE,
+					"inline applies to send and write only");
 	cfg->verify = nla_get_flag(tb[KVPERF_A_RUN_VERIFY]);
 	cfg->timeout_ms = kvperf_nl_u32(info, KVPERF_A_RUN_TIMEOUT_MS,
 					KVPERF_DEFAULT_TIMEOUT_MS);
@@ -84,14 +168,12 @@ static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 	if (tb[KVPERF_A_RUN_CPU]) {
 		u32 cpu = nla_get_u32(tb[KVPERF_A_RUN_CPU]);
 
-		if (cpu >= nr_cpu_ids || !cpu_online(cpu)) {
-			NL_SET_ERR_MSG_MOD(extack, "that CPU is not online");
-			NL_SET_BAD_ATTR(extack, tb[KVPERF_A_RUN_CPU]);
-			return -EINVAL;
-		}
+		if (cpu >= nr_cpu_ids || !cpu_online(cpu))
+			return kvperf_nl_refuse(info, KVPERF_A_RUN_CPU,
+						"that CPU is not online");
 		cfg->cpu = cpu;
 	}
-	return 0;
+	return bw ? kvperf_nl_run_bw_cfg(info, cfg) : 0;
 }
 
 /**
@@ -176,6 +258,92 @@ static int kvperf_fill_result(struct sk_buff *skb,
 	return 0;
 }
 
+static int kvperf_put_u64(struct sk_buff *skb, int attr, u64 v, int pad)
+{
+	return nla_put_u64_64bit(skb, attr, v, pad);
+}
+
+static int kvperf_fill_bw_qp(struct sk_buff *skb, u32 index,
+			     const struct kvperf_bw_qp_result *qr)
+{
+	struct nlattr *nest = nla_nest_start(skb, KVPERF_A_BW_RESULT_QP);
+	const int pad = KVPERF_A_BW_QP_PAD;
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, KVPERF_A_BW_QP_INDEX, index) ||
+	    nla_put_s32(skb, KVPERF_A_BW_QP_CPU, qr->cpu) ||
+	    kvperf_put_u64(skb, KVPERF_A_BW_QP_MESSAGES, qr->messages, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_BW_QP_BYTES, qr->bytes, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_BW_QP_ELAPSED_NS, qr->elapsed_ns,
+			   pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_BW_QP_PEER_MESSAGES,
+			   qr->peer_messages, pad)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int kvperf_fill_bw_result(struct sk_buff *skb,
+				 const struct kvperf_run *run,
+				 const struct kvperf_bw_result *res)
+{
+	struct nlattr *nest = nla_nest_start(skb, KVPERF_A_RUN_BW_RESULT);
+	const int pad = KVPERF_A_BW_RESULT_PAD;
+	u32 i;
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, KVPERF_A_BW_RESULT_SIZE, res->size) ||
+	    kvperf_put_u64(skb, KVPERF_A_BW_RESULT_MESSAGES, res->messages,
+			   pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_BW_RESULT_BYTES, res->bytes, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_BW_RESULT_ELAPSED_NS,
+			   res->elapsed_ns, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_BW_RESULT_PEAK_BPS, res->peak_bps,
+			   pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_BW_RESULT_CPU_NS, res->cpu_ns, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_BW_RESULT_MISMATCHES,
+			   res->mismatches, pad) ||
+	    (run->cfg.op == KVPERF_OP_SEND &&
+	     kvperf_put_u64(skb, KVPERF_A_BW_RESULT_PEER_MESSAGES,
+			    res->peer_messages, pad)) ||
+	    (run->cfg.bidir &&
+	     (kvperf_put_u64(skb, KVPERF_A_BW_RESULT_RX_MESSAGES,
+			     res->rx_messages, pad) ||
+	      kvperf_put_u64(skb, KVPERF_A_BW_RESULT_RX_BYTES, res->rx_bytes,
+			     pad) ||
+	      kvperf_put_u64(skb, KVPERF_A_BW_RESULT_RX_ELAPSED_NS,
+			     res->rx_elapsed_ns, pad))))
+		goto err;
+	for (i = 0; i < run->cfg.qps; i++)
+		if (kvperf_fill_bw_qp(skb, i, &res->qp[i]))
+			goto err;
+	nla_nest_end(skb, nest);
+	return 0;
+err:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static int kvperf_fill_run_bw_cfg(struct sk_buff *skb,
+				  const struct kvperf_run_cfg *cfg)
+{
+	if (nla_put_u32(skb, KVPERF_A_RUN_TX_DEPTH, cfg->tx_depth) ||
+	    nla_put_u32(skb, KVPERF_A_RUN_QPS, cfg->qps) ||
+	    (cfg->ncpus &&
+	     nla_put_string(skb, KVPERF_A_RUN_CPUS, cfg->cpulist)) ||
+	    nla_put_u32(skb, KVPERF_A_RUN_POST_LIST, cfg->post_list) ||
+	    nla_put_u32(skb, KVPERF_A_RUN_SIGNAL_EVERY, cfg->signal_every) ||
+	    (cfg->bidir && nla_put_flag(skb, KVPERF_A_RUN_BIDIR)) ||
+	    (cfg->interval_ms &&
+	     nla_put_u32(skb, KVPERF_A_RUN_INTERVAL_MS, cfg->interval_ms)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int kvperf_fill_run_cfg(struct sk_buff *skb, const struct kvperf_run *run)
 {
 	const struct kvperf_run_cfg *cfg = &run->cfg;
@@ -189,13 +357,39 @@ static int kvperf_fill_run_cfg(struct sk_buff *skb, const struct kvperf_run *run
 	    (cfg->duration_ms ?
 	     nla_put_u32(skb, KVPERF_A_RUN_DURATION_MS, cfg->duration_ms) :
 	     nla_put_u32(skb, KVPERF_A_RUN_ITERATIONS, cfg->iterations)) ||
-	    nla_put_u32(skb, KVPERF_A_RUN_WARMUP, cfg->warmup) ||
+	    (cfg->warmup_ms ?
+	     nla_put_u32(skb, KVPERF_A_RUN_WARMUP_MS, cfg->warmup_ms) :
+	     nla_put_u32(skb, KVPERF_A_RUN_WARMUP, cfg->warmup)) ||
 	    nla_put_u8(skb, KVPERF_A_RUN_POLL, cfg->poll) ||
 	    nla_put_u32(skb, KVPERF_A_RUN_INLINE, cfg->inline_size) ||
 	    (cfg->verify && nla_put_flag(skb, KVPERF_A_RUN_VERIFY)) ||
 	    (cfg->cpu >= 0 && nla_put_u32(skb, KVPERF_A_RUN_CPU, cfg->cpu)) ||
 	    nla_put_u32(skb, KVPERF_A_RUN_TIMEOUT_MS, cfg->timeout_ms))
 		return -EMSGSIZE;
+	if (cfg->type == KVPERF_RUN_TYPE_BW)
+		return kvperf_fill_run_bw_cfg(skb, cfg);
+	return 0;
+}
+
+static int kvperf_fill_run_results(struct sk_buff *skb,
+				   const struct kvperf_run *run)
+{
+	u32 i;
+
+	if (run->cfg.type == KVPERF_RUN_TYPE_BW) {
+		if (kvperf_put_u64(skb, KVPERF_A_RUN_BYTES,
+				   atomic64_read(&run->bw.bytes),
+				   KVPERF_A_RUN_PAD))
+			return -EMSGSIZE;
+		for (i = 0; i < run->ndone; i++)
+			if (kvperf_fill_bw_result(skb, run,
+						  &run->bw.results[i]))
+				return -EMSGSIZE;
+		return 0;
+	}
+	for (i = 0; i < run->ndone; i++)
+		if (kvperf_fill_result(skb, &run->results[i]))
+			return -EMSGSIZE;
 	return 0;
 }
 
@@ -203,7 +397,6 @@ static int kvperf_fill_run(struct sk_buff *skb, struct kvperf_run *run,
 			   u32 portid, u32 seq, int flags, u8 cmd)
 {
 	void *hdr;
-	u32 i;
 
 	hdr = genlmsg_put(skb, portid, seq, &kvperf_nl_family, flags, cmd);
 	if (!hdr)
@@ -219,11 +412,9 @@ static int kvperf_fill_run(struct sk_buff *skb, struct kvperf_run *run,
 	    nla_put_string(skb, KVPERF_A_RUN_KERNEL, init_utsname()->release) ||
 	    (run->mtu && nla_put_u32(skb, KVPERF_A_RUN_MTU, run->mtu)) ||
 	    nla_put_u64_64bit(skb, KVPERF_A_RUN_PROGRESS,
-			      atomic64_read(&run->progress), KVPERF_A_RUN_PAD))
+			      atomic64_read(&run->progress), KVPERF_A_RUN_PAD) ||
+	    kvperf_fill_run_results(skb, run))
 		goto err;
-	for (i = 0; i < run->ndone; i++)
-		if (kvperf_fill_result(skb, &run->results[i]))
-			goto err;
 	mutex_unlock(&run->lock);
 	genlmsg_end(skb, hdr);
 	return 0;
@@ -236,7 +427,9 @@ err:
 
 static size_t kvperf_run_msg_size(const struct kvperf_run *run)
 {
-	return NLMSG_GOODSIZE + 256 * run->nresults;
+	u32 qps = run->cfg.type == KVPERF_RUN_TYPE_BW ? run->cfg.qps : 0;
+
+	return NLMSG_GOODSIZE + (256 + 64 * qps) * run->nresults;
 }
 
 static struct kvperf_run *kvperf_nl_run_lookup(struct genl_info *info)
@@ -387,6 +580,42 @@ void kvperf_nl_run_progress(struct kvperf_run *run)
 	    nla_put_u8(skb, KVPERF_A_RUN_STATE, READ_ONCE(run->state)) ||
 	    nla_put_u64_64bit(skb, KVPERF_A_RUN_PROGRESS,
 			      atomic64_read(&run->progress), KVPERF_A_RUN_PAD)) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_end(skb, hdr);
+	kvperf_nl_notify(skb);
+}
+
+/**
+ * kvperf_nl_run_bw_progress() - report a bandwidth run's last interval
+ * @run: the run
+ * @p: the interval
+ */
+void kvperf_nl_run_bw_progress(struct kvperf_run *run,
+			       const struct kvperf_nl_bw_progress *p)
+{
+	const int pad = KVPERF_A_RUN_PAD;
+	struct sk_buff *skb;
+	void *hdr;
+
+	skb = kvperf_nl_event_alloc(NLMSG_GOODSIZE);
+	if (!skb)
+		return;
+	hdr = genlmsg_put(skb, 0, 0, &kvperf_nl_family, 0,
+			  KVPERF_CMD_RUN_PROGRESS_NTF);
+	if (!hdr || nla_put_u32(skb, KVPERF_A_RUN_ID, run->id) ||
+	    nla_put_u8(skb, KVPERF_A_RUN_STATE, READ_ONCE(run->state)) ||
+	    kvperf_put_u64(skb, KVPERF_A_RUN_PROGRESS,
+			   atomic64_read(&run->progress), pad) ||
+	    nla_put_u32(skb, KVPERF_A_RUN_CUR_SIZE, p->size) ||
+	    kvperf_put_u64(skb, KVPERF_A_RUN_BYTES, p->bytes, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_RUN_INTERVAL_BYTES, p->interval_bytes,
+			   pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_RUN_INTERVAL_MESSAGES,
+			   p->interval_messages, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_RUN_INTERVAL_NS, p->interval_ns,
+			   pad)) {
 		nlmsg_free(skb);
 		return;
 	}

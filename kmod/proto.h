@@ -11,7 +11,7 @@
 
 #include <linux/types.h>
 
-#define KVPERF_PROTO_VERSION	1
+#define KVPERF_PROTO_VERSION	2
 #define KVPERF_DEFAULT_PORT	18515
 
 /**
@@ -24,6 +24,18 @@
  * @inline_size: inline threshold of the run
  * @rkey: rkey of the client's receive buffer
  * @addr: address of the client's receive buffer for RDMA
+ * @type: enum kvperf_run_type
+ * @reserved: zero
+ * @tx_depth: bandwidth runs, work requests in flight per queue pair
+ * @post_list: bandwidth runs, work requests per post call
+ * @signal_every: bandwidth runs, completion moderation
+ * @iterations: bandwidth runs, messages per size (0 with @duration_ms)
+ * @duration_ms: bandwidth runs, time per size
+ * @warmup: bandwidth runs, warm-up messages per size
+ * @warmup_ms: bandwidth runs, warm-up time per size instead
+ *
+ * The last fields tell a bidirectional bandwidth server what to send
+ * back. 56 bytes: the most an InfiniBand or RoCE connect request carries.
  */
 struct kvperf_wire_req {
 	u8 version;
@@ -34,9 +46,38 @@ struct kvperf_wire_req {
 	__be32 inline_size;
 	__be32 rkey;
 	__be64 addr;
+	u8 type;
+	u8 reserved[3];
+	__be32 tx_depth;
+	__be32 post_list;
+	__be32 signal_every;
+	__be32 iterations;
+	__be32 duration_ms;
+	__be32 warmup;
+	__be32 warmup_ms;
 } __packed;
 
 #define KVPERF_WIRE_VERIFY	0x1
+#define KVPERF_WIRE_BIDIR	0x2
+
+/**
+ * struct kvperf_wire_report - the server's account of a bandwidth block,
+ *			       the payload of its KVPERF_CTRL_REPORT
+ * @received: send runs, data messages received after the start
+ * @mismatches: verify runs, messages of the wrong length plus a final
+ *		payload that does not match the pattern
+ * @tx_messages: bidir runs, messages the server completed
+ * @tx_elapsed_ns: bidir runs, from its first post to its last completion
+ */
+struct kvperf_wire_report {
+	__be64 received;
+	__be64 mismatches;
+	__be64 tx_messages;
+	__be64 tx_elapsed_ns;
+} __packed;
+
+/* Buffers hold at least this much, so a report always fits. */
+#define KVPERF_BUF_MIN		64
 
 /**
  * struct kvperf_wire_rep - accept private data (server to client)
@@ -59,6 +100,9 @@ struct kvperf_wire_rep {
 enum {
 	KVPERF_CTRL_SIZE = 1,	/* next block uses this message size */
 	KVPERF_CTRL_ACK = 2,	/* server is ready for the block */
+	KVPERF_CTRL_START = 3,	/* bandwidth: warm-up over, counting starts */
+	KVPERF_CTRL_END = 4,	/* bandwidth: the client's traffic is over */
+	KVPERF_CTRL_REPORT = 5,	/* bandwidth: struct kvperf_wire_report */
 };
 
 /* Sizes are sent in 24 bits: 8 MiB (2^23) is the largest. */

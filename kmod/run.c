@@ -44,14 +44,27 @@ u32 kvperf_run_divisor(const struct kvperf_run *run)
 	return run->cfg.op == KVPERF_OP_READ ? 1 : 2;
 }
 
-static bool kvperf_run_should_stop(void *arg)
+/**
+ * kvperf_run_should_stop() - should the calling thread of a run end?
+ * @arg: the run
+ *
+ * Return: true when the run was stopped or is being deleted, when a
+ * bandwidth run's thread failed, or when the caller is asked to stop.
+ */
+bool kvperf_run_should_stop(void *arg)
 {
 	struct kvperf_run *run = arg;
 
-	return READ_ONCE(run->stop) || kthread_should_stop();
+	return READ_ONCE(run->stop) || READ_ONCE(run->bw.abort) ||
+	       kthread_should_stop();
 }
 
-static void kvperf_run_set_state(struct kvperf_run *run, u8 state)
+/**
+ * kvperf_run_set_state() - move a run along its life cycle
+ * @run: the run
+ * @state: enum kvperf_run_state
+ */
+void kvperf_run_set_state(struct kvperf_run *run, u8 state)
 {
 	mutex_lock(&run->lock);
 	run->state = state;
@@ -80,15 +93,14 @@ static const char *kvperf_reject_reason(const struct rdma_cm_event *ev)
 static int kvperf_run_cm_handler(struct rdma_cm_id *id,
 				 struct rdma_cm_event *ev)
 {
-	struct kvperf_run *run = id->context;
-	struct kvperf_conn *c = &run->conn;
+	struct kvperf_conn *c = id->context;
 	const struct kvperf_wire_rep *rep;
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		WRITE_ONCE(c->cm_event, ev->event);
-		wake_up(&c->wq);
+		wake_up(c->notify);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		rep = ev->param.conn.private_data;
@@ -101,7 +113,7 @@ static int kvperf_run_cm_handler(struct rdma_cm_id *id,
 		c->remote_rkey = be32_to_cpu(rep->rkey);
 		c->remote_addr = be64_to_cpu(rep->addr);
 		WRITE_ONCE(c->cm_event, ev->event);
-		wake_up(&c->wq);
+		wake_up(c->notify);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 		kvperf_conn_fail(c, -EHOSTUNREACH,
@@ -153,17 +165,52 @@ static int kvperf_run_wait_cm(struct kvperf_conn *c, int event,
 	return err;
 }
 
-static int kvperf_run_connect(struct kvperf_run *run)
+/* What the server needs to know of the run, in the connect request. */
+static void kvperf_run_wire_req(const struct kvperf_run *run,
+				const struct kvperf_conn *c,
+				struct kvperf_wire_req *req)
 {
-	struct kvperf_conn *c = &run->conn;
-	struct kvperf_wire_req req = {};
-	struct rdma_conn_param param = {};
-	struct ib_qp_init_attr init;
-	struct ib_qp_attr attr;
-	struct rdma_cm_id *id;
-	int err, i;
+	const struct kvperf_run_cfg *cfg = &run->cfg;
 
-	id = rdma_create_id(&init_net, kvperf_run_cm_handler, run,
+	req->version = KVPERF_PROTO_VERSION;
+	req->type = cfg->type;
+	req->op = cfg->op;
+	req->poll = cfg->poll;
+	req->flags = (cfg->verify ? KVPERF_WIRE_VERIFY : 0) |
+		     (cfg->bidir ? KVPERF_WIRE_BIDIR : 0);
+	req->size_max = cpu_to_be32(cfg->size_max);
+	req->inline_size = cpu_to_be32(cfg->inline_size);
+	req->rkey = cpu_to_be32(c->mr->rkey);
+	req->addr = cpu_to_be64(c->mr->iova);
+	if (cfg->type != KVPERF_RUN_TYPE_BW)
+		return;
+	req->tx_depth = cpu_to_be32(cfg->tx_depth);
+	req->post_list = cpu_to_be32(cfg->post_list);
+	req->signal_every = cpu_to_be32(cfg->signal_every);
+	req->iterations = cpu_to_be32(cfg->duration_ms ? 0 : cfg->iterations);
+	req->duration_ms = cpu_to_be32(cfg->duration_ms);
+	req->warmup = cpu_to_be32(cfg->warmup_ms ? 0 : cfg->warmup);
+	req->warmup_ms = cpu_to_be32(cfg->warmup_ms);
+}
+
+/* RDMA READs in flight: one for latency, what the device takes for bandwidth. */
+static u8 kvperf_run_rd_atom(const struct kvperf_run *run,
+			     const struct ib_device *dev)
+{
+	if (run->cfg.op != KVPERF_OP_READ)
+		return 0;
+	if (run->cfg.type != KVPERF_RUN_TYPE_BW)
+		return 1;
+	return min3(dev->attrs.max_qp_init_rd_atom, dev->attrs.max_qp_rd_atom,
+		    255);
+}
+
+static int kvperf_run_resolve(struct kvperf_run *run, struct kvperf_conn *c)
+{
+	struct rdma_cm_id *id;
+	int err;
+
+	id = rdma_create_id(&init_net, kvperf_run_cm_handler, c,
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id)) {
 		c->reason = "cannot create an RDMA CM id";
@@ -186,42 +233,56 @@ static int kvperf_run_connect(struct kvperf_run *run)
 		kvperf_conn_fail(c, err, "cannot resolve a route to the server");
 		return err;
 	}
-	err = kvperf_run_wait_cm(c, RDMA_CM_EVENT_ROUTE_RESOLVED,
-				 "timed out resolving a route to the server");
+	return kvperf_run_wait_cm(c, RDMA_CM_EVENT_ROUTE_RESOLVED,
+				  "timed out resolving a route to the server");
+}
+
+/**
+ * kvperf_run_connect() - connect one of a run's connections to the server
+ * @run: the run
+ * @c: the connection, from kvperf_conn_init()
+ * @attr: its resources
+ *
+ * Resolves the address and route, creates the resources, connects with
+ * the run's parameters in the private data and registers the receive
+ * buffer. The caller tears down whatever exists on failure too.
+ *
+ * Return: 0 or a negative errno with @c->reason set.
+ */
+int kvperf_run_connect(struct kvperf_run *run, struct kvperf_conn *c,
+		       const struct kvperf_conn_attr *attr)
+{
+	struct kvperf_wire_req req = {};
+	struct rdma_conn_param param = {};
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr qattr;
+	int err;
+
+	err = kvperf_run_resolve(run, c);
 	if (err)
 		return err;
 
 	mutex_lock(&run->lock);
-	strscpy(run->dev, dev_name(&id->device->dev), sizeof(run->dev));
+	strscpy(run->dev, dev_name(&c->cm_id->device->dev), sizeof(run->dev));
 	mutex_unlock(&run->lock);
 
-	err = kvperf_conn_create(c, id, run->cfg.poll, run->cfg.size_max,
-				 run->cfg.inline_size);
-	if (err)
-		return err;
-	for (i = 0; i < KVPERF_RECV_DEPTH && !err; i++)
-		err = kvperf_conn_post_recv(c);
+	err = kvperf_conn_create(c, c->cm_id, attr);
+	if (!err)
+		err = kvperf_conn_post_recvs(c);
 	if (err) {
-		kvperf_conn_fail(c, err, "cannot post receives");
+		kvperf_conn_fail(c, err, c->reason);
 		return err;
 	}
 
-	req.version = KVPERF_PROTO_VERSION;
-	req.op = run->cfg.op;
-	req.poll = run->cfg.poll;
-	req.flags = run->cfg.verify ? KVPERF_WIRE_VERIFY : 0;
-	req.size_max = cpu_to_be32(run->cfg.size_max);
-	req.inline_size = cpu_to_be32(run->cfg.inline_size);
-	req.rkey = cpu_to_be32(c->mr->rkey);
-	req.addr = cpu_to_be64(c->mr->iova);
+	kvperf_run_wire_req(run, c, &req);
 	param.private_data = &req;
 	param.private_data_len = sizeof(req);
-	param.initiator_depth = run->cfg.op == KVPERF_OP_READ ? 1 : 0;
-	param.responder_resources = 0;
+	param.initiator_depth = kvperf_run_rd_atom(run, c->ibdev);
+	param.responder_resources = run->cfg.bidir ? param.initiator_depth : 0;
 	/* a silent peer is the run's timeout's job, not long CM retries */
 	param.retry_count = 3;
 	param.rnr_retry_count = 7;
-	err = rdma_connect(id, &param);
+	err = rdma_connect(c->cm_id, &param);
 	if (err) {
 		kvperf_conn_fail(c, err, "cannot connect");
 		return err;
@@ -231,9 +292,9 @@ static int kvperf_run_connect(struct kvperf_run *run)
 	if (err)
 		return err;
 
-	if (!ib_query_qp(id->qp, &attr, IB_QP_PATH_MTU, &init)) {
+	if (!ib_query_qp(c->cm_id->qp, &qattr, IB_QP_PATH_MTU, &init)) {
 		mutex_lock(&run->lock);
-		run->mtu = ib_mtu_enum_to_int(attr.path_mtu);
+		run->mtu = ib_mtu_enum_to_int(qattr.path_mtu);
 		mutex_unlock(&run->lock);
 	}
 	return kvperf_conn_register(c);
@@ -257,6 +318,7 @@ static int kvperf_run_measure(struct kvperf_run *run)
 			.iterations = run->cfg.iterations,
 			.duration_ns = (u64)run->cfg.duration_ms * NSEC_PER_MSEC,
 			.warmup = run->cfg.warmup,
+			.warmup_ns = (u64)run->cfg.warmup_ms * NSEC_PER_MSEC,
 			.op = run->cfg.op,
 			.verify = run->cfg.verify,
 			.divisor = kvperf_run_divisor(run),
@@ -279,14 +341,21 @@ static int kvperf_run_measure(struct kvperf_run *run)
 	return 0;
 }
 
-static int kvperf_run_thread(void *arg)
+/* A latency run: one connection, one size after the other. */
+static int kvperf_run_lat(struct kvperf_run *run, const char **reason)
 {
-	struct kvperf_run *run = arg;
 	struct kvperf_conn *c = &run->conn;
+	struct kvperf_conn_attr attr = {
+		.poll = run->cfg.poll,
+		.size_max = run->cfg.size_max,
+		.inline_size = run->cfg.inline_size,
+		.send_depth = KVPERF_SEND_DEPTH,
+		.recv_depth = KVPERF_RECV_DEPTH,
+		.node = NUMA_NO_NODE,
+	};
 	int err;
-	u8 state;
 
-	err = kvperf_run_connect(run);
+	err = kvperf_run_connect(run, c, &attr);
 	if (!err) {
 		kvperf_run_set_state(run, KVPERF_RUN_STATE_RUNNING);
 		err = kvperf_run_measure(run);
@@ -297,6 +366,23 @@ static int kvperf_run_thread(void *arg)
 		kvperf_conn_destroy(c);
 		rdma_destroy_id(c->cm_id);
 	}
+	*reason = c->reason;
+	return err;
+}
+
+static int kvperf_run_thread(void *arg)
+{
+	struct kvperf_run *run = arg;
+	const char *reason = NULL;
+	int err;
+	u8 state;
+
+	if (run->cfg.type == KVPERF_RUN_TYPE_BW)
+		err = kvperf_run_bw(run);
+	else
+		err = kvperf_run_lat(run, &reason);
+	if (run->cfg.type == KVPERF_RUN_TYPE_BW)
+		reason = run->bw.reason;
 	kvperf_unpin(run->pinned);
 	run->pinned = 0;
 
@@ -311,11 +397,11 @@ static int kvperf_run_thread(void *arg)
 	if (state == KVPERF_RUN_STATE_FAILED) {
 		if (err == -ETIMEDOUT)
 			snprintf(run->error, sizeof(run->error),
-				 "%s (%u ms)", c->reason ?: "timed out",
+				 "%s (%u ms)", reason ?: "timed out",
 				 run->cfg.timeout_ms);
 		else
 			snprintf(run->error, sizeof(run->error), "%s (%pe)",
-				 c->reason ?: "failed", ERR_PTR(err));
+				 reason ?: "failed", ERR_PTR(err));
 	}
 	mutex_unlock(&run->lock);
 	pr_debug("run %u ended: state %u err %d\n", run->id, state, err);
@@ -332,6 +418,10 @@ static int kvperf_run_results(struct kvperf_run *run)
 		n++;
 		if (size > KVPERF_SIZE_MAX / 2)
 			break;
+	}
+	if (run->cfg.type == KVPERF_RUN_TYPE_BW) {
+		run->nresults = n;
+		return kvperf_run_bw_alloc(run);
 	}
 	run->results = kcalloc(n, sizeof(*run->results), GFP_KERNEL);
 	if (!run->results)
@@ -415,7 +505,8 @@ int kvperf_run_start(const struct kvperf_run_cfg *cfg,
 		err = -EBUSY;
 		goto out;
 	}
-	pinned = kvperf_conn_pinned(cfg->size_max);
+	pinned = kvperf_conn_pinned(cfg->size_max) *
+		 (cfg->type == KVPERF_RUN_TYPE_BW ? cfg->qps : 1);
 	if (!kvperf_pin(pinned)) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "pinned-memory limit reached (module parameter max_pinned_mb)");
@@ -433,6 +524,7 @@ int kvperf_run_start(const struct kvperf_run_cfg *cfg,
 	run->pinned = pinned;
 	mutex_init(&run->lock);
 	atomic64_set(&run->progress, 0);
+	init_waitqueue_head(&run->bw.wq);
 	run->state = KVPERF_RUN_STATE_CONNECTING;
 	kobject_init(&run->kobj, &kvperf_run_ktype);
 	kvperf_conn_init(&run->conn, msecs_to_jiffies(cfg->timeout_ms),
@@ -450,7 +542,7 @@ int kvperf_run_start(const struct kvperf_run_cfg *cfg,
 
 	err = kvperf_run_sysfs_add(run);
 	if (err)
-		goto err_erase;
+		goto err_sysfs;
 	kvperf_debugfs_run_add(run);
 
 	run->task = kthread_create(kvperf_run_thread, run, "kvperf-run%u",
@@ -470,8 +562,8 @@ int kvperf_run_start(const struct kvperf_run_cfg *cfg,
 
 err_debugfs:
 	kvperf_debugfs_run_remove(run);
-	kobject_del(&run->kobj);
-err_erase:
+err_sysfs:
+	kvperf_run_sysfs_del(run);
 	xa_erase(&kvperf_runs, run->id);
 err_put:
 	NL_SET_ERR_MSG_MOD(extack, "cannot allocate the run");
@@ -545,6 +637,7 @@ int kvperf_run_stop(u32 id)
 		return -ENOENT;
 	WRITE_ONCE(run->stop, true);
 	wake_up(&run->conn.wq);
+	wake_up(&run->bw.wq);
 	kvperf_run_put(run);
 	return 0;
 }
@@ -553,10 +646,11 @@ static void kvperf_run_destroy(struct kvperf_run *run)
 {
 	WRITE_ONCE(run->stop, true);
 	wake_up(&run->conn.wq);
+	wake_up(&run->bw.wq);
 	/* returns at once when the thread has already ended */
 	kthread_stop(run->task);
 	kvperf_debugfs_run_remove(run);
-	kobject_del(&run->kobj);
+	kvperf_run_sysfs_del(run);
 	kobject_put(&run->kobj);
 }
 

@@ -10,6 +10,7 @@
 #include <linux/socket.h>
 #include <rdma/ib_verbs.h>
 
+#include "bw.h"
 #include "conn.h"
 #include "stats.h"
 
@@ -18,6 +19,12 @@
 #define KVPERF_RUN_ERROR_MAX	128
 /* Histograms cover ten minutes per sample; longer ones count as that. */
 #define KVPERF_HIST_MAX_NS	(600ULL * NSEC_PER_SEC)
+/* Longest CPU list a bandwidth run takes, as text. */
+#define KVPERF_CPULIST_MAX	256
+/* Rate samples kept per bandwidth run (an hour of one-second samples). */
+#define KVPERF_BW_SERIES_MAX	3600
+/* Sampling window of bandwidth runs that ask for no interval. */
+#define KVPERF_BW_WINDOW_MS	100
 
 /**
  * struct kvperf_run_cfg - what a run was asked to do
@@ -30,10 +37,20 @@
  * @iterations: measured iterations per size (when @duration_ms is 0)
  * @duration_ms: time per size instead
  * @warmup: unmeasured iterations per size
+ * @warmup_ms: warm up for this long instead, when not 0
  * @inline_size: inline threshold
  * @timeout_ms: longest silence before the run fails
  * @cpu: CPU of the run's thread, or -1
  * @addr: server address and port
+ * @tx_depth: bandwidth, work requests in flight per queue pair
+ * @qps: bandwidth, queue pairs
+ * @post_list: bandwidth, work requests per post call
+ * @signal_every: bandwidth, completion moderation
+ * @interval_ms: bandwidth, progress interval (0: none asked)
+ * @bidir: bandwidth, traffic in both directions
+ * @ncpus: bandwidth, entries in @cpus (0: one thread, on @cpu if set)
+ * @cpus: bandwidth, the CPU of each thread
+ * @cpulist: bandwidth, @cpus as the user wrote them
  */
 struct kvperf_run_cfg {
 	u8 type;
@@ -45,10 +62,162 @@ struct kvperf_run_cfg {
 	u32 iterations;
 	u32 duration_ms;
 	u32 warmup;
+	u32 warmup_ms;
 	u32 inline_size;
 	u32 timeout_ms;
 	s32 cpu;
 	struct sockaddr_storage addr;
+	u32 tx_depth;
+	u32 qps;
+	u32 post_list;
+	u32 signal_every;
+	u32 interval_ms;
+	bool bidir;
+	u8 ncpus;
+	s16 cpus[KVPERF_BW_QPS_MAX];
+	char cpulist[KVPERF_CPULIST_MAX];
+};
+
+/**
+ * struct kvperf_bw_qp_result - one queue pair in one size of a bandwidth run
+ * @cpu: CPU of the thread that drove it, -1 when not bound
+ * @messages: measured messages completed
+ * @bytes: their bytes
+ * @elapsed_ns: its first measured post to its last completion
+ * @start_ns: its first measured post (ktime_get_ns())
+ * @end_ns: its last completion
+ * @peer_messages: send runs, what the server received on it
+ */
+struct kvperf_bw_qp_result {
+	s32 cpu;
+	u64 messages;
+	u64 bytes;
+	u64 elapsed_ns;
+	u64 start_ns;
+	u64 end_ns;
+	u64 peer_messages;
+};
+
+/**
+ * struct kvperf_bw_result - one size of a bandwidth run, all queue pairs
+ * @size: message size
+ * @messages: measured messages completed, client to server
+ * @bytes: their bytes
+ * @elapsed_ns: first measured post to last completion, any queue pair
+ * @peak_bps: highest rate of a sampling window, bytes per second
+ * @cpu_ns: CPU time of the threads and outside completion callbacks
+ * @mismatches: verify runs, what the server found wrong
+ * @peer_messages: send runs, messages the server received
+ * @rx_messages: bidir runs, messages the server completed
+ * @rx_bytes: their bytes
+ * @rx_elapsed_ns: the server's longest measured phase
+ * @qp: one entry per queue pair
+ */
+struct kvperf_bw_result {
+	u32 size;
+	u64 messages;
+	u64 bytes;
+	u64 elapsed_ns;
+	u64 peak_bps;
+	u64 cpu_ns;
+	u64 mismatches;
+	u64 peer_messages;
+	u64 rx_messages;
+	u64 rx_bytes;
+	u64 rx_elapsed_ns;
+	struct kvperf_bw_qp_result *qp;
+};
+
+/**
+ * struct kvperf_bw_sample - one sampling window of a bandwidth run
+ * @size: message size
+ * @t_ns: end of the window, since the run started
+ * @ns: length of the window
+ * @messages: messages completed in it
+ */
+struct kvperf_bw_sample {
+	u32 size;
+	u64 t_ns;
+	u64 ns;
+	u64 messages;
+};
+
+/**
+ * struct kvperf_run_qp - a queue pair of a bandwidth run
+ * @conn: its connection
+ * @bw: its bandwidth state
+ * @index: its number in the run
+ * @cpu: CPU of its thread, or -1
+ */
+struct kvperf_run_qp {
+	struct kvperf_conn conn;
+	struct kvperf_bw_qp bw;
+	u32 index;
+	int cpu;
+};
+
+/**
+ * struct kvperf_bw_worker - a thread of a bandwidth run
+ * @run: the run
+ * @index: its number
+ * @cpu: its CPU, or -1
+ * @task: the thread; holds a reference
+ * @waiter: what it sleeps on
+ * @qps: its queue pairs
+ * @nqps: how many
+ */
+struct kvperf_bw_worker {
+	struct kvperf_run *run;
+	u32 index;
+	int cpu;
+	struct task_struct *task;
+	struct kvperf_bw_waiter waiter;
+	struct kvperf_bw_qp *qps[KVPERF_BW_QPS_MAX];
+	unsigned int nqps;
+};
+
+/**
+ * struct kvperf_run_bw - the bandwidth part of a run
+ * @qps: its queue pairs
+ * @workers: its threads
+ * @nworkers: how many
+ * @results: one per size
+ * @wq: the run thread and the workers wait on each other here
+ * @connected: workers whose queue pairs are all connected
+ * @ready: workers ready to measure, cumulated over the sizes
+ * @done: workers done measuring, cumulated over the sizes
+ * @next: sizes the workers may begin
+ * @go: sizes whose measured phase has begun
+ * @go_ns: when the current one began
+ * @abort: a worker failed or the run is stopping: all end
+ * @err: the first failure
+ * @reason: its text
+ * @start_ns: when the run's thread started
+ * @bytes: measured bytes so far, all sizes
+ * @series: the sampling windows; under the run's lock
+ * @nseries: entries in @series
+ * @series_dropped: windows that did not fit
+ */
+struct kvperf_run_bw {
+	struct kvperf_run_qp *qps;
+	struct kvperf_bw_worker *workers;
+	u32 nworkers;
+	struct kvperf_bw_result *results;
+	wait_queue_head_t wq;
+	atomic_t connected;
+	atomic_t ready;
+	atomic_t done;
+	u32 next;
+	u32 go;
+	u64 go_ns;
+	bool abort;
+	int err;
+	const char *reason;
+	u64 start_ns;
+	atomic64_t bytes;
+	struct kvperf_bw_sample *series;
+	u32 nseries;
+	u64 series_dropped;
 };
 
 /**
@@ -83,7 +252,9 @@ struct kvperf_result {
  * @progress: iterations completed, all sizes
  * @task: the run's thread; holds a reference
  * @stop: a stop was requested
- * @conn: the connection
+ * @conn: the connection (latency runs)
+ * @bw: the queue pairs, threads and results of bandwidth runs
+ * @qp_kobjs: /sys/kernel/kvperf/runs/<id>/qp<N> of bandwidth runs
  * @debugfs: /sys/kernel/debug/kvperf/runs/<id>
  * @pinned: bytes accounted with kvperf_pin()
  */
@@ -103,6 +274,8 @@ struct kvperf_run {
 	struct task_struct *task;
 	bool stop;
 	struct kvperf_conn conn;
+	struct kvperf_run_bw bw;
+	struct kobject **qp_kobjs;
 	struct dentry *debugfs;
 	size_t pinned;
 };
@@ -117,9 +290,19 @@ int kvperf_run_delete(u32 id);
 void kvperf_runs_exit(void);
 unsigned int kvperf_run_count(void);
 u32 kvperf_run_divisor(const struct kvperf_run *run);
+bool kvperf_run_should_stop(void *arg);
+void kvperf_run_set_state(struct kvperf_run *run, u8 state);
+int kvperf_run_connect(struct kvperf_run *run, struct kvperf_conn *c,
+		       const struct kvperf_conn_attr *attr);
+
+/* run_bw.c */
+int kvperf_run_bw_alloc(struct kvperf_run *run);
+void kvperf_run_bw_free(struct kvperf_run *run);
+int kvperf_run_bw(struct kvperf_run *run);
 
 /* run_sysfs.c */
 int kvperf_run_sysfs_add(struct kvperf_run *run);
+void kvperf_run_sysfs_del(struct kvperf_run *run);
 extern const struct kobj_type kvperf_run_ktype;
 
 #endif /* _KVPERF_RUN_H */

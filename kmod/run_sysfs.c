@@ -7,6 +7,7 @@
  */
 #include <linux/kobject.h>
 #include <linux/kvperf.h>
+#include <linux/math64.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
@@ -31,13 +32,69 @@ static const char * const kvperf_op_names[] = {
 enum kvperf_run_field {
 	F_STATE, F_OP, F_SIZE, F_ITERATIONS, F_MIN, F_P50, F_P90, F_P99,
 	F_P999, F_P9999, F_MAX, F_MEAN, F_STDEV, F_MISMATCHES, F_ERROR,
-	F_DEV,
+	F_DEV, F_TYPE,
+	/* bandwidth runs only */
+	F_BYTES, F_MESSAGES, F_BW_AVG, F_BW_PEAK, F_MSG_RATE, F_CPU_PER_MSG,
+	F_CPU_PERCENT,
 };
 
 struct kvperf_run_attr {
 	struct attribute attr;
 	enum kvperf_run_field field;
 };
+
+/* @bytes per second in MiB/s, two decimals */
+static ssize_t kvperf_emit_mibps(char *buf, u64 bps)
+{
+	u64 centi = mul_u64_u64_div_u64(bps, 100, 1 << 20);
+
+	return sysfs_emit(buf, "%llu.%02llu\n", centi / 100, centi % 100);
+}
+
+static u64 kvperf_per_sec(u64 n, u64 ns)
+{
+	return ns ? mul_u64_u64_div_u64(n, NSEC_PER_SEC, ns) : 0;
+}
+
+static ssize_t kvperf_run_show_bw(struct kvperf_run *run,
+				  enum kvperf_run_field f, char *buf)
+{
+	const struct kvperf_bw_result *res;
+	u64 rate;
+
+	if (!run->ndone)
+		return f == F_SIZE ? sysfs_emit(buf, "%u\n", run->cfg.size) :
+				     sysfs_emit(buf, "\n");
+	res = &run->bw.results[run->ndone - 1];
+	switch (f) {
+	case F_SIZE:
+		return sysfs_emit(buf, "%u\n", res->size);
+	case F_BYTES:
+		return sysfs_emit(buf, "%llu\n", res->bytes);
+	case F_MESSAGES:
+		return sysfs_emit(buf, "%llu\n", res->messages);
+	case F_BW_AVG:
+		return kvperf_emit_mibps(buf, kvperf_per_sec(res->bytes,
+							     res->elapsed_ns));
+	case F_BW_PEAK:
+		return kvperf_emit_mibps(buf, res->peak_bps);
+	case F_MSG_RATE:
+		rate = kvperf_per_sec(res->messages, res->elapsed_ns);
+		return sysfs_emit(buf, "%llu.%06llu\n", rate / 1000000,
+				  rate % 1000000);
+	case F_CPU_PER_MSG:
+		return sysfs_emit(buf, "%llu\n", res->messages ?
+				  div64_u64(res->cpu_ns, res->messages) : 0);
+	case F_CPU_PERCENT:
+		return sysfs_emit(buf, "%llu\n", res->elapsed_ns ?
+				  mul_u64_u64_div_u64(res->cpu_ns, 100,
+						      res->elapsed_ns) : 0);
+	case F_MISMATCHES:
+		return sysfs_emit(buf, "%llu\n", res->mismatches);
+	default:
+		return -EINVAL;
+	}
+}
 
 static ssize_t kvperf_run_show_stat(struct kvperf_run *run,
 				    enum kvperf_run_field f, char *buf)
@@ -104,8 +161,15 @@ static ssize_t kvperf_run_attr_show(struct kobject *kobj,
 	case F_DEV:
 		ret = sysfs_emit(buf, "%s\n", run->dev);
 		break;
+	case F_TYPE:
+		ret = sysfs_emit(buf, "%s\n", run->cfg.type == KVPERF_RUN_TYPE_BW ?
+				 "bw" : "lat");
+		break;
 	default:
-		ret = kvperf_run_show_stat(run, ra->field, buf);
+		if (run->cfg.type == KVPERF_RUN_TYPE_BW)
+			ret = kvperf_run_show_bw(run, ra->field, buf);
+		else
+			ret = kvperf_run_show_stat(run, ra->field, buf);
 		break;
 	}
 	mutex_unlock(&run->lock);
@@ -134,6 +198,14 @@ KVPERF_RUN_ATTR(stdev_ns, F_STDEV);
 KVPERF_RUN_ATTR(mismatches, F_MISMATCHES);
 KVPERF_RUN_ATTR(error, F_ERROR);
 KVPERF_RUN_ATTR(dev, F_DEV);
+KVPERF_RUN_ATTR(type, F_TYPE);
+KVPERF_RUN_ATTR(bytes, F_BYTES);
+KVPERF_RUN_ATTR(messages, F_MESSAGES);
+KVPERF_RUN_ATTR(bw_avg_mibps, F_BW_AVG);
+KVPERF_RUN_ATTR(bw_peak_mibps, F_BW_PEAK);
+KVPERF_RUN_ATTR(msg_rate, F_MSG_RATE);
+KVPERF_RUN_ATTR(cpu_ns_per_msg, F_CPU_PER_MSG);
+KVPERF_RUN_ATTR(cpu_percent, F_CPU_PERCENT);
 
 static struct attribute *kvperf_run_attrs[] = {
 	&kvperf_run_attr_state.attr,
@@ -152,9 +224,42 @@ static struct attribute *kvperf_run_attrs[] = {
 	&kvperf_run_attr_mismatches.attr,
 	&kvperf_run_attr_error.attr,
 	&kvperf_run_attr_dev.attr,
+	&kvperf_run_attr_type.attr,
+	&kvperf_run_attr_bytes.attr,
+	&kvperf_run_attr_messages.attr,
+	&kvperf_run_attr_bw_avg_mibps.attr,
+	&kvperf_run_attr_bw_peak_mibps.attr,
+	&kvperf_run_attr_msg_rate.attr,
+	&kvperf_run_attr_cpu_ns_per_msg.attr,
+	&kvperf_run_attr_cpu_percent.attr,
 	NULL,
 };
-ATTRIBUTE_GROUPS(kvperf_run);
+
+/* Latency statistics for latency runs, rates for bandwidth runs. */
+static umode_t kvperf_run_attr_visible(struct kobject *kobj,
+				       struct attribute *attr, int n)
+{
+	struct kvperf_run *run = container_of(kobj, struct kvperf_run, kobj);
+	struct kvperf_run_attr *ra = container_of(attr, struct kvperf_run_attr,
+						  attr);
+	bool bw = run->cfg.type == KVPERF_RUN_TYPE_BW;
+
+	if (ra->field >= F_BYTES)
+		return bw ? attr->mode : 0;
+	if (ra->field >= F_ITERATIONS && ra->field <= F_STDEV)
+		return bw ? 0 : attr->mode;
+	return attr->mode;
+}
+
+static const struct attribute_group kvperf_run_group = {
+	.attrs = kvperf_run_attrs,
+	.is_visible = kvperf_run_attr_visible,
+};
+
+static const struct attribute_group *kvperf_run_groups[] = {
+	&kvperf_run_group,
+	NULL,
+};
 
 static const struct sysfs_ops kvperf_run_sysfs_ops = {
 	.show = kvperf_run_attr_show,
@@ -165,9 +270,11 @@ static void kvperf_run_release(struct kobject *kobj)
 	struct kvperf_run *run = container_of(kobj, struct kvperf_run, kobj);
 	u32 i;
 
-	for (i = 0; i < run->nresults; i++)
+	for (i = 0; run->results && i < run->nresults; i++)
 		kvperf_hist_destroy(&run->results[i].hist);
 	kfree(run->results);
+	kvperf_run_bw_free(run);
+	kfree(run->qp_kobjs);
 	if (run->task)
 		put_task_struct(run->task);
 	kvperf_unpin(run->pinned);
@@ -181,12 +288,151 @@ const struct kobj_type kvperf_run_ktype = {
 };
 
 /**
- * kvperf_run_sysfs_add() - create /sys/kernel/kvperf/runs/<id>
+ * struct kvperf_qp_kobj - /sys/kernel/kvperf/runs/<id>/qp<N>
+ * @kobj: its kobject; holds a reference on the run's
+ * @run: the run
+ * @index: the queue pair
+ */
+struct kvperf_qp_kobj {
+	struct kobject kobj;
+	struct kvperf_run *run;
+	u32 index;
+};
+
+enum kvperf_qp_field { Q_CPU, Q_MESSAGES, Q_BYTES, Q_BW_AVG };
+
+static ssize_t kvperf_qp_attr_show(struct kobject *kobj,
+				   struct attribute *attr, char *buf)
+{
+	struct kvperf_qp_kobj *qk = container_of(kobj, struct kvperf_qp_kobj,
+						 kobj);
+	struct kvperf_run_attr *ra = container_of(attr, struct kvperf_run_attr,
+						  attr);
+	struct kvperf_run *run = qk->run;
+	const struct kvperf_bw_qp_result *qr;
+	ssize_t ret;
+
+	mutex_lock(&run->lock);
+	if (!run->ndone) {
+		mutex_unlock(&run->lock);
+		return sysfs_emit(buf, "\n");
+	}
+	qr = &run->bw.results[run->ndone - 1].qp[qk->index];
+	switch ((enum kvperf_qp_field)ra->field) {
+	case Q_CPU:
+		ret = sysfs_emit(buf, "%d\n", qr->cpu);
+		break;
+	case Q_MESSAGES:
+		ret = sysfs_emit(buf, "%llu\n", qr->messages);
+		break;
+	case Q_BYTES:
+		ret = sysfs_emit(buf, "%llu\n", qr->bytes);
+		break;
+	default:
+		ret = kvperf_emit_mibps(buf, kvperf_per_sec(qr->bytes,
+							    qr->elapsed_ns));
+		break;
+	}
+	mutex_unlock(&run->lock);
+	return ret;
+}
+
+#define KVPERF_QP_ATTR(_name, _field)					\
+	static struct kvperf_run_attr kvperf_qp_attr_##_name = {	\
+		.attr = { .name = __stringify(_name), .mode = 0444 },	\
+		.field = (enum kvperf_run_field)_field,			\
+	}
+
+KVPERF_QP_ATTR(cpu, Q_CPU);
+KVPERF_QP_ATTR(messages, Q_MESSAGES);
+KVPERF_QP_ATTR(bytes, Q_BYTES);
+KVPERF_QP_ATTR(bw_avg_mibps, Q_BW_AVG);
+
+static struct attribute *kvperf_qp_attrs[] = {
+	&kvperf_qp_attr_cpu.attr,
+	&kvperf_qp_attr_messages.attr,
+	&kvperf_qp_attr_bytes.attr,
+	&kvperf_qp_attr_bw_avg_mibps.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(kvperf_qp);
+
+static const struct sysfs_ops kvperf_qp_sysfs_ops = {
+	.show = kvperf_qp_attr_show,
+};
+
+static void kvperf_qp_release(struct kobject *kobj)
+{
+	kfree(container_of(kobj, struct kvperf_qp_kobj, kobj));
+}
+
+static const struct kobj_type kvperf_qp_ktype = {
+	.release = kvperf_qp_release,
+	.sysfs_ops = &kvperf_qp_sysfs_ops,
+	.default_groups = kvperf_qp_groups,
+};
+
+static int kvperf_run_sysfs_add_qps(struct kvperf_run *run)
+{
+	u32 i;
+	int err;
+
+	run->qp_kobjs = kcalloc(run->cfg.qps, sizeof(*run->qp_kobjs),
+				GFP_KERNEL);
+	if (!run->qp_kobjs)
+		return -ENOMEM;
+	for (i = 0; i < run->cfg.qps; i++) {
+		struct kvperf_qp_kobj *qk = kzalloc(sizeof(*qk), GFP_KERNEL);
+
+		if (!qk)
+			return -ENOMEM;
+		qk->run = run;
+		qk->index = i;
+		kobject_init(&qk->kobj, &kvperf_qp_ktype);
+		err = kobject_add(&qk->kobj, &run->kobj, "qp%u", i);
+		if (err) {
+			kobject_put(&qk->kobj);
+			return err;
+		}
+		run->qp_kobjs[i] = &qk->kobj;
+	}
+	return 0;
+}
+
+/**
+ * kvperf_run_sysfs_add() - create /sys/kernel/kvperf/runs/<id>, and a
+ *			    qp<N> directory per queue pair of bandwidth runs
  * @run: the run, its kobject initialized
  *
- * Return: 0 or a negative errno.
+ * Return: 0 or a negative errno; kvperf_run_sysfs_del() removes what
+ * was added.
  */
 int kvperf_run_sysfs_add(struct kvperf_run *run)
 {
-	return kobject_add(&run->kobj, kvperf_sysfs_runs(), "%u", run->id);
+	int err = kobject_add(&run->kobj, kvperf_sysfs_runs(), "%u", run->id);
+
+	if (err || run->cfg.type != KVPERF_RUN_TYPE_BW)
+		return err;
+	return kvperf_run_sysfs_add_qps(run);
+}
+
+/**
+ * kvperf_run_sysfs_del() - remove a run's sysfs directories
+ * @run: the run
+ *
+ * Returns once no reader is left in their files.
+ */
+void kvperf_run_sysfs_del(struct kvperf_run *run)
+{
+	u32 i;
+
+	for (i = 0; run->qp_kobjs && i < run->cfg.qps; i++) {
+		if (!run->qp_kobjs[i])
+			continue;
+		kobject_del(run->qp_kobjs[i]);
+		kobject_put(run->qp_kobjs[i]);
+		run->qp_kobjs[i] = NULL;
+	}
+	if (run->kobj.state_in_sysfs)
+		kobject_del(&run->kobj);
 }

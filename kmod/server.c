@@ -117,6 +117,15 @@ static bool kvperf_sconn_established(struct kvperf_conn *c, void *arg)
 	return READ_ONCE(sc->established);
 }
 
+static void kvperf_sconn_free_bw(struct kvperf_sconn *sc)
+{
+	if (!sc->bw)
+		return;
+	kvperf_bw_qp_destroy(sc->bw);
+	kfree(sc->bw);
+	sc->bw = NULL;
+}
+
 static int kvperf_sconn_thread(void *arg)
 {
 	struct kvperf_sconn *sc = arg;
@@ -126,7 +135,9 @@ static int kvperf_sconn_thread(void *arg)
 	err = kvperf_conn_wait(c, kvperf_sconn_established, sc);
 	if (!err)
 		err = kvperf_conn_register(c);
-	if (!err)
+	if (!err && sc->bw)
+		err = kvperf_bw_serve(sc->bw, sc->verify, sc->bidir, &sc->served);
+	else if (!err)
 		err = kvperf_lat_serve(c, sc->op, sc->verify, &sc->served);
 	pr_debug("server %u: connection ended: %s (%d)\n", sc->srv->id,
 		 c->reason ?: "stopped", err);
@@ -134,6 +145,7 @@ static int kvperf_sconn_thread(void *arg)
 	rdma_disconnect(c->cm_id);
 	kvperf_conn_destroy(c);
 	rdma_destroy_id(c->cm_id);
+	kvperf_sconn_free_bw(sc);
 	kvperf_unpin(sc->pinned);
 	sc->pinned = 0;
 	WRITE_ONCE(sc->finished, true);
@@ -172,6 +184,86 @@ static int kvperf_server_reject(struct rdma_cm_id *id, u8 why)
 	return -ECONNREFUSED;
 }
 
+/* Is the connect request one this server can serve? */
+static bool kvperf_server_req_ok(const struct rdma_cm_event *ev)
+{
+	const struct kvperf_wire_req *req = ev->param.conn.private_data;
+	u32 size_max, tx_depth, post_list, signal_every;
+
+	if (ev->param.conn.private_data_len < sizeof(*req) ||
+	    req->version != KVPERF_PROTO_VERSION ||
+	    req->op > KVPERF_OP_READ || req->poll > KVPERF_POLL_WORKQUEUE ||
+	    req->type > KVPERF_RUN_TYPE_BW)
+		return false;
+	size_max = be32_to_cpu(req->size_max);
+	if (!size_max || size_max > KVPERF_SIZE_MAX ||
+	    be32_to_cpu(req->inline_size) > KVPERF_INLINE_MAX)
+		return false;
+	if (req->type != KVPERF_RUN_TYPE_BW)
+		return true;
+	tx_depth = be32_to_cpu(req->tx_depth);
+	post_list = be32_to_cpu(req->post_list);
+	signal_every = be32_to_cpu(req->signal_every);
+	return tx_depth && tx_depth <= KVPERF_BW_TX_DEPTH_MAX &&
+	       post_list && post_list <= min(tx_depth, KVPERF_BW_POST_LIST_MAX) &&
+	       signal_every && signal_every <= tx_depth &&
+	       (req->iterations || req->duration_ms);
+}
+
+/* The connection's queues; bandwidth runs keep their traffic in flight. */
+static void kvperf_server_conn_attr(const struct kvperf_wire_req *req,
+				    struct kvperf_conn_attr *attr)
+{
+	u32 tx_depth = be32_to_cpu(req->tx_depth);
+
+	attr->poll = req->poll;
+	attr->size_max = be32_to_cpu(req->size_max);
+	attr->inline_size = be32_to_cpu(req->inline_size);
+	attr->send_depth = KVPERF_SEND_DEPTH;
+	attr->recv_depth = KVPERF_RECV_DEPTH;
+	attr->node = NUMA_NO_NODE;
+	if (req->type != KVPERF_RUN_TYPE_BW)
+		return;
+	attr->any_vector = true;
+	if (req->flags & KVPERF_WIRE_BIDIR)
+		attr->send_depth += tx_depth;
+	if (req->op == KVPERF_OP_SEND)
+		attr->recv_depth += tx_depth;
+}
+
+/* A bandwidth run's connection: what a bidir run sends back. */
+static int kvperf_sconn_init_bw(struct kvperf_sconn *sc,
+				const struct kvperf_wire_req *req)
+{
+	struct kvperf_bw_params p = {
+		.op = req->op,
+		.tx_depth = be32_to_cpu(req->tx_depth),
+		.post_list = be32_to_cpu(req->post_list),
+		.signal_every = be32_to_cpu(req->signal_every),
+		.iterations = be32_to_cpu(req->iterations),
+		.duration_ns = (u64)be32_to_cpu(req->duration_ms) *
+			       NSEC_PER_MSEC,
+		.warmup = be32_to_cpu(req->warmup),
+		.warmup_ns = (u64)be32_to_cpu(req->warmup_ms) * NSEC_PER_MSEC,
+	};
+	int err;
+
+	if (req->type != KVPERF_RUN_TYPE_BW)
+		return 0;
+	sc->bw = kzalloc(sizeof(*sc->bw), GFP_KERNEL);
+	if (!sc->bw)
+		return -ENOMEM;
+	kvperf_bw_waiter_init(&sc->waiter, NULL);
+	err = kvperf_bw_qp_init(sc->bw, &sc->conn, &p, &sc->waiter);
+	if (err) {
+		kfree(sc->bw);
+		sc->bw = NULL;
+		return err;
+	}
+	sc->conn.count_data = req->op == KVPERF_OP_SEND;
+	return 0;
+}
+
 static int kvperf_server_connect(struct kvperf_server *srv,
 				 struct rdma_cm_id *id,
 				 const struct rdma_cm_event *ev)
@@ -179,20 +271,14 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 	const struct kvperf_wire_req *req = ev->param.conn.private_data;
 	struct rdma_conn_param param = {};
 	struct kvperf_wire_rep rep = {};
+	struct kvperf_conn_attr attr = {};
 	struct kvperf_sconn *sc;
-	u32 size_max, inline_size;
 	size_t pinned;
 	int err;
 
-	if (ev->param.conn.private_data_len < sizeof(*req) ||
-	    req->version != KVPERF_PROTO_VERSION ||
-	    req->op > KVPERF_OP_READ || req->poll > KVPERF_POLL_WORKQUEUE)
+	if (!kvperf_server_req_ok(ev))
 		return kvperf_server_reject(id, KVPERF_REJ_BAD_REQUEST);
-	size_max = be32_to_cpu(req->size_max);
-	inline_size = be32_to_cpu(req->inline_size);
-	if (!size_max || size_max > KVPERF_SIZE_MAX ||
-	    inline_size > KVPERF_INLINE_MAX)
-		return kvperf_server_reject(id, KVPERF_REJ_BAD_REQUEST);
+	kvperf_server_conn_attr(req, &attr);
 
 	mutex_lock(&srv->lock);
 	kvperf_server_reap(srv);
@@ -200,7 +286,7 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 		mutex_unlock(&srv->lock);
 		return kvperf_server_reject(id, KVPERF_REJ_TOO_MANY);
 	}
-	pinned = kvperf_conn_pinned(size_max);
+	pinned = kvperf_conn_pinned(attr.size_max);
 	if (!kvperf_pin(pinned)) {
 		mutex_unlock(&srv->lock);
 		return kvperf_server_reject(id, KVPERF_REJ_MEMORY);
@@ -211,25 +297,24 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 		goto err_unpin;
 	sc->srv = srv;
 	sc->op = req->op;
+	sc->type = req->type;
 	sc->verify = req->flags & KVPERF_WIRE_VERIFY;
+	sc->bidir = req->flags & KVPERF_WIRE_BIDIR;
 	sc->pinned = pinned;
 	atomic64_set(&sc->served, 0);
 	memcpy(&sc->peer, &id->route.addr.dst_addr, sizeof(sc->peer));
 	kvperf_conn_init(&sc->conn, MAX_JIFFY_OFFSET, kvperf_sconn_should_stop,
 			 sc);
+	if (kvperf_sconn_init_bw(sc, req))
+		goto err_free;
 	id->context = sc;
 
-	err = kvperf_conn_create(&sc->conn, id, req->poll, size_max,
-				 inline_size);
+	err = kvperf_conn_create(&sc->conn, id, &attr);
 	if (err)
-		goto err_free;
+		goto err_conn;
 	sc->conn.remote_rkey = be32_to_cpu(req->rkey);
 	sc->conn.remote_addr = be64_to_cpu(req->addr);
-	for (err = 0; !err && sc->conn.recvs_seen < KVPERF_RECV_DEPTH;
-	     sc->conn.recvs_seen++)
-		err = kvperf_conn_post_recv(&sc->conn);
-	sc->conn.recvs_seen = 0;
-	if (err)
+	if (kvperf_conn_post_recvs(&sc->conn))
 		goto err_conn;
 
 	sc->task = kthread_create(kvperf_sconn_thread, sc, "kvperf-srv%u",
@@ -237,6 +322,7 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 	if (IS_ERR(sc->task))
 		goto err_conn;
 	get_task_struct(sc->task);
+	sc->waiter.task = sc->task;
 
 	rep.version = KVPERF_PROTO_VERSION;
 	rep.rkey = cpu_to_be32(sc->conn.mr->rkey);
@@ -249,6 +335,8 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 					  id->device->attrs.max_qp_rd_atom);
 	param.initiator_depth = min_t(u32, ev->param.conn.initiator_depth,
 				      id->device->attrs.max_qp_init_rd_atom);
+	/* bidir sends wait for the client's receives as long as it takes */
+	param.rnr_retry_count = 7;
 	err = rdma_accept(id, &param);
 	if (err) {
 		kthread_stop(sc->task);
@@ -264,6 +352,7 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 
 err_conn:
 	kvperf_conn_destroy(&sc->conn);
+	kvperf_sconn_free_bw(sc);
 err_free:
 	id->context = srv;
 	kfree(sc);
@@ -334,7 +423,7 @@ static int kvperf_server_cm_handler(struct rdma_cm_id *id,
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
 		WRITE_ONCE(sc->established, true);
-		wake_up(&sc->conn.wq);
+		wake_up(sc->conn.notify);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
@@ -484,7 +573,7 @@ static void kvperf_server_destroy(struct kvperf_server *srv)
 
 	list_for_each_entry_safe(sc, tmp, &conns, node) {
 		WRITE_ONCE(sc->stop, true);
-		wake_up(&sc->conn.wq);
+		wake_up(sc->conn.notify);
 		list_del(&sc->node);
 		kvperf_sconn_free(sc);
 	}

@@ -10,6 +10,7 @@
 #include <linux/socket.h>
 #include <rdma/ib_verbs.h>
 
+#include "bw.h"
 #include "conn.h"
 
 #define KVPERF_SERVERS_MAX	8
@@ -29,7 +30,11 @@ struct kvperf_cm_ctx {
  * @task: the thread that answers the client; holds a reference
  * @peer: the client's address
  * @op: operation the client measures
+ * @type: enum kvperf_run_type of the client's run
  * @verify: the client verifies payloads
+ * @bidir: bandwidth runs, send the same traffic back
+ * @bw: bandwidth runs, the connection's bandwidth state
+ * @waiter: bandwidth runs, what the thread sleeps on
  * @established: the connection is up
  * @finished: the thread has freed the connection's resources
  * @stop: the server wants the thread to end
@@ -44,7 +49,11 @@ struct kvperf_sconn {
 	struct task_struct *task;
 	struct sockaddr_storage peer;
 	u8 op;
+	u8 type;
 	bool verify;
+	bool bidir;
+	struct kvperf_bw_qp *bw;
+	struct kvperf_bw_waiter waiter;
 	bool established;
 	bool finished;
 	bool stop;

@@ -99,6 +99,32 @@ static const struct attr_spec result_attrs[KVPERF_A_RESULT_MAX + 1] = {
 	[KVPERF_A_RESULT_PAD]		= { "pad", ATTR_PAD },
 };
 
+static const struct attr_spec bw_qp_attrs[KVPERF_A_BW_QP_MAX + 1] = {
+	[KVPERF_A_BW_QP_INDEX]		= { "index", ATTR_U32 },
+	[KVPERF_A_BW_QP_CPU]		= { "cpu", ATTR_S32 },
+	[KVPERF_A_BW_QP_MESSAGES]	= { "messages", ATTR_U64 },
+	[KVPERF_A_BW_QP_BYTES]		= { "bytes", ATTR_U64 },
+	[KVPERF_A_BW_QP_ELAPSED_NS]	= { "elapsed-ns", ATTR_U64 },
+	[KVPERF_A_BW_QP_PEER_MESSAGES]	= { "peer-messages", ATTR_U64 },
+	[KVPERF_A_BW_QP_PAD]		= { "pad", ATTR_PAD },
+};
+
+static const struct attr_spec bw_result_attrs[KVPERF_A_BW_RESULT_MAX + 1] = {
+	[KVPERF_A_BW_RESULT_SIZE]	= { "size", ATTR_U32 },
+	[KVPERF_A_BW_RESULT_MESSAGES]	= { "messages", ATTR_U64 },
+	[KVPERF_A_BW_RESULT_BYTES]	= { "bytes", ATTR_U64 },
+	[KVPERF_A_BW_RESULT_ELAPSED_NS]	= { "elapsed-ns", ATTR_U64 },
+	[KVPERF_A_BW_RESULT_PEAK_BPS]	= { "peak-bps", ATTR_U64 },
+	[KVPERF_A_BW_RESULT_CPU_NS]	= { "cpu-ns", ATTR_U64 },
+	[KVPERF_A_BW_RESULT_MISMATCHES]	= { "mismatches", ATTR_U64 },
+	[KVPERF_A_BW_RESULT_PEER_MESSAGES] = { "peer-messages", ATTR_U64 },
+	[KVPERF_A_BW_RESULT_RX_MESSAGES] = { "rx-messages", ATTR_U64 },
+	[KVPERF_A_BW_RESULT_RX_BYTES]	= { "rx-bytes", ATTR_U64 },
+	[KVPERF_A_BW_RESULT_RX_ELAPSED_NS] = { "rx-elapsed-ns", ATTR_U64 },
+	[KVPERF_A_BW_RESULT_QP]		= { "qp", ATTR_NEST, 0, &attrs_bw_qp },
+	[KVPERF_A_BW_RESULT_PAD]	= { "pad", ATTR_PAD },
+};
+
 static const struct attr_spec run_attrs[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_ID]		= { "id", ATTR_U32 },
 	[KVPERF_A_RUN_TYPE]		= { "type", ATTR_U8 },
@@ -123,6 +149,21 @@ static const struct attr_spec run_attrs[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_MTU]		= { "mtu", ATTR_U32 },
 	[KVPERF_A_RUN_PROGRESS]		= { "progress", ATTR_U64 },
 	[KVPERF_A_RUN_PAD]		= { "pad", ATTR_PAD },
+	[KVPERF_A_RUN_TX_DEPTH]		= { "tx-depth", ATTR_U32 },
+	[KVPERF_A_RUN_QPS]		= { "qps", ATTR_U32 },
+	[KVPERF_A_RUN_CPUS]		= { "cpus", ATTR_STRING },
+	[KVPERF_A_RUN_POST_LIST]	= { "post-list", ATTR_U32 },
+	[KVPERF_A_RUN_SIGNAL_EVERY]	= { "signal-every", ATTR_U32 },
+	[KVPERF_A_RUN_BIDIR]		= { "bidir", ATTR_FLAG },
+	[KVPERF_A_RUN_INTERVAL_MS]	= { "interval-ms", ATTR_U32 },
+	[KVPERF_A_RUN_WARMUP_MS]	= { "warmup-ms", ATTR_U32 },
+	[KVPERF_A_RUN_BW_RESULT]	= { "bw-result", ATTR_NEST, 0,
+					    &attrs_bw_result },
+	[KVPERF_A_RUN_BYTES]		= { "bytes", ATTR_U64 },
+	[KVPERF_A_RUN_INTERVAL_BYTES]	= { "interval-bytes", ATTR_U64 },
+	[KVPERF_A_RUN_INTERVAL_MESSAGES] = { "interval-messages", ATTR_U64 },
+	[KVPERF_A_RUN_INTERVAL_NS]	= { "interval-ns", ATTR_U64 },
+	[KVPERF_A_RUN_CUR_SIZE]		= { "cur-size", ATTR_U32 },
 };
 
 const struct attr_set attrs_gid = {
@@ -149,6 +190,16 @@ const struct attr_set attrs_server = {
 const struct attr_set attrs_result = {
 	.name = "result", .attrs = result_attrs,
 	.max = ARRAY_SIZE(result_attrs) - 1,
+};
+
+const struct attr_set attrs_bw_qp = {
+	.name = "bw-qp", .attrs = bw_qp_attrs,
+	.max = ARRAY_SIZE(bw_qp_attrs) - 1,
+};
+
+const struct attr_set attrs_bw_result = {
+	.name = "bw-result", .attrs = bw_result_attrs,
+	.max = ARRAY_SIZE(bw_result_attrs) - 1,
 };
 
 const struct attr_set attrs_run = {
@@ -180,6 +231,7 @@ static int attr_valid(const struct attr_spec *spec, const struct nlattr *nla)
 	case ATTR_U16:
 		return len == 2;
 	case ATTR_U32:
+	case ATTR_S32:
 		return len == 4;
 	case ATTR_U64:
 		return len == 8;
@@ -249,53 +301,71 @@ void attrs_report(FILE *f, const struct attr_error *err)
 		err->set->name, attrs_name(err->set, err->type), err->len);
 }
 
+/*
+ * Check the attributes inside every nest of a stream that @set describes,
+ * and inside the nests in those, as deep as the spec goes.
+ */
+static int attrs_check_nests(const struct attr_set *set, struct nlattr *head,
+			     int len, struct attr_error *aerr, FILE *err)
+{
+	struct nlattr *tb[ATTRS_MAX_TYPE + 1];
+	const struct attr_set *nested;
+	struct nlattr *nla;
+	int rem, type;
+
+	nla_for_each_attr(nla, head, len, rem) {
+		type = nla_type(nla);
+		if (type <= 0 || (unsigned int)type > set->max ||
+		    set->attrs[type].kind != ATTR_NEST)
+			continue;
+		nested = set->attrs[type].nested;
+		if (nested->max > ATTRS_MAX_TYPE) {
+			fprintf(err, "kvperf: internal error: set %s too large\n",
+				nested->name);
+			return -EINVAL;
+		}
+		if (attrs_parse(nested, tb, nla_data(nla), nla_len(nla),
+				aerr)) {
+			attrs_report(err, aerr);
+			return -EINVAL;
+		}
+		if (attrs_check_nests(nested, nla_data(nla), nla_len(nla),
+				      aerr, err))
+			return -EINVAL;
+	}
+	return 0;
+}
+
 /**
  * attrs_parse_reply() - index and check a genetlink reply before printing
  * @nlh: the message
  * @set: the set of its top-level attributes
  * @tb: receives them, indexed by type (@set->max + 1 entries)
- * @nest_type: a multi-attr nest every instance of which is checked too,
- *	       or 0 for none
- * @nest_set: the set of the attributes inside those nests
+ * @nests: check every instance of every nest too, and the nests in them,
+ *	   so that printing can parse them without checking
  * @err: where to report a malformed message
  *
  * Return: 0, or -EINVAL after reporting; nothing should be printed then.
  */
 int attrs_parse_reply(const struct nlmsghdr *nlh, const struct attr_set *set,
-		      struct nlattr **tb, int nest_type,
-		      const struct attr_set *nest_set, FILE *err)
+		      struct nlattr **tb, bool nests, FILE *err)
 {
-	struct nlattr *ntb[ATTRS_MAX_TYPE + 1];
 	struct genlmsghdr *g = nlmsg_data(nlh);
 	struct attr_error aerr;
-	struct nlattr *nla;
-	int rem;
 
 	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0)) {
 		fprintf(err, "kvperf: malformed reply from the kernel: message too short\n");
 		return -EINVAL;
 	}
 	if (attrs_parse(set, tb, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0),
-			&aerr))
-		goto malformed;
-	if (!nest_type)
-		return 0;
-	if (nest_set->max > ATTRS_MAX_TYPE) {
-		fprintf(err, "kvperf: internal error: set %s too large\n",
-			nest_set->name);
+			&aerr)) {
+		attrs_report(err, &aerr);
 		return -EINVAL;
 	}
-	nla_for_each_attr(nla, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0),
-			  rem)
-		if (nla_type(nla) == nest_type &&
-		    attrs_parse(nest_set, ntb, nla_data(nla), nla_len(nla),
-				&aerr))
-			goto malformed;
-	return 0;
-
-malformed:
-	attrs_report(err, &aerr);
-	return -EINVAL;
+	if (!nests)
+		return 0;
+	return attrs_check_nests(set, genlmsg_attrdata(g, 0),
+				 genlmsg_attrlen(g, 0), &aerr, err);
 }
 
 /**

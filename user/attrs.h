@@ -7,6 +7,7 @@
 #ifndef KVPERF_ATTRS_H
 #define KVPERF_ATTRS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <netlink/attr.h>
@@ -17,6 +18,7 @@ enum attr_kind {
 	ATTR_U16,
 	ATTR_U32,
 	ATTR_U64,
+	ATTR_S32,
 	ATTR_STRING,	/* NUL-terminated */
 	ATTR_BINARY,	/* @len bytes exactly, or any length if 0 */
 	ATTR_ADDR,	/* an IP address: 4 (IPv4) or 16 (IPv6) bytes */
@@ -47,6 +49,8 @@ extern const struct attr_set attrs_gid;
 extern const struct attr_set attrs_conn;
 extern const struct attr_set attrs_server;
 extern const struct attr_set attrs_result;
+extern const struct attr_set attrs_bw_qp;
+extern const struct attr_set attrs_bw_result;
 extern const struct attr_set attrs_run;
 
 struct attr_error {
@@ -63,8 +67,7 @@ void attrs_report(FILE *f, const struct attr_error *err);
 #define ATTRS_MAX_TYPE	63
 
 int attrs_parse_reply(const struct nlmsghdr *nlh, const struct attr_set *set,
-		      struct nlattr **tb, int nest_type,
-		      const struct attr_set *nest_set, FILE *err);
+		      struct nlattr **tb, bool nests, FILE *err);
 uint64_t attr_uint(const struct nlattr *nla);
 
 #endif /* KVPERF_ATTRS_H */

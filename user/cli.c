@@ -139,6 +139,7 @@ static void print_help(FILE *f, const struct kvperf_cmd *const *objects)
 	      "  kvperf server start addr 198.18.0.1      (on the server host)\n"
 	      "  kvperf run lat op send addr 198.18.0.1   (on the client host)\n"
 	      "  kvperf run lat op write addr 198.18.0.1 sizes all iters 10000\n"
+	      "  kvperf run bw op write addr 198.18.0.1 size 64K time 10\n"
 	      "  kvperf -j run show 3\n"
 	      "  kvperf dev help\n"
 	      "  kvperf run help\n"

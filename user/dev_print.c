@@ -12,6 +12,7 @@
 #include "dev.h"
 #include "fmt.h"
 #include "print.h"
+#include "show.h"
 
 struct field {
 	int type;
@@ -72,28 +73,6 @@ static bool any_of(struct nlattr **tb, const struct field *f, size_t n)
 	return false;
 }
 
-static void print_uint(struct printer *p, const struct nlattr *nla,
-		       const char *key, const char *fmt)
-{
-	if (nla)
-		pr_u64(p, key, fmt, attr_uint(nla));
-}
-
-static void print_string(struct printer *p, const struct nlattr *nla,
-			 const char *key, const char *fmt)
-{
-	if (nla)
-		pr_str(p, key, fmt, nla_data(nla));
-}
-
-static void print_enum(struct printer *p, const struct nlattr *nla,
-		       const char *key, const char *fmt,
-		       const struct name_table *names)
-{
-	if (nla)
-		pr_enum(p, key, fmt, attr_uint(nla), names);
-}
-
 static void print_guid(struct printer *p, const struct nlattr *nla,
 		       const char *key, const char *fmt)
 {
@@ -115,12 +94,12 @@ static int print_gid(struct printer *p, struct nlattr *nest,
 	pr_obj_open(p, NULL);
 	pr_indent(p, 8);
 	pr_text(p, "gid");
-	print_uint(p, tb[KVPERF_A_GID_INDEX], "index", "%s");
+	show_uint(p, tb[KVPERF_A_GID_INDEX], "index", "%s");
 	if (tb[KVPERF_A_GID_VALUE])
 		pr_str(p, "gid", "%s",
 		       fmt_gid(buf, nla_data(tb[KVPERF_A_GID_VALUE])));
-	print_enum(p, tb[KVPERF_A_GID_TYPE], "type", "%s", &fmt_gid_type);
-	print_string(p, tb[KVPERF_A_GID_NETDEV], "netdev", "%s");
+	show_enum(p, tb[KVPERF_A_GID_TYPE], "type", "%s", &fmt_gid_type);
+	show_string(p, tb[KVPERF_A_GID_NETDEV], "netdev", "%s");
 	pr_eol(p);
 	pr_obj_close(p);
 	return 0;
@@ -141,20 +120,20 @@ static int print_port(struct printer *p, struct nlattr *nest,
 	pr_obj_open(p, NULL);
 	pr_indent(p, 4);
 	pr_text(p, "port");
-	print_uint(p, tb[KVPERF_A_PORT_NUMBER], "number", "%s:");
-	print_enum(p, tb[KVPERF_A_PORT_STATE], "state", "state %s",
-		   &fmt_port_state);
-	print_enum(p, tb[KVPERF_A_PORT_PHYS_STATE], "phys_state",
-		   "phys_state %s", &fmt_phys_state);
-	print_enum(p, tb[KVPERF_A_PORT_LINK_LAYER], "link_layer",
-		   "link_layer %s", &fmt_link_layer);
-	print_string(p, tb[KVPERF_A_PORT_NETDEV], "netdev", "netdev %s");
+	show_uint(p, tb[KVPERF_A_PORT_NUMBER], "number", "%s:");
+	show_enum(p, tb[KVPERF_A_PORT_STATE], "state", "state %s",
+		  &fmt_port_state);
+	show_enum(p, tb[KVPERF_A_PORT_PHYS_STATE], "phys_state",
+		  "phys_state %s", &fmt_phys_state);
+	show_enum(p, tb[KVPERF_A_PORT_LINK_LAYER], "link_layer",
+		  "link_layer %s", &fmt_link_layer);
+	show_string(p, tb[KVPERF_A_PORT_NETDEV], "netdev", "netdev %s");
 	pr_eol(p);
 
 	pr_indent(p, 8);
 	print_uints(p, tb, port_mtus, ARRAY_SIZE(port_mtus));
-	print_enum(p, tb[KVPERF_A_PORT_SPEED], "speed", "speed %s",
-		   &fmt_speed);
+	show_enum(p, tb[KVPERF_A_PORT_SPEED], "speed", "speed %s",
+		  &fmt_speed);
 	if (tb[KVPERF_A_PORT_RATE_MBPS]) {
 		rate = attr_uint(tb[KVPERF_A_PORT_RATE_MBPS]);
 		pr_u64_as(p, "rate_mbps", "rate %s Gb/s", rate,
@@ -197,16 +176,16 @@ int dev_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err)
 	const char *fw;
 	int rem;
 
-	if (attrs_parse_reply(nlh, &attrs_dev, tb, 0, NULL, err))
+	if (attrs_parse_reply(nlh, &attrs_dev, tb, false, err))
 		return -EINVAL;
 
 	pr_obj_open(p, NULL);
-	print_uint(p, tb[KVPERF_A_DEV_INDEX], "index", "%s:");
-	print_string(p, tb[KVPERF_A_DEV_NAME], "name", "%s:");
-	print_enum(p, tb[KVPERF_A_DEV_NODE_TYPE], "node_type", "node_type %s",
-		   &fmt_node_type);
-	print_enum(p, tb[KVPERF_A_DEV_TRANSPORT], "transport", "transport %s",
-		   &fmt_transport);
+	show_uint(p, tb[KVPERF_A_DEV_INDEX], "index", "%s:");
+	show_string(p, tb[KVPERF_A_DEV_NAME], "name", "%s:");
+	show_enum(p, tb[KVPERF_A_DEV_NODE_TYPE], "node_type", "node_type %s",
+		  &fmt_node_type);
+	show_enum(p, tb[KVPERF_A_DEV_TRANSPORT], "transport", "transport %s",
+		  &fmt_transport);
 	if (tb[KVPERF_A_DEV_FW_VERSION]) {
 		/* an empty version means none: JSON keeps it, text drops it */
 		fw = nla_data(tb[KVPERF_A_DEV_FW_VERSION]);
@@ -217,7 +196,7 @@ int dev_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err)
 	print_guid(p, tb[KVPERF_A_DEV_SYS_IMAGE_GUID], "sys_image_guid",
 		   "sys_image_guid %s");
 	/* text lists the ports themselves */
-	print_uint(p, tb[KVPERF_A_DEV_PORT_COUNT], "port_count", NULL);
+	show_uint(p, tb[KVPERF_A_DEV_PORT_COUNT], "port_count", NULL);
 	pr_eol(p);
 
 	if (any_of(tb, dev_limits, ARRAY_SIZE(dev_limits))) {

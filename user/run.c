@@ -2,11 +2,12 @@
 /*
  * kvperf run: start a run and wait for its end, show, stop and delete
  * runs. The command line becomes a request in two testable steps,
- * run_lat_parse() and run_start_put(); waiting is an event loop.
+ * run_parse() and run_start_put(); waiting is an event loop.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,7 +29,7 @@
 #include "server.h"
 #include "show.h"
 
-/* How often "run lat" asks for the run's state, in case an event was lost. */
+/* How often a waiting run command asks for the run's state: events get lost. */
 #define RUN_CHECK_MS	2000
 
 static const char *const run_keywords[RUN_KW_COUNT] = {
@@ -46,7 +47,58 @@ static const char *const run_keywords[RUN_KW_COUNT] = {
 	[RUN_KW_CPU]		= "cpu",
 	[RUN_KW_TIMEOUT]	= "timeout",
 	[RUN_KW_NO_WAIT]	= "no-wait",
+	[RUN_KW_TX_DEPTH]	= "tx-depth",
+	[RUN_KW_QPS]		= "qps",
+	[RUN_KW_CPUS]		= "cpus",
+	[RUN_KW_POST_LIST]	= "post-list",
+	[RUN_KW_SIGNAL_EVERY]	= "signal-every",
+	[RUN_KW_BIDIR]		= "bidir",
+	[RUN_KW_INTERVAL]	= "interval",
+	[RUN_KW_GBITS]		= "gbits",
 };
+
+#define RUN_KW_BIT(kw)	(1U << (kw))
+/* keywords without a value */
+#define RUN_KW_FLAGS	(RUN_KW_BIT(RUN_KW_VERIFY) |			\
+			 RUN_KW_BIT(RUN_KW_NO_WAIT) |			\
+			 RUN_KW_BIT(RUN_KW_BIDIR) |			\
+			 RUN_KW_BIT(RUN_KW_GBITS))
+/* keywords of "run bw" alone: the last ones */
+#define RUN_KW_BW_ONLY	(RUN_KW_BIT(RUN_KW_COUNT) -			\
+			 RUN_KW_BIT(RUN_KW_TX_DEPTH))
+
+/*
+ * The numbers of "run bw" with the spec's limits, checked here too so that
+ * the message names the keyword, and the attribute each becomes.
+ */
+static const struct run_range {
+	enum run_kw kw;
+	int attr;
+	uint32_t min, max;
+	size_t offset;		/* of the value in struct run_opts */
+} run_ranges[] = {
+	{ RUN_KW_TX_DEPTH, KVPERF_A_RUN_TX_DEPTH, 1, 4096,
+	  offsetof(struct run_opts, tx_depth) },
+	{ RUN_KW_QPS, KVPERF_A_RUN_QPS, 1, 16,
+	  offsetof(struct run_opts, qps) },
+	{ RUN_KW_POST_LIST, KVPERF_A_RUN_POST_LIST, 1, 64,
+	  offsetof(struct run_opts, post_list) },
+	{ RUN_KW_SIGNAL_EVERY, KVPERF_A_RUN_SIGNAL_EVERY, 1, 4096,
+	  offsetof(struct run_opts, signal_every) },
+	{ RUN_KW_INTERVAL, KVPERF_A_RUN_INTERVAL_MS, 10, 60000,
+	  offsetof(struct run_opts, interval_ms) },
+};
+
+static uint32_t *run_range_val(struct run_opts *o, const struct run_range *r)
+{
+	return (uint32_t *)((char *)o + r->offset);
+}
+
+static uint32_t run_range_get(const struct run_opts *o,
+			      const struct run_range *r)
+{
+	return *(const uint32_t *)((const char *)o + r->offset);
+}
 
 /**
  * parse_seconds_ms() - parse a duration in seconds into milliseconds
@@ -87,6 +139,85 @@ int parse_seconds_ms(const char *s, uint32_t *ms)
 		return -ERANGE;
 	*ms = sec * 1000 + frac;
 	return 0;
+}
+
+/**
+ * parse_duration_ms() - parse a time with its unit into milliseconds
+ * @s: "500ms" (whole milliseconds) or "2s", "0.5s" (seconds, at most
+ *     millisecond precision)
+ * @max_ms: the largest time allowed
+ * @ms: receives the milliseconds; untouched on error
+ *
+ * Return: 0, -EINVAL if @s is not such a time, -ERANGE if it is not 1 ms
+ * to @max_ms.
+ */
+int parse_duration_ms(const char *s, uint32_t max_ms, uint32_t *ms)
+{
+	size_t len = strlen(s), i;
+	char num[32];
+	uint32_t v;
+	int err;
+
+	if (len > 2 && !strcmp(s + len - 2, "ms"))
+		len -= 2;
+	else if (len > 1 && s[len - 1] == 's')
+		len--;
+	else
+		return -EINVAL;
+	/* whole milliseconds, or seconds with a fraction */
+	for (i = 0; i < len; i++)
+		if (!isdigit((unsigned char)s[i]) &&
+		    (s[i] != '.' || s[len] == 'm'))
+			return -EINVAL;
+	if (len >= sizeof(num))
+		return -ERANGE;
+	memcpy(num, s, len);
+	num[len] = '\0';
+	if (s[len] == 'm')
+		err = parse_u32(num, &v);
+	else
+		err = parse_seconds_ms(num, &v);
+	if (err)
+		return err;
+	if (!v || v > max_ms)
+		return -ERANGE;
+	*ms = v;
+	return 0;
+}
+
+/**
+ * run_cpus_valid() - is this a list of CPUs as the kernel reads one?
+ * @s: CPU numbers and ranges separated by commas, e.g. "0-3,6"
+ *
+ * Only the form is checked: whether the CPUs exist is for the kernel.
+ *
+ * Return: true if @s is such a list, and each range is FIRST-LAST with
+ * FIRST not above LAST.
+ */
+bool run_cpus_valid(const char *s)
+{
+	unsigned long first, last;
+	char *end;
+
+	for (;;) {
+		if (!isdigit((unsigned char)*s))
+			return false;
+		first = strtoul(s, &end, 10);
+		last = first;
+		if (*end == '-') {
+			s = end + 1;
+			if (!isdigit((unsigned char)*s))
+				return false;
+			last = strtoul(s, &end, 10);
+		}
+		if (last < first)
+			return false;
+		if (!*end)
+			return true;
+		if (*end != ',')
+			return false;
+		s = end + 1;
+	}
 }
 
 static int parse_msg_size(struct kvperf *kv, const char *kw, const char *s,
@@ -137,19 +268,83 @@ static int parse_sizes(struct kvperf *kv, const char *s, struct run_opts *o)
 	return KVPERF_EXIT_OK;
 }
 
+/* A number from @min to @max; @what says what else @kw could be. */
+static int parse_number_in(struct kvperf *kv, const char *kw, const char *s,
+			   uint32_t min, uint32_t max, const char *what,
+			   uint32_t *val)
+{
+	uint32_t v;
+	int err;
+
+	err = parse_u32(s, &v);
+	if (err == -EINVAL)
+		return kvperf_usage(kv, "run", "invalid %s '%s' (%s)", kw, s,
+				    what);
+	if (!err && v >= min && v <= max) {
+		*val = v;
+		return KVPERF_EXIT_OK;
+	}
+	if (min == 0 && max == UINT32_MAX)
+		return kvperf_usage(kv, "run", "%s '%s' is out of range", kw,
+				    s);
+	return kvperf_usage(kv, "run", "%s '%s' is out of range (%u to %u)",
+			    kw, s, min, max);
+}
+
 static int parse_number(struct kvperf *kv, const char *kw, const char *s,
 			uint32_t *val)
 {
-	switch (parse_u32(s, val)) {
+	return parse_number_in(kv, kw, s, 0, UINT32_MAX, "a number", val);
+}
+
+/* warmup N | warmup TIME: a count, or with a unit a time */
+static int parse_warmup(struct kvperf *kv, const char *s, struct run_opts *o)
+{
+	size_t len = strlen(s);
+
+	if (!len || s[len - 1] != 's')
+		return parse_number_in(kv, "warmup", s, 0, UINT32_MAX,
+				       "a count, or a time such as 2s or 500ms",
+				       &o->warmup);
+	switch (parse_duration_ms(s, RUN_WARMUP_MS_MAX, &o->warmup_ms)) {
 	case 0:
 		return KVPERF_EXIT_OK;
 	case -ERANGE:
-		return kvperf_usage(kv, "run", "%s '%s' is out of range", kw,
+		return kvperf_usage(kv, "run",
+				    "warmup '%s' is out of range (1ms to 600s)",
 				    s);
 	default:
-		return kvperf_usage(kv, "run", "invalid %s '%s' (a number)",
-				    kw, s);
+		return kvperf_usage(kv, "run",
+				    "invalid warmup '%s' (a count, or a time such as 2s or 500ms)",
+				    s);
 	}
+}
+
+static int parse_cpus(struct kvperf *kv, const char *s, struct run_opts *o)
+{
+	if (strlen(s) > RUN_CPUS_LEN_MAX)
+		return kvperf_usage(kv, "run",
+				    "cpus is too long (at most %d characters)",
+				    RUN_CPUS_LEN_MAX);
+	if (!run_cpus_valid(s))
+		return kvperf_usage(kv, "run",
+				    "invalid cpus '%s' (CPU numbers and ranges such as 0-3,6)",
+				    s);
+	o->cpus = s;
+	return KVPERF_EXIT_OK;
+}
+
+static int parse_range(struct kvperf *kv, enum run_kw kw, const char *s,
+		       struct run_opts *o)
+{
+	const struct run_range *r;
+
+	for (r = run_ranges; r < run_ranges + ARRAY_SIZE(run_ranges); r++)
+		if (r->kw == kw)
+			return parse_number_in(kv, run_keywords[kw], s, r->min,
+					       r->max, "a number",
+					       run_range_val(o, r));
+	return KVPERF_EXIT_OK;
 }
 
 static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
@@ -201,7 +396,7 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 					    val);
 		}
 	case RUN_KW_WARMUP:
-		return parse_number(kv, "warmup", val, &o->warmup);
+		return parse_warmup(kv, val, o);
 	case RUN_KW_POLL:
 		i = args_keyword(fmt_poll.names, fmt_poll.count, val);
 		if (i < 0)
@@ -216,8 +411,18 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 		return parse_number(kv, "cpu", val, &o->cpu);
 	case RUN_KW_TIMEOUT:
 		return parse_number(kv, "timeout", val, &o->timeout_ms);
+	case RUN_KW_CPUS:
+		return parse_cpus(kv, val, o);
+	case RUN_KW_TX_DEPTH:
+	case RUN_KW_QPS:
+	case RUN_KW_POST_LIST:
+	case RUN_KW_SIGNAL_EVERY:
+	case RUN_KW_INTERVAL:
+		return parse_range(kv, kw, val, o);
 	case RUN_KW_VERIFY:
 	case RUN_KW_NO_WAIT:
+	case RUN_KW_BIDIR:
+	case RUN_KW_GBITS:
 	case RUN_KW_COUNT:
 		break;
 	}
@@ -233,18 +438,22 @@ static const struct {
 };
 
 /**
- * run_lat_parse() - the arguments of "run lat"
+ * run_parse() - the arguments of "run lat" or "run bw"
  * @kv: the invocation
- * @a: the words after "lat"
- * @o: filled in: type lat, port 18515 unless given, and what was given
+ * @a: the words after "lat" or "bw"
+ * @type: KVPERF_RUN_TYPE_LAT or KVPERF_RUN_TYPE_BW
+ * @o: filled in: @type, port 18515 unless given, and what was given
  *
  * Everything the command line alone can judge is checked here (unknown
- * keywords, numbers, sizes, the time range, missing op or addr); other
- * limits are the kernel's, which says what is wrong.
+ * keywords, keywords of bandwidth runs in a latency run, numbers, sizes,
+ * times, the spec's ranges of the bandwidth run's numbers, the form of
+ * the CPU list, missing op or addr); other limits are the kernel's, which
+ * says what is wrong.
  *
  * Return: KVPERF_EXIT_OK, or KVPERF_EXIT_USAGE after reporting.
  */
-int run_lat_parse(struct kvperf *kv, struct args *a, struct run_opts *o)
+int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
+	      struct run_opts *o)
 {
 	const char *w, *val;
 	unsigned int bit;
@@ -252,19 +461,23 @@ int run_lat_parse(struct kvperf *kv, struct args *a, struct run_opts *o)
 	int kw, ret;
 
 	memset(o, 0, sizeof(*o));
-	o->type = KVPERF_RUN_TYPE_LAT;
+	o->type = type;
 	o->port = KVPERF_DEFAULT_PORT;
 	while ((w = args_next(a))) {
 		kw = args_keyword(run_keywords, RUN_KW_COUNT, w);
 		if (kw < 0)
 			return kvperf_usage(kv, "run", "unknown keyword '%s'",
 					    w);
-		bit = 1U << kw;
+		bit = RUN_KW_BIT(kw);
+		if ((bit & RUN_KW_BW_ONLY) && type != KVPERF_RUN_TYPE_BW)
+			return kvperf_usage(kv, "run",
+					    "'%s' is only for run bw",
+					    run_keywords[kw]);
 		if (o->given & bit)
 			return kvperf_usage(kv, "run", "'%s' given twice",
 					    run_keywords[kw]);
 		o->given |= bit;
-		if (kw == RUN_KW_VERIFY || kw == RUN_KW_NO_WAIT)
+		if (bit & RUN_KW_FLAGS)
 			continue;
 		val = args_next(a);
 		if (!val)
@@ -296,10 +509,28 @@ static int put_u32_if(struct nl_msg *msg, const struct run_opts *o,
 	return run_opt(o, kw) ? nla_put_u32(msg, type, val) : 0;
 }
 
+/* The attributes only bandwidth runs have. */
+static int run_start_put_bw(struct nl_msg *msg, const struct run_opts *o)
+{
+	const struct run_range *r;
+
+	for (r = run_ranges; r < run_ranges + ARRAY_SIZE(run_ranges); r++)
+		if (put_u32_if(msg, o, r->kw, r->attr,
+			       run_range_get(o, r)) < 0)
+			return -ENOMEM;
+	if (run_opt(o, RUN_KW_CPUS) &&
+	    nla_put_string(msg, KVPERF_A_RUN_CPUS, o->cpus) < 0)
+		return -ENOMEM;
+	if (run_opt(o, RUN_KW_BIDIR) &&
+	    nla_put_flag(msg, KVPERF_A_RUN_BIDIR) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 /**
  * run_start_put() - the attributes of a KVPERF_CMD_RUN_START request
  * @msg: the request
- * @o: from run_lat_parse()
+ * @o: from run_parse()
  *
  * Type, op, address and port always; the rest only when given, so that
  * the kernel's defaults apply.
@@ -309,6 +540,7 @@ static int put_u32_if(struct nl_msg *msg, const struct run_opts *o,
 int run_start_put(struct nl_msg *msg, const struct run_opts *o)
 {
 	bool sizes = run_opt(o, RUN_KW_SIZES);
+	int err;
 
 	if (nla_put_u8(msg, KVPERF_A_RUN_TYPE, o->type) < 0 ||
 	    nla_put_u8(msg, KVPERF_A_RUN_OP, o->op) < 0 ||
@@ -323,9 +555,16 @@ int run_start_put(struct nl_msg *msg, const struct run_opts *o)
 	if (put_u32_if(msg, o, RUN_KW_ITERS, KVPERF_A_RUN_ITERATIONS,
 		       o->iterations) < 0 ||
 	    put_u32_if(msg, o, RUN_KW_TIME, KVPERF_A_RUN_DURATION_MS,
-		       o->duration_ms) < 0 ||
-	    put_u32_if(msg, o, RUN_KW_WARMUP, KVPERF_A_RUN_WARMUP,
-		       o->warmup) < 0)
+		       o->duration_ms) < 0)
+		return -ENOMEM;
+	/* a warmup with a unit is a time */
+	if (o->warmup_ms)
+		err = put_u32_if(msg, o, RUN_KW_WARMUP, KVPERF_A_RUN_WARMUP_MS,
+				 o->warmup_ms);
+	else
+		err = put_u32_if(msg, o, RUN_KW_WARMUP, KVPERF_A_RUN_WARMUP,
+				 o->warmup);
+	if (err < 0)
 		return -ENOMEM;
 	if (run_opt(o, RUN_KW_POLL) &&
 	    nla_put_u8(msg, KVPERF_A_RUN_POLL, o->poll) < 0)
@@ -340,7 +579,7 @@ int run_start_put(struct nl_msg *msg, const struct run_opts *o)
 	    put_u32_if(msg, o, RUN_KW_TIMEOUT, KVPERF_A_RUN_TIMEOUT_MS,
 		       o->timeout_ms) < 0)
 		return -ENOMEM;
-	return 0;
+	return run_start_put_bw(msg, o);
 }
 
 /**
@@ -400,6 +639,14 @@ static int run_keep(struct run_wait *w, const struct nlmsghdr *nlh)
 	return 1;
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static void run_show_progress(struct run_wait *w, struct nlattr **tb)
 {
 	const char *state = NULL;
@@ -409,11 +656,28 @@ static void run_show_progress(struct run_wait *w, struct nlattr **tb)
 	if (tb[KVPERF_A_RUN_STATE])
 		state = fmt_name(&fmt_run_state,
 				 attr_uint(tb[KVPERF_A_RUN_STATE]));
-	fprintf(w->tty, "\rrun %u %s: %llu iterations", w->id,
+	fprintf(w->tty, "\rrun %u %s: %llu %s", w->id,
 		state ? state : "running",
-		(unsigned long long)attr_uint(tb[KVPERF_A_RUN_PROGRESS]));
+		(unsigned long long)attr_uint(tb[KVPERF_A_RUN_PROGRESS]),
+		w->progress_unit ? w->progress_unit : "iterations");
 	fflush(w->tty);
 	w->progress_shown = true;
+}
+
+/* Take the progress line off the terminal. */
+static void run_clear_progress(struct run_wait *w)
+{
+	if (w->progress_shown)
+		fputs("\r\033[K", w->tty);
+	w->progress_shown = false;
+}
+
+/* A line for the interval a bandwidth run's progress event reports. */
+static void run_show_live(struct run_wait *w, struct nlattr **tb)
+{
+	run_clear_progress(w);
+	run_print_live(w->live, tb, now_ms() - w->start_ms, w->gbits);
+	fflush(w->live);
 }
 
 /**
@@ -422,8 +686,9 @@ static void run_show_progress(struct run_wait *w, struct nlattr **tb)
  * @nlh: a message from the events group
  *
  * The run-finished event of the run ends the wait: @w->final gets a copy
- * of it. Its progress events are shown on @w->tty; everything else
- * (other runs, devices, malformed events) is ignored.
+ * of it. Its progress events that report an interval (bandwidth runs)
+ * are lines on @w->live, when set; others are shown on @w->tty.
+ * Everything else (other runs, devices, malformed events) is ignored.
  *
  * Return: 1 when the run ended, 0 to go on waiting, -ENOMEM.
  */
@@ -441,7 +706,10 @@ int run_wait_event(struct run_wait *w, const struct nlmsghdr *nlh)
 		return 0;
 	if (g->cmd == KVPERF_CMD_RUN_FINISHED_NTF)
 		return run_keep(w, nlh);
-	run_show_progress(w, tb);
+	if (w->live && tb[KVPERF_A_RUN_INTERVAL_NS])
+		run_show_live(w, tb);
+	else
+		run_show_progress(w, tb);
 	return 0;
 }
 
@@ -469,6 +737,7 @@ int run_wait_reply(struct run_wait *w, const struct nlmsghdr *nlh)
  * run_finish() - print a run that ended, and say how it ended
  * @kv: the invocation
  * @nlh: the run, from its run-finished event or a run-get
+ * @gbits: a bandwidth table in Gb/s rather than MiB/s
  *
  * Prints the run to stdout (JSON: the run object, not an array) whatever
  * its state; a failed run adds "kvperf: run N failed: ERROR" to stderr, a
@@ -476,7 +745,7 @@ int run_wait_reply(struct run_wait *w, const struct nlmsghdr *nlh)
  *
  * Return: KVPERF_EXIT_OK if the run is done, KVPERF_EXIT_ERROR otherwise.
  */
-int run_finish(struct kvperf *kv, const struct nlmsghdr *nlh)
+int run_finish(struct kvperf *kv, const struct nlmsghdr *nlh, bool gbits)
 {
 	struct nlattr *tb[KVPERF_A_RUN_MAX + 1];
 	const char *error = "no reason given";
@@ -487,7 +756,7 @@ int run_finish(struct kvperf *kv, const struct nlmsghdr *nlh)
 	if (run_peek(nlh, tb, kv->err))
 		return KVPERF_EXIT_ERROR;
 	pr_init(&p, kv->out, kv->json, kv->pretty);
-	if (run_print(&p, nlh, kv->err))
+	if (run_print_units(&p, nlh, kv->err, gbits))
 		return KVPERF_EXIT_ERROR;
 	pr_finish(&p);
 
@@ -511,14 +780,6 @@ int run_finish(struct kvperf *kv, const struct nlmsghdr *nlh)
 		break;
 	}
 	return KVPERF_EXIT_ERROR;
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static int wait_event_cb(struct nl_msg *msg, void *arg)
@@ -674,8 +935,7 @@ int run_wait_loop(struct kvperf *kv, struct knl *nl, struct knl *ev,
 		}
 	}
 	nl_cb_put(cb);
-	if (w->progress_shown)
-		fputs("\r\033[K", w->tty);
+	run_clear_progress(w);
 	return ret;
 }
 
@@ -686,7 +946,12 @@ static int run_start(struct kvperf *kv, const struct run_opts *o)
 		.set = &attrs_run, .attr = KVPERF_A_RUN_ID, .err = kv->err,
 	};
 	bool wait = !run_opt(o, RUN_KW_NO_WAIT);
-	struct run_wait w = { .err = kv->err, .check_ms = RUN_CHECK_MS };
+	struct run_wait w = {
+		.err = kv->err, .check_ms = RUN_CHECK_MS,
+		.gbits = run_opt(o, RUN_KW_GBITS),
+		/* JSON is one document: the intervals stay out of it */
+		.live = kv->json ? NULL : kv->out,
+	};
 	struct knl nl, ev = { 0 };
 	struct nl_msg *msg;
 	struct printer p;
@@ -722,6 +987,7 @@ static int run_start(struct kvperf *kv, const struct run_opts *o)
 		ret = KVPERF_EXIT_ERROR;
 		goto out;
 	}
+	w.start_ms = now_ms();
 	ret = knl_request(kv, &nl, msg, &attrs_run, show_get_id, &r);
 	if (ret)
 		goto out;
@@ -739,9 +1005,11 @@ static int run_start(struct kvperf *kv, const struct run_opts *o)
 	w.id = r.id;
 	if (isatty(fileno(kv->err)))
 		w.tty = kv->err;
+	if (o->type == KVPERF_RUN_TYPE_BW)
+		w.progress_unit = "messages";
 	ret = run_wait_loop(kv, &nl, &ev, sfd, &w);
 	if (!ret)
-		ret = run_finish(kv, w.final);
+		ret = run_finish(kv, w.final, w.gbits);
 	free(w.final);
 out:
 	if (sfd >= 0)
@@ -752,7 +1020,8 @@ out:
 	return ret;
 }
 
-static int run_lat(struct kvperf *kv, struct args *a)
+/* run lat ... and run bw ...: parse, start, wait and print. */
+static int run_measure(struct kvperf *kv, struct args *a, uint8_t type)
 {
 	struct run_opts o;
 	int ret;
@@ -760,16 +1029,20 @@ static int run_lat(struct kvperf *kv, struct args *a)
 	ret = show_cmd_help(kv, a, &run_object, run_keywords, RUN_KW_COUNT);
 	if (ret >= 0)
 		return ret;
-	ret = run_lat_parse(kv, a, &o);
+	ret = run_parse(kv, a, type, &o);
 	if (ret)
 		return ret;
 	return run_start(kv, &o);
 }
 
+static int run_lat(struct kvperf *kv, struct args *a)
+{
+	return run_measure(kv, a, KVPERF_RUN_TYPE_LAT);
+}
+
 static int run_bw(struct kvperf *kv, struct args *a)
 {
-	(void)a;
-	return kvperf_usage(kv, "run", "bandwidth runs are not available yet");
+	return run_measure(kv, a, KVPERF_RUN_TYPE_BW);
 }
 
 static int run_show(struct kvperf *kv, struct args *a)
@@ -812,7 +1085,7 @@ static const struct kvperf_cmd run_lat_cmd = {
 
 static const struct kvperf_cmd run_bw_cmd = {
 	.name = "bw",
-	.summary = "measure bandwidth (not available yet)",
+	.summary = "measure bandwidth",
 	.run = run_bw,
 };
 
@@ -846,8 +1119,14 @@ static void run_help(FILE *f)
 {
 	fputs("Usage: kvperf [-j [-p]] run lat op {send|write|read} addr ADDR [port PORT]\n"
 	      "              [size N | sizes all | sizes MIN-MAX] [iters N | time SEC]\n"
-	      "              [warmup N] [poll {busy|softirq|workqueue}] [inline N]\n"
-	      "              [verify] [cpu N] [timeout MS] [no-wait]\n"
+	      "              [warmup N | warmup TIME] [poll {busy|softirq|workqueue}]\n"
+	      "              [inline N] [verify] [cpu N] [timeout MS] [no-wait]\n"
+	      "       kvperf [-j [-p]] run bw op {send|write|read} addr ADDR [port PORT]\n"
+	      "              [size N | sizes all | sizes MIN-MAX] [iters N | time SEC]\n"
+	      "              [warmup N | warmup TIME] [poll {busy|softirq|workqueue}]\n"
+	      "              [inline N] [verify] [cpu N] [timeout MS] [no-wait]\n"
+	      "              [tx-depth N] [qps N] [cpus LIST] [post-list N]\n"
+	      "              [signal-every N] [bidir] [interval MS] [gbits]\n"
 	      "       kvperf [-j [-p]] run [show [ID]]\n"
 	      "       kvperf run {stop|delete} ID\n"
 	      "       kvperf run help\n"
@@ -860,6 +1139,10 @@ static void run_help(FILE *f)
 	      "          per message size. ^C stops the run and prints what it\n"
 	      "          measured. Exit status 0 when the run is done, 1 when it\n"
 	      "          failed or was stopped.\n"
+	      "  bw      measure bandwidth as perftest's ib_{send,write,read}_bw:\n"
+	      "          a line per interval while it runs (not with -j), then\n"
+	      "          perftest's table, one row per message size; ^C and the\n"
+	      "          exit status as for lat.\n"
 	      "  show    runs with their results; show is the default command.\n"
 	      "  stop    stop a run; it ends as stopped and keeps its results.\n"
 	      "  delete  forget a run, stopping it first if it still runs.\n"
@@ -870,9 +1153,12 @@ static void run_help(FILE *f)
 	      "  size     message size in bytes, K and M suffixes (default 2)\n"
 	      "  sizes    all: the powers of two from 2 B to 8 MiB (perftest -a);\n"
 	      "           MIN-MAX: MIN, doubled until MAX, e.g. 64-64K\n"
-	      "  iters    measured iterations per size (default 1000)\n"
+	      "  iters    measured iterations per size (default 1000); bw:\n"
+	      "           messages per queue pair (default 5000)\n"
 	      "  time     measure each size for SEC seconds instead, e.g. 0.5\n"
-	      "  warmup   unmeasured iterations before each size (default 16)\n"
+	      "  warmup   unmeasured iterations before each size (default 16;\n"
+	      "           bw: messages per queue pair), or with a unit a time,\n"
+	      "           1ms to 600s: 2s, 0.5s, 500ms\n"
 	      "  poll     completion handling (default busy)\n"
 	      "  inline   send inline up to N bytes (default 0)\n"
 	      "  verify   check the payload of every message\n"
@@ -880,15 +1166,39 @@ static void run_help(FILE *f)
 	      "  timeout  fail when nothing completes for MS ms (default 5000)\n"
 	      "  no-wait  print the run's id and return at once\n"
 	      "\n"
-	      "Times are in microseconds in text, as perftest prints them, and in\n"
-	      "nanoseconds in JSON. Keywords and commands may be abbreviated to\n"
-	      "any prefix; the first in the order above wins (s is size, t time).\n"
+	      "Only for bw:\n"
+	      "  tx-depth      work requests in flight per queue pair, 1 to 4096\n"
+	      "                (default 128)\n"
+	      "  qps           queue pairs, one connection each, 1 to 16 (default 1)\n"
+	      "  cpus          one thread on each CPU of LIST, e.g. 0-3,6; the queue\n"
+	      "                pairs are dealt to them in turn (default: one thread,\n"
+	      "                on cpu when given)\n"
+	      "  post-list     work requests per post call, 1 to 64 (default 1)\n"
+	      "  signal-every  ask for a completion at least every N work requests,\n"
+	      "                1 to 4096 (default 100, or tx-depth when smaller)\n"
+	      "  bidir         the server sends the same traffic back meanwhile\n"
+	      "  interval      a line every MS ms, 10 to 60000 (default: about\n"
+	      "                every second)\n"
+	      "  gbits         bandwidth in Gb/s (10^9 bits) instead of MiB/s in\n"
+	      "                the text; JSON has MiB/s either way\n"
+	      "\n"
+	      "Latency times are in microseconds in text, as perftest prints them,\n"
+	      "and in nanoseconds in JSON. Bandwidth is in MiB/s (2^20 bytes per\n"
+	      "second); #iterations is messages per queue pair, as perftest counts\n"
+	      "them; CPU[%] is the CPU time of the run's threads over the wall time\n"
+	      "(above 100 with several threads). Keywords and commands may be\n"
+	      "abbreviated to any prefix; the first in the order above wins (s is\n"
+	      "size, t time).\n"
 	      "\n"
 	      "Examples:\n"
 	      "  kvperf run lat op send addr 198.18.0.1\n"
 	      "  kvperf run lat op write addr 198.18.0.1 sizes all iters 10000\n"
 	      "  kvperf run lat op read addr fd00::1 size 4K time 0.5 poll softirq\n"
 	      "  kvperf -j run lat op send addr 198.18.0.1 size 64 verify\n"
+	      "  kvperf run lat op send addr 198.18.0.1 warmup 500ms\n"
+	      "  kvperf run bw op write addr 198.18.0.1 size 64K time 10\n"
+	      "  kvperf run bw op send addr 198.18.0.1 sizes all qps 4 cpus 0-3\n"
+	      "  kvperf run bw op write addr 198.18.0.1 bidir interval 500 gbits\n"
 	      "  kvperf r l o s a 198.18.0.1 no-wait\n"
 	      "  kvperf run\n"
 	      "  kvperf -j -p run show 7\n"

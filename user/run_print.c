@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Printing runs: a KVPERF_CMD_RUN_GET reply (or the run-finished event,
- * which carries the same) as a header and perftest's latency table, or as
- * one JSON object; and the run events of kvperf monitor.
+ * which carries the same) as a header and perftest's latency table (the
+ * bandwidth table is run_bw_print.c's), or as one JSON object; and the run
+ * events of kvperf monitor.
  */
 #include <errno.h>
 #include <linux/kvperf.h>
@@ -82,10 +83,14 @@ static void print_cell(struct printer *p, const struct column *c,
 	}
 }
 
-static void print_result(struct printer *p, struct nlattr **tb)
+static void print_lat_result(struct printer *p, struct nlattr *nest,
+			     const void *arg)
 {
+	struct nlattr *tb[KVPERF_A_RESULT_MAX + 1];
 	size_t i;
 
+	(void)arg;
+	attrs_parse(&attrs_result, tb, nla_data(nest), nla_len(nest), NULL);
 	pr_obj_open(p, NULL);
 	pr_indent(p, 1);
 	for (i = 0; i < ARRAY_SIZE(lat_columns); i++)
@@ -94,26 +99,39 @@ static void print_result(struct printer *p, struct nlattr **tb)
 	pr_obj_close(p);
 }
 
-static void print_uint(struct printer *p, const struct nlattr *nla,
-		       const char *key, const char *fmt)
+/* The latency table, or in JSON "results". */
+static void print_lat(struct printer *p, const struct nlmsghdr *nlh,
+		      struct nlattr **tb)
 {
-	if (nla)
-		pr_u64(p, key, fmt, attr_uint(nla));
+	if (tb[KVPERF_A_RUN_RESULT]) {
+		pr_text(p, lat_header);
+		pr_eol(p);
+	}
+	run_print_results(p, nlh, KVPERF_A_RUN_RESULT, print_lat_result, NULL);
 }
 
-static void print_enum(struct printer *p, const struct nlattr *nla,
-		       const char *key, const char *fmt,
-		       const struct name_table *names)
+/**
+ * run_print_results() - the "results" array of a run, one per message size
+ * @p: the printer
+ * @nlh: the run, checked by attrs_parse_reply()
+ * @type: the attribute of the results, KVPERF_A_RUN_RESULT or
+ *	  KVPERF_A_RUN_BW_RESULT
+ * @fn: prints one, the JSON object and the text rows
+ * @arg: passed to @fn
+ */
+void run_print_results(struct printer *p, const struct nlmsghdr *nlh,
+		       int type, run_result_fn fn, const void *arg)
 {
-	if (nla)
-		pr_enum(p, key, fmt, attr_uint(nla), names);
-}
+	struct genlmsghdr *g = nlmsg_data(nlh);
+	struct nlattr *nla;
+	int rem;
 
-static void print_string(struct printer *p, const struct nlattr *nla,
-			 const char *key, const char *fmt)
-{
-	if (nla)
-		pr_str(p, key, fmt, nla_data(nla));
+	pr_arr_open(p, "results");
+	nla_for_each_attr(nla, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0),
+			  rem)
+		if (nla_type(nla) == type)
+			fn(p, nla, arg);
+	pr_arr_close(p);
 }
 
 /*
@@ -129,23 +147,40 @@ static bool item(struct printer *p, const struct nlattr *nla, bool *first)
 	return true;
 }
 
+/* A flag of the title: JSON true or false, text ", KEY" when set. */
+static void print_title_flag(struct printer *p, const struct nlattr *nla,
+			     const char *key)
+{
+	if (nla)
+		pr_text(p, ",");
+	pr_flag(p, key, key, nla);
+}
+
+/* A count of the title: in text only while the run is @live. */
+static void print_title_count(struct printer *p, const struct nlattr *nla,
+			      const char *key, const char *fmt, bool live)
+{
+	if (nla && live)
+		pr_text(p, ",");
+	show_uint(p, nla, key, live ? fmt : NULL);
+}
+
 /* "# run 3: lat send to 198.18.0.1:18515 dev rxe0, state done" */
-static void print_title(struct printer *p, struct nlattr **tb)
+static void print_title(struct printer *p, struct nlattr **tb, bool bw)
 {
 	struct nlattr *state = tb[KVPERF_A_RUN_STATE];
-	bool verify = tb[KVPERF_A_RUN_VERIFY];
 	bool live;
 
 	pr_text(p, "# run");
-	print_uint(p, tb[KVPERF_A_RUN_ID], "id", "%s:");
-	print_enum(p, tb[KVPERF_A_RUN_TYPE], "type", "%s", &fmt_run_type);
-	print_enum(p, tb[KVPERF_A_RUN_OP], "op", "%s", &fmt_op);
+	show_uint(p, tb[KVPERF_A_RUN_ID], "id", "%s:");
+	show_enum(p, tb[KVPERF_A_RUN_TYPE], "type", "%s", &fmt_run_type);
+	show_enum(p, tb[KVPERF_A_RUN_OP], "op", "%s", &fmt_op);
 	show_endpoint(p, tb[KVPERF_A_RUN_ADDR], tb[KVPERF_A_RUN_PORT],
 		      "addr", "port", "to %s");
-	print_string(p, tb[KVPERF_A_RUN_DEV], "dev", "dev %s");
-	if (verify)
-		pr_text(p, ",");
-	pr_flag(p, "verify", "verify", verify);
+	show_string(p, tb[KVPERF_A_RUN_DEV], "dev", "dev %s");
+	print_title_flag(p, tb[KVPERF_A_RUN_VERIFY], "verify");
+	if (bw)
+		print_title_flag(p, tb[KVPERF_A_RUN_BIDIR], "bidir");
 	if (state) {
 		pr_text(p, ",");
 		pr_enum(p, "state", "state %s", attr_uint(state),
@@ -154,56 +189,85 @@ static void print_title(struct printer *p, struct nlattr **tb)
 	/* how far it got matters while it runs; after, the table says */
 	live = !state || attr_uint(state) == KVPERF_RUN_STATE_CONNECTING ||
 	       attr_uint(state) == KVPERF_RUN_STATE_RUNNING;
-	if (tb[KVPERF_A_RUN_PROGRESS] && live)
-		pr_text(p, ",");
-	print_uint(p, tb[KVPERF_A_RUN_PROGRESS], "progress",
-		   live ? "progress %s" : NULL);
+	print_title_count(p, tb[KVPERF_A_RUN_PROGRESS], "progress",
+			  "progress %s", live);
+	print_title_count(p, tb[KVPERF_A_RUN_BYTES], "bytes", "bytes %s",
+			  live);
 	pr_eol(p);
 }
 
-/* "# poll busy, inline 0, mtu 1024, warmup 16, kernel 6.1.0-56-amd64" */
+/* What the second header line shows of the run's setup, in its order. */
+static const struct setup_item {
+	int type;
+	const char *key;
+	/* text; NULL for JSON only */
+	const char *fmt;
+	/* the names of an enum */
+	const struct name_table *names;
+} setup_items[] = {
+	{ KVPERF_A_RUN_POLL, "poll", "poll %s", &fmt_poll },
+	{ KVPERF_A_RUN_INLINE, "inline", "inline %s", NULL },
+	{ KVPERF_A_RUN_MTU, "mtu", "mtu %s", NULL },
+	{ KVPERF_A_RUN_WARMUP, "warmup", "warmup %s", NULL },
+	{ KVPERF_A_RUN_WARMUP_MS, "warmup_ms", "warmup %s ms", NULL },
+	{ KVPERF_A_RUN_CPU, "cpu", "cpu %s", NULL },
+	{ KVPERF_A_RUN_CPUS, "cpus", "cpus %s", NULL },
+	{ KVPERF_A_RUN_QPS, "qps", "qps %s", NULL },
+	{ KVPERF_A_RUN_TX_DEPTH, "tx_depth", "tx-depth %s", NULL },
+	{ KVPERF_A_RUN_POST_LIST, "post_list", "post-list %s", NULL },
+	{ KVPERF_A_RUN_SIGNAL_EVERY, "signal_every", "signal-every %s", NULL },
+	{ KVPERF_A_RUN_DURATION_MS, "duration_ms", "duration %s ms", NULL },
+	{ KVPERF_A_RUN_INTERVAL_MS, "interval_ms", "interval %s ms", NULL },
+	{ KVPERF_A_RUN_KERNEL, "kernel", "kernel %s", NULL },
+	/* the table shows what was measured; JSON also what was asked */
+	{ KVPERF_A_RUN_SIZE, "size", NULL, NULL },
+	{ KVPERF_A_RUN_SIZE_MAX, "size_max", NULL, NULL },
+	{ KVPERF_A_RUN_ITERATIONS, "iterations", NULL, NULL },
+	{ KVPERF_A_RUN_TIMEOUT_MS, "timeout_ms", NULL, NULL },
+};
+
+/*
+ * "# poll busy, inline 0, mtu 1024, warmup 16, kernel 6.1.0-56-amd64";
+ * a warm-up by time hides the count in text.
+ */
 static void print_setup(struct printer *p, struct nlattr **tb)
 {
+	const struct setup_item *it;
+	bool warmup_ms = tb[KVPERF_A_RUN_WARMUP_MS];
+	const struct nlattr *nla;
 	bool first = true;
+	const char *fmt;
 
-	if (item(p, tb[KVPERF_A_RUN_POLL], &first))
-		print_enum(p, tb[KVPERF_A_RUN_POLL], "poll", "poll %s",
-			   &fmt_poll);
-	if (item(p, tb[KVPERF_A_RUN_INLINE], &first))
-		print_uint(p, tb[KVPERF_A_RUN_INLINE], "inline", "inline %s");
-	if (item(p, tb[KVPERF_A_RUN_MTU], &first))
-		print_uint(p, tb[KVPERF_A_RUN_MTU], "mtu", "mtu %s");
-	if (item(p, tb[KVPERF_A_RUN_WARMUP], &first))
-		print_uint(p, tb[KVPERF_A_RUN_WARMUP], "warmup", "warmup %s");
-	if (item(p, tb[KVPERF_A_RUN_CPU], &first))
-		print_uint(p, tb[KVPERF_A_RUN_CPU], "cpu", "cpu %s");
-	if (item(p, tb[KVPERF_A_RUN_DURATION_MS], &first))
-		print_uint(p, tb[KVPERF_A_RUN_DURATION_MS], "duration_ms",
-			   "duration %s ms");
-	if (item(p, tb[KVPERF_A_RUN_KERNEL], &first))
-		print_string(p, tb[KVPERF_A_RUN_KERNEL], "kernel",
-			     "kernel %s");
+	for (it = setup_items; it < setup_items + ARRAY_SIZE(setup_items);
+	     it++) {
+		nla = tb[it->type];
+		fmt = it->fmt;
+		if (it->type == KVPERF_A_RUN_WARMUP && warmup_ms)
+			fmt = NULL;
+		if (!nla || (fmt && !item(p, nla, &first)))
+			continue;
+		if (it->names)
+			show_enum(p, nla, it->key, fmt, it->names);
+		else if (attrs_run.attrs[it->type].kind == ATTR_STRING)
+			show_string(p, nla, it->key, fmt);
+		else
+			show_uint(p, nla, it->key, fmt);
+	}
 	pr_eol(p);
-
-	/* the table shows what was measured; JSON also what was asked */
-	print_uint(p, tb[KVPERF_A_RUN_SIZE], "size", NULL);
-	print_uint(p, tb[KVPERF_A_RUN_SIZE_MAX], "size_max", NULL);
-	print_uint(p, tb[KVPERF_A_RUN_ITERATIONS], "iterations", NULL);
-	print_uint(p, tb[KVPERF_A_RUN_TIMEOUT_MS], "timeout_ms", NULL);
 }
 
 static int parse_run(const struct nlmsghdr *nlh, struct nlattr **tb,
 		     FILE *err)
 {
-	return attrs_parse_reply(nlh, &attrs_run, tb, KVPERF_A_RUN_RESULT,
-				 &attrs_result, err);
+	return attrs_parse_reply(nlh, &attrs_run, tb, true, err);
 }
 
 /**
- * run_print() - print one run with its results
+ * run_print_units() - print one run with its results
  * @p: the printer; in JSON the run is one object
  * @nlh: a KVPERF_CMD_RUN_GET reply or a KVPERF_CMD_RUN_FINISHED_NTF
  * @err: where to report a malformed message
+ * @gbits: text shows bandwidth in Gb/s rather than MiB/s
  *
  * Text, perftest's table after two header lines:
  *
@@ -212,48 +276,56 @@ static int parse_run(const struct nlmsghdr *nlh, struct nlattr **tb,
  *    #bytes #iterations    t_min[usec] ...
  *    64      10000          12.34 ...
  *
- * with "verify" and, while the run runs, "progress N" in the first line,
- * "cpu N" and "duration N ms" in the second, an "error: TEXT" line when
- * the run failed, and the table only when there are results. JSON: the
- * run's attributes as keys, only those the kernel sent, "verify" always,
- * and "results", an array of one object per message size; mean_ns and
- * stdev_ns have exactly 3 decimals, from the kernel's picoseconds.
+ * with "verify" (and for bandwidth runs "bidir") and, while the run runs,
+ * "progress N" (and "bytes N") in the first line, the rest of the setup
+ * the kernel reports in the second ("cpu N", "duration N ms", "qps N"
+ * ...), an "error: TEXT" line when the run failed, and the table only
+ * when there are results: the latency table, or for bandwidth runs the
+ * bandwidth table (see run_print_bw()). JSON: the run's attributes as
+ * keys, only those the kernel sent, "verify" always (and "bidir" for
+ * bandwidth runs), and "results", an array of one object per message
+ * size; mean_ns and stdev_ns have exactly 3 decimals, from the kernel's
+ * picoseconds.
  *
  * Return: 0, or -EINVAL after reporting a malformed message; nothing is
  * printed then.
  */
-int run_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err)
+int run_print_units(struct printer *p, const struct nlmsghdr *nlh,
+		    FILE *err, bool gbits)
 {
-	struct nlattr *rtb[KVPERF_A_RESULT_MAX + 1];
 	struct nlattr *tb[KVPERF_A_RUN_MAX + 1];
-	struct genlmsghdr *g = nlmsg_data(nlh);
-	struct nlattr *nla;
-	int rem;
+	bool bw;
 
 	if (parse_run(nlh, tb, err))
 		return -EINVAL;
+	bw = tb[KVPERF_A_RUN_TYPE] &&
+	     attr_uint(tb[KVPERF_A_RUN_TYPE]) == KVPERF_RUN_TYPE_BW;
 
 	pr_obj_open(p, NULL);
-	print_title(p, tb);
+	print_title(p, tb, bw);
 	print_setup(p, tb);
-	print_string(p, tb[KVPERF_A_RUN_ERROR], "error", "error: %s");
+	show_string(p, tb[KVPERF_A_RUN_ERROR], "error", "error: %s");
 	pr_eol(p);
-	if (tb[KVPERF_A_RUN_RESULT]) {
-		pr_text(p, lat_header);
-		pr_eol(p);
-	}
-	pr_arr_open(p, "results");
-	nla_for_each_attr(nla, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0),
-			  rem) {
-		if (nla_type(nla) != KVPERF_A_RUN_RESULT)
-			continue;
-		attrs_parse(&attrs_result, rtb, nla_data(nla), nla_len(nla),
-			    NULL);
-		print_result(p, rtb);
-	}
-	pr_arr_close(p);
+	if (bw)
+		run_print_bw(p, nlh, tb, gbits);
+	else
+		print_lat(p, nlh, tb);
 	pr_obj_close(p);
 	return 0;
+}
+
+/**
+ * run_print() - print one run as "run show" does: run_print_units() in
+ * MiB/s
+ * @p: the printer
+ * @nlh: the run
+ * @err: where to report a malformed message
+ *
+ * Return: 0, or -EINVAL after reporting a malformed message.
+ */
+int run_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err)
+{
+	return run_print_units(p, nlh, err, false);
 }
 
 /**
@@ -283,17 +355,17 @@ int run_print_event(struct printer *p, const struct nlmsghdr *nlh,
 	pr_obj_open(p, NULL);
 	pr_str(p, "event", NULL, finished ? "run-finished" : "run-progress");
 	pr_text(p, "run");
-	print_uint(p, tb[KVPERF_A_RUN_ID], "id", "%s");
+	show_uint(p, tb[KVPERF_A_RUN_ID], "id", "%s");
 	if (finished) {
 		pr_text(p, " finished:");
-		print_enum(p, tb[KVPERF_A_RUN_STATE], "state", "%s",
-			   &fmt_run_state);
+		show_enum(p, tb[KVPERF_A_RUN_STATE], "state", "%s",
+			  &fmt_run_state);
 		if (tb[KVPERF_A_RUN_ERROR])
 			pr_text(p, ":");
-		print_string(p, tb[KVPERF_A_RUN_ERROR], "error", "%s");
+		show_string(p, tb[KVPERF_A_RUN_ERROR], "error", "%s");
 	} else {
-		print_uint(p, tb[KVPERF_A_RUN_PROGRESS], "progress",
-			   "progress %s");
+		show_uint(p, tb[KVPERF_A_RUN_PROGRESS], "progress",
+			  "progress %s");
 	}
 	pr_obj_close(p);
 	pr_finish(p);

@@ -131,13 +131,6 @@ void server_print_started(struct printer *p, uint32_t id,
 	pr_finish(p);
 }
 
-static void print_uint(struct printer *p, const struct nlattr *nla,
-		       const char *key, const char *fmt)
-{
-	if (nla)
-		pr_u64(p, key, fmt, attr_uint(nla));
-}
-
 static void print_conn(struct printer *p, struct nlattr **tb)
 {
 	pr_obj_open(p, NULL);
@@ -148,9 +141,9 @@ static void print_conn(struct printer *p, struct nlattr **tb)
 	if (tb[KVPERF_A_CONN_OP])
 		pr_enum(p, "op", "op %s", attr_uint(tb[KVPERF_A_CONN_OP]),
 			&fmt_op);
-	print_uint(p, tb[KVPERF_A_CONN_SIZE_MAX], "size_max", "size_max %s");
-	print_uint(p, tb[KVPERF_A_CONN_ITERATIONS], "iterations",
-		   "iterations %s");
+	show_uint(p, tb[KVPERF_A_CONN_SIZE_MAX], "size_max", "size_max %s");
+	show_uint(p, tb[KVPERF_A_CONN_ITERATIONS], "iterations",
+		  "iterations %s");
 	pr_eol(p);
 	pr_obj_close(p);
 }
@@ -179,18 +172,17 @@ int server_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err)
 	int rem;
 
 	/* every connection is checked before anything is printed */
-	if (attrs_parse_reply(nlh, &attrs_server, tb, KVPERF_A_SERVER_CONN,
-			      &attrs_conn, err))
+	if (attrs_parse_reply(nlh, &attrs_server, tb, true, err))
 		return -EINVAL;
 
 	pr_obj_open(p, NULL);
-	print_uint(p, tb[KVPERF_A_SERVER_ID], "id", "%s:");
+	show_uint(p, tb[KVPERF_A_SERVER_ID], "id", "%s:");
 	show_endpoint(p, tb[KVPERF_A_SERVER_ADDR], tb[KVPERF_A_SERVER_PORT],
 		      "addr", "port", "%s");
 	if (tb[KVPERF_A_SERVER_DEV])
 		pr_str(p, "dev", "dev %s", nla_data(tb[KVPERF_A_SERVER_DEV]));
-	print_uint(p, tb[KVPERF_A_SERVER_CONN_COUNT], "conn_count",
-		   "conns %s");
+	show_uint(p, tb[KVPERF_A_SERVER_CONN_COUNT], "conn_count",
+		  "conns %s");
 	pr_eol(p);
 	pr_arr_open(p, "conns");
 	nla_for_each_attr(nla, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0),

@@ -100,6 +100,49 @@ void show_endpoint(struct printer *p, const struct nlattr *addr,
 }
 
 /**
+ * show_uint() - print an unsigned integer attribute, if it is there
+ * @p: the printer
+ * @nla: the attribute (checked by attrs_parse()), or NULL
+ * @key: JSON key
+ * @fmt: text format with one %s, or NULL for JSON only
+ */
+void show_uint(struct printer *p, const struct nlattr *nla, const char *key,
+	       const char *fmt)
+{
+	if (nla)
+		pr_u64(p, key, fmt, attr_uint(nla));
+}
+
+/**
+ * show_string() - print a string attribute, if it is there
+ * @p: the printer
+ * @nla: the attribute (checked by attrs_parse()), or NULL
+ * @key: JSON key
+ * @fmt: text format with one %s, or NULL for JSON only
+ */
+void show_string(struct printer *p, const struct nlattr *nla,
+		 const char *key, const char *fmt)
+{
+	if (nla)
+		pr_str(p, key, fmt, nla_data(nla));
+}
+
+/**
+ * show_enum() - print an enum attribute by name, if it is there
+ * @p: the printer
+ * @nla: the attribute (checked by attrs_parse()), or NULL
+ * @key: JSON key
+ * @fmt: text format with one %s, or NULL for JSON only
+ * @names: the enum's names; values without one print as numbers
+ */
+void show_enum(struct printer *p, const struct nlattr *nla, const char *key,
+	       const char *fmt, const struct name_table *names)
+{
+	if (nla)
+		pr_enum(p, key, fmt, attr_uint(nla), names);
+}
+
+/**
  * show_get_id() - knl_reply_fn of a start command: read the new id
  * @nlh: the reply
  * @arg: a struct show_reply_id

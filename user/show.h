@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the server and run objects share: the object id argument, requests
- * that name one object by id, show commands (a get, do or dump, whose
- * output reaches stdout only when the whole request succeeded), and the
- * printing of address and port attributes.
+ * What the dev, server and run objects share: the object id argument,
+ * requests that name one object by id, show commands (a get, do or dump,
+ * whose output reaches stdout only when the whole request succeeded), and
+ * the printing of attributes: numbers, strings, enums, address and port.
  */
 #ifndef KVPERF_SHOW_H
 #define KVPERF_SHOW_H
@@ -56,6 +56,13 @@ int show_buffered(struct kvperf *kv,
 void show_endpoint(struct printer *p, const struct nlattr *addr,
 		   const struct nlattr *port, const char *addr_key,
 		   const char *port_key, const char *fmt);
+void show_uint(struct printer *p, const struct nlattr *nla, const char *key,
+	       const char *fmt);
+void show_string(struct printer *p, const struct nlattr *nla,
+		 const char *key, const char *fmt);
+struct name_table;
+void show_enum(struct printer *p, const struct nlattr *nla, const char *key,
+	       const char *fmt, const struct name_table *names);
 struct knl;
 int show_request_id(struct kvperf *kv, struct knl *nl, uint8_t cmd,
 		    const struct attr_set *set, int id_attr, uint32_t id,

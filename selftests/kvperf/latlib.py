@@ -433,9 +433,9 @@ NLMSGERR_ATTR_MSG = 1
 # Attribute types by name, as the netlink spec declares them.
 U8 = ("type", "op", "poll")
 U16 = ("port",)
-FLAGS = ("verify",)
+FLAGS = ("verify", "bidir")
 BINARY = ("addr",)
-STRING = ("dev",)
+STRING = ("dev", "cpus")
 
 
 def uapi_enums():

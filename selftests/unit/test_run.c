@@ -26,13 +26,19 @@
 #include "nl.h"
 #include "print.h"
 #include "run.h"
+#include "run_test.h"
 #include "unit.h"
 
 /* The run and result sets describe every attribute of the spec's. */
 static void run_attr_sets(void)
 {
-	const struct attr_set *sets[] = { &attrs_run, &attrs_result };
-	const unsigned int max[] = { KVPERF_A_RUN_MAX, KVPERF_A_RESULT_MAX };
+	const struct attr_set *sets[] = {
+		&attrs_run, &attrs_result, &attrs_bw_result, &attrs_bw_qp,
+	};
+	const unsigned int max[] = {
+		KVPERF_A_RUN_MAX, KVPERF_A_RESULT_MAX, KVPERF_A_BW_RESULT_MAX,
+		KVPERF_A_BW_QP_MAX,
+	};
 	unsigned int i, t;
 
 	for (i = 0; i < ARRAY_SIZE(sets); i++) {
@@ -45,6 +51,10 @@ static void run_attr_sets(void)
 					  sets[i]->name, t);
 	}
 	CHECK(attrs_run.attrs[KVPERF_A_RUN_RESULT].nested == &attrs_result);
+	CHECK(attrs_run.attrs[KVPERF_A_RUN_BW_RESULT].nested ==
+	      &attrs_bw_result);
+	CHECK(attrs_bw_result.attrs[KVPERF_A_BW_RESULT_QP].nested ==
+	      &attrs_bw_qp);
 	CHECK_STR(attrs_name(&attrs_run, KVPERF_A_RUN_TIMEOUT_MS),
 		  "timeout-ms");
 	CHECK_STR(attrs_name(&attrs_result, KVPERF_A_RESULT_P9999_NS),
@@ -52,20 +62,31 @@ static void run_attr_sets(void)
 	CHECK_INT(attrs_run.attrs[KVPERF_A_RUN_PORT].kind, ATTR_U16);
 	CHECK_INT(attrs_run.attrs[KVPERF_A_RUN_VERIFY].kind, ATTR_FLAG);
 	CHECK_INT(attrs_run.attrs[KVPERF_A_RUN_ADDR].kind, ATTR_ADDR);
+	/* types as the spec has them */
+	CHECK_INT(attrs_run.attrs[KVPERF_A_RUN_CPUS].kind, ATTR_STRING);
+	CHECK_INT(attrs_run.attrs[KVPERF_A_RUN_BIDIR].kind, ATTR_FLAG);
+	CHECK_INT(attrs_run.attrs[KVPERF_A_RUN_TX_DEPTH].kind, ATTR_U32);
+	CHECK_INT(attrs_run.attrs[KVPERF_A_RUN_WARMUP_MS].kind, ATTR_U32);
+	CHECK_INT(attrs_run.attrs[KVPERF_A_RUN_BYTES].kind, ATTR_U64);
+	CHECK_INT(attrs_run.attrs[KVPERF_A_RUN_INTERVAL_NS].kind, ATTR_U64);
+	CHECK_INT(attrs_run.attrs[KVPERF_A_RUN_CUR_SIZE].kind, ATTR_U32);
+	CHECK_INT(attrs_bw_result.attrs[KVPERF_A_BW_RESULT_SIZE].kind,
+		  ATTR_U32);
+	CHECK_INT(attrs_bw_result.attrs[KVPERF_A_BW_RESULT_PEAK_BPS].kind,
+		  ATTR_U64);
+	CHECK_INT(attrs_bw_result.attrs[KVPERF_A_BW_RESULT_PAD].kind,
+		  ATTR_PAD);
+	CHECK_INT(attrs_bw_qp.attrs[KVPERF_A_BW_QP_INDEX].kind, ATTR_U32);
+	CHECK_INT(attrs_bw_qp.attrs[KVPERF_A_BW_QP_CPU].kind, ATTR_S32);
+	CHECK_STR(attrs_name(&attrs_bw_qp, KVPERF_A_BW_QP_PEER_MESSAGES),
+		  "peer-messages");
 }
 
 /* ---- the command line ---- */
 
-struct lat {
-	int ret;
-	struct run_opts o;
-	char err[512];
-	/* the request's attributes, when the command line was valid */
-	char req[1024];
-};
-
-/* "run lat WORDS...": parse, and build the request if that worked. */
-static void lat_words(struct lat *l, const char *const *words)
+/* "run lat|bw WORDS...": parse, and build the request if that worked. */
+void run_cmdline_words(struct run_cmdline *l, uint8_t type,
+		       const char *const *words)
 {
 	struct kvperf kv = { 0 };
 	struct capture out, err;
@@ -80,7 +101,7 @@ static void lat_words(struct lat *l, const char *const *words)
 	a.argv = argv;
 	kv.out = cap_open(&out);
 	kv.err = cap_open(&err);
-	l->ret = run_lat_parse(&kv, &a, &l->o);
+	l->ret = run_parse(&kv, &a, type, &l->o);
 	snprintf(l->err, sizeof(l->err), "%s", cap_str(&err));
 	CHECK_STR(cap_str(&out), "");
 	l->req[0] = '\0';
@@ -95,32 +116,13 @@ static void lat_words(struct lat *l, const char *const *words)
 	cap_close(&err);
 }
 
-#define LAT(l, ...)							\
-	lat_words((l), (const char *const []){ __VA_ARGS__, NULL })
-
-/* A valid command line and the request it makes. */
-#define LAT_OK(want, ...)						\
-	do {								\
-		struct lat l_;						\
-		LAT(&l_, __VA_ARGS__);					\
-		CHECK_INT(l_.ret, KVPERF_EXIT_OK);			\
-		CHECK_STR(l_.err, "");					\
-		CHECK_STR(l_.req, (want));				\
-	} while (0)
-
-/* An invalid one and what it says (without the hint). */
-#define LAT_ERR(want, ...)						\
-	do {								\
-		struct lat l_;						\
-		LAT(&l_, __VA_ARGS__);					\
-		CHECK_INT(l_.ret, KVPERF_EXIT_USAGE);			\
-		CHECK_STR(l_.err, "kvperf: " want			\
-			  " (try 'kvperf run help')\n");		\
-	} while (0)
+#define LAT(l, ...)	RUN_CMDLINE((l), KVPERF_RUN_TYPE_LAT, __VA_ARGS__)
+#define LAT_OK(want, ...)	RUN_OK(KVPERF_RUN_TYPE_LAT, want, __VA_ARGS__)
+#define LAT_ERR(want, ...)	RUN_ERR(KVPERF_RUN_TYPE_LAT, want, __VA_ARGS__)
 
 static void run_lat_minimal(void)
 {
-	struct lat l;
+	struct run_cmdline l;
 
 	/* type, op, address and the port: all a run needs */
 	LAT(&l, "op", "send", "addr", "198.18.0.1");
@@ -137,7 +139,7 @@ static void run_lat_minimal(void)
 
 static void run_lat_every_keyword(void)
 {
-	struct lat l;
+	struct run_cmdline l;
 
 	LAT(&l, "op", "read", "addr", "fd00::1", "port", "20000",
 	    "size", "4K", "iters", "5000", "warmup", "100",
@@ -163,7 +165,7 @@ static void run_lat_every_keyword(void)
 /* Each keyword by its shortest prefix, which table order resolves. */
 static void run_lat_abbreviations(void)
 {
-	struct lat l;
+	struct run_cmdline l;
 
 	/* kvperf r l o s a 1.2.3.4 */
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515",
@@ -244,7 +246,8 @@ static void run_lat_usage_errors(void)
 	LAT_ERR("invalid iters 'abc' (a number)", "iters", "abc");
 	LAT_ERR("invalid iters '-1' (a number)", "iters", "-1");
 	LAT_ERR("iters '4294967296' is out of range", "iters", "4294967296");
-	LAT_ERR("invalid warmup '1k' (a number)", "warmup", "1k");
+	LAT_ERR("invalid warmup '1k' (a count, or a time such as 2s or 500ms)",
+		"warmup", "1k");
 	LAT_ERR("invalid inline ' 8' (a number)", "inline", " 8");
 	LAT_ERR("invalid cpu 'all' (a number)", "cpu", "all");
 	LAT_ERR("invalid timeout '5s' (a number)", "timeout", "5s");
@@ -441,20 +444,14 @@ static const struct kvperf_cmd *const objects[] = {
 	&dev_object, &monitor_object, &server_object, &run_object, NULL,
 };
 
-struct cli {
-	int ret;
-	struct capture out;
-	struct capture err;
-};
-
-static void cli_words(struct cli *c, const char *const *words)
+void run_cli_words(struct run_cli *c, const char *const *words)
 {
 	struct kvperf kv = { 0 };
-	char *argv[16];
+	char *argv[48];
 	int argc = 0;
 
 	argv[argc++] = "kvperf";
-	while (*words && argc < 15)
+	while (*words && argc < 47)
 		argv[argc++] = (char *)*words++;
 	argv[argc] = NULL;
 	kv.out = cap_open(&c->out);
@@ -464,25 +461,10 @@ static void cli_words(struct cli *c, const char *const *words)
 	cap_str(&c->err);
 }
 
-#define CLI(c, ...)							\
-	cli_words((c), (const char *const []){ __VA_ARGS__, NULL })
-
-/* A command line that ends before any socket opens, with a usage error. */
-#define CLI_ERR(want, ...)						\
-	do {								\
-		struct cli c_;						\
-		CLI(&c_, __VA_ARGS__);					\
-		CHECK_INT(c_.ret, KVPERF_EXIT_USAGE);			\
-		CHECK_STR(c_.out.buf, "");				\
-		CHECK_STR(c_.err.buf, want);				\
-		cap_close(&c_.out);					\
-		cap_close(&c_.err);					\
-	} while (0)
-
 #define CLI_HELP(...)							\
 	do {								\
-		struct cli c_;						\
-		CLI(&c_, __VA_ARGS__);					\
+		struct run_cli c_;						\
+		RUN_CLI(&c_, __VA_ARGS__);					\
 		CHECK_INT(c_.ret, KVPERF_EXIT_OK);			\
 		CHECK(!strncmp(c_.out.buf, "Usage: kvperf [-j [-p]] run lat op", 34)); \
 		CHECK_STR(c_.err.buf, "");				\
@@ -493,55 +475,60 @@ static void cli_words(struct cli *c, const char *const *words)
 static void run_cli_dispatch(void)
 {
 	/* r is run, l lat: the usage error comes from run lat's parser */
-	CLI_ERR("kvperf: missing addr (try 'kvperf run help')\n",
+	RUN_CLI_ERR("kvperf: missing addr (try 'kvperf run help')\n",
 		"r", "l", "o", "s");
-	CLI_ERR("kvperf: missing op (send, write or read) (try 'kvperf run help')\n",
+	RUN_CLI_ERR("kvperf: missing op (send, write or read) (try 'kvperf run help')\n",
 		"-j", "run", "lat");
-	CLI_ERR("kvperf: unknown keyword 'frob' (try 'kvperf run help')\n",
+	RUN_CLI_ERR("kvperf: unknown keyword 'frob' (try 'kvperf run help')\n",
 		"ru", "la", "frob");
-	CLI_ERR("kvperf: bandwidth runs are not available yet (try 'kvperf run help')\n",
-		"run", "bw", "op", "send", "addr", "1.2.3.4");
-	CLI_ERR("kvperf: bandwidth runs are not available yet (try 'kvperf run help')\n",
-		"r", "b");
-	CLI_ERR("kvperf: unknown run command 'frob' (try 'kvperf run help')\n",
+	/* b is bw, its usage errors its parser's */
+	RUN_CLI_ERR("kvperf: qps '17' is out of range (1 to 16) (try 'kvperf run help')\n",
+		    "run", "bw", "op", "send", "addr", "1.2.3.4", "qps", "17");
+	RUN_CLI_ERR("kvperf: missing op (send, write or read) (try 'kvperf run help')\n",
+		    "r", "b");
+	RUN_CLI_ERR("kvperf: 'qps' is only for run bw (try 'kvperf run help')\n",
+		    "run", "lat", "op", "send", "addr", "1.2.3.4", "qps", "2");
+	RUN_CLI_ERR("kvperf: unknown run command 'frob' (try 'kvperf run help')\n",
 		"run", "frob");
-	CLI_ERR("kvperf: invalid run ID 'x' (try 'kvperf run help')\n",
+	RUN_CLI_ERR("kvperf: invalid run ID 'x' (try 'kvperf run help')\n",
 		"run", "show", "x");
-	CLI_ERR("kvperf: invalid run ID 'x' (try 'kvperf run help')\n",
+	RUN_CLI_ERR("kvperf: invalid run ID 'x' (try 'kvperf run help')\n",
 		"r", "s", "x");
-	CLI_ERR("kvperf: unexpected argument '2' (try 'kvperf run help')\n",
+	RUN_CLI_ERR("kvperf: unexpected argument '2' (try 'kvperf run help')\n",
 		"run", "show", "1", "2");
-	CLI_ERR("kvperf: missing run ID (try 'kvperf run help')\n",
+	RUN_CLI_ERR("kvperf: missing run ID (try 'kvperf run help')\n",
 		"run", "stop");
-	CLI_ERR("kvperf: missing run ID (try 'kvperf run help')\n",
+	RUN_CLI_ERR("kvperf: missing run ID (try 'kvperf run help')\n",
 		"r", "st");
-	CLI_ERR("kvperf: invalid run ID '-1' (try 'kvperf run help')\n",
+	RUN_CLI_ERR("kvperf: invalid run ID '-1' (try 'kvperf run help')\n",
 		"run", "delete", "-1");
-	CLI_ERR("kvperf: missing run ID (try 'kvperf run help')\n",
+	RUN_CLI_ERR("kvperf: missing run ID (try 'kvperf run help')\n",
 		"r", "d");
-	CLI_ERR("kvperf: unexpected argument 'now' (try 'kvperf run help')\n",
+	RUN_CLI_ERR("kvperf: unexpected argument 'now' (try 'kvperf run help')\n",
 		"run", "lat", "help", "now");
 }
 
 static void run_cli_help(void)
 {
-	struct cli c;
+	struct run_cli c;
 
 	CLI_HELP("run", "help");
 	CLI_HELP("help", "run");
 	CLI_HELP("run", "lat", "help");
+	CLI_HELP("run", "bw", "help");
+	CLI_HELP("r", "b", "h");
 	CLI_HELP("r", "l", "h");
 	CLI_HELP("run", "show", "help");
 	CLI_HELP("run", "stop", "help");
 	CLI_HELP("run", "delete", "he");
 
-	CLI(&c, "run", "help");
+	RUN_CLI(&c, "run", "help");
 	CHECK(strstr(c.out.buf, "Examples:\n") != NULL);
 	CHECK(strstr(c.out.buf, "  kvperf r l o s a 198.18.0.1 no-wait\n"));
 	cap_close(&c.out);
 	cap_close(&c.err);
 
-	CLI(&c, "help");
+	RUN_CLI(&c, "help");
 	CHECK_INT(c.ret, KVPERF_EXIT_OK);
 	CHECK(strstr(c.out.buf, "\n  server     ") != NULL);
 	CHECK(strstr(c.out.buf, "\n  run        ") != NULL);
@@ -561,7 +548,7 @@ struct res {
 };
 
 /* As the kernel's nla_put_u64_64bit() lays them out, with pads. */
-static void put_u64(struct nl_msg *msg, int type, int pad, uint64_t v)
+void run_put_u64(struct nl_msg *msg, int type, int pad, uint64_t v)
 {
 	nla_put(msg, pad, 0, NULL);
 	nla_put_u64(msg, type, v);
@@ -573,19 +560,19 @@ static void put_result(struct nl_msg *msg, const struct res *r)
 	const int pad = KVPERF_A_RESULT_PAD;
 
 	nla_put_u32(msg, KVPERF_A_RESULT_SIZE, r->size);
-	put_u64(msg, KVPERF_A_RESULT_ITERATIONS, pad, r->iters);
-	put_u64(msg, KVPERF_A_RESULT_MIN_NS, pad, r->min);
-	put_u64(msg, KVPERF_A_RESULT_MAX_NS, pad, r->max);
-	put_u64(msg, KVPERF_A_RESULT_MEAN_PS, pad, r->mean_ps);
-	put_u64(msg, KVPERF_A_RESULT_STDEV_PS, pad, r->stdev_ps);
-	put_u64(msg, KVPERF_A_RESULT_P50_NS, pad, r->p50);
-	put_u64(msg, KVPERF_A_RESULT_P90_NS, pad, r->p90);
-	put_u64(msg, KVPERF_A_RESULT_P99_NS, pad, r->p99);
-	put_u64(msg, KVPERF_A_RESULT_P999_NS, pad, r->p999);
-	put_u64(msg, KVPERF_A_RESULT_P9999_NS, pad, r->p9999);
-	put_u64(msg, KVPERF_A_RESULT_MISMATCHES, pad, r->mismatches);
+	run_put_u64(msg, KVPERF_A_RESULT_ITERATIONS, pad, r->iters);
+	run_put_u64(msg, KVPERF_A_RESULT_MIN_NS, pad, r->min);
+	run_put_u64(msg, KVPERF_A_RESULT_MAX_NS, pad, r->max);
+	run_put_u64(msg, KVPERF_A_RESULT_MEAN_PS, pad, r->mean_ps);
+	run_put_u64(msg, KVPERF_A_RESULT_STDEV_PS, pad, r->stdev_ps);
+	run_put_u64(msg, KVPERF_A_RESULT_P50_NS, pad, r->p50);
+	run_put_u64(msg, KVPERF_A_RESULT_P90_NS, pad, r->p90);
+	run_put_u64(msg, KVPERF_A_RESULT_P99_NS, pad, r->p99);
+	run_put_u64(msg, KVPERF_A_RESULT_P999_NS, pad, r->p999);
+	run_put_u64(msg, KVPERF_A_RESULT_P9999_NS, pad, r->p9999);
+	run_put_u64(msg, KVPERF_A_RESULT_MISMATCHES, pad, r->mismatches);
 	nla_put_u32(msg, KVPERF_A_RESULT_HIST_REL_ERR_PPM, r->ppm);
-	put_u64(msg, KVPERF_A_RESULT_ELAPSED_NS, pad, r->elapsed);
+	run_put_u64(msg, KVPERF_A_RESULT_ELAPSED_NS, pad, r->elapsed);
 	nla_nest_end(msg, nest);
 }
 
@@ -600,14 +587,17 @@ static const struct res res64 = {
 	.mismatches = 0, .elapsed = 253311230, .ppm = 3907,
 };
 
-/* Everything run-get replies with but the results, error, cpu, verify. */
-static struct nl_msg *run_msg(uint8_t cmd, uint32_t id, uint8_t op,
-			      uint8_t state)
+/*
+ * Everything run-get replies with but the results, error, cpu, verify, and
+ * what bandwidth runs add.
+ */
+struct nl_msg *run_type_msg(uint8_t cmd, uint32_t id, uint8_t type,
+			    uint8_t op, uint8_t state)
 {
 	struct nl_msg *msg = unit_genl_msg(cmd);
 
 	nla_put_u32(msg, KVPERF_A_RUN_ID, id);
-	nla_put_u8(msg, KVPERF_A_RUN_TYPE, KVPERF_RUN_TYPE_LAT);
+	nla_put_u8(msg, KVPERF_A_RUN_TYPE, type);
 	nla_put_u8(msg, KVPERF_A_RUN_OP, op);
 	nla_put(msg, KVPERF_A_RUN_ADDR, sizeof(addr4), addr4);
 	nla_put_u16(msg, KVPERF_A_RUN_PORT, 18515);
@@ -621,8 +611,14 @@ static struct nl_msg *run_msg(uint8_t cmd, uint32_t id, uint8_t op,
 	nla_put_u8(msg, KVPERF_A_RUN_STATE, state);
 	nla_put_string(msg, KVPERF_A_RUN_KERNEL, "6.1.0-56-amd64");
 	nla_put_u32(msg, KVPERF_A_RUN_MTU, 1024);
-	put_u64(msg, KVPERF_A_RUN_PROGRESS, KVPERF_A_RUN_PAD, 10016);
+	run_put_u64(msg, KVPERF_A_RUN_PROGRESS, KVPERF_A_RUN_PAD, 10016);
 	return msg;
+}
+
+static struct nl_msg *run_msg(uint8_t cmd, uint32_t id, uint8_t op,
+			      uint8_t state)
+{
+	return run_type_msg(cmd, id, KVPERF_RUN_TYPE_LAT, op, state);
 }
 
 static const char done_text[] =
@@ -643,20 +639,26 @@ static const char done_json[] =
 	"\"p90_ns\":22010,\"p9999_ns\":4900000,\"mismatches\":0,"
 	"\"hist_rel_err_ppm\":3907,\"elapsed_ns\":253311230}]}\n";
 
-/* Print one run as "run show" prints each, into @c. */
-static int print_one(struct capture *c, bool json, struct nl_msg *msg,
-		     struct capture *err)
+int run_print_one(struct capture *c, bool json, bool gbits,
+		  struct nl_msg *msg, struct capture *err)
 {
 	struct printer p;
 	int ret;
 
 	pr_init(&p, cap_open(c), json, false);
 	cap_open(err);
-	ret = run_print(&p, nlmsg_hdr(msg), err->f);
+	ret = gbits ? run_print_units(&p, nlmsg_hdr(msg), err->f, true) :
+		      run_print(&p, nlmsg_hdr(msg), err->f);
 	pr_finish(&p);
 	cap_str(c);
 	cap_str(err);
 	return ret;
+}
+
+static int print_one(struct capture *c, bool json, struct nl_msg *msg,
+		     struct capture *err)
+{
+	return run_print_one(c, json, false, msg, err);
 }
 
 static void run_print_done(void)
@@ -738,7 +740,7 @@ static void run_print_failed(void)
 	nla_put_string(msg, KVPERF_A_RUN_ERROR,
 		       "rdma_resolve_route: timed out");
 	nla_put_string(msg, KVPERF_A_RUN_KERNEL, "6.1.0-56-amd64");
-	put_u64(msg, KVPERF_A_RUN_PROGRESS, KVPERF_A_RUN_PAD, 0);
+	run_put_u64(msg, KVPERF_A_RUN_PROGRESS, KVPERF_A_RUN_PAD, 0);
 
 	CHECK_INT(print_one(&c, false, msg, &err), 0);
 	CHECK_STR(c.buf,
@@ -981,24 +983,19 @@ static void run_print_array(void)
 
 /* ---- how "run lat" ends ---- */
 
-struct finish {
-	int ret;
-	struct capture out;
-	struct capture err;
-};
-
-static void finish(struct finish *f, struct nl_msg *msg, bool json)
+void run_finish_capture(struct run_finished *f, struct nl_msg *msg,
+			bool json, bool gbits)
 {
 	struct kvperf kv = { .json = json };
 
 	kv.out = cap_open(&f->out);
 	kv.err = cap_open(&f->err);
-	f->ret = run_finish(&kv, nlmsg_hdr(msg));
+	f->ret = run_finish(&kv, nlmsg_hdr(msg), gbits);
 	cap_str(&f->out);
 	cap_str(&f->err);
 }
 
-static void finish_done(struct finish *f)
+void run_finish_done(struct run_finished *f)
 {
 	cap_close(&f->out);
 	cap_close(&f->err);
@@ -1008,74 +1005,74 @@ static void run_finish_states(void)
 {
 	struct nl_msg *msg = run_msg(KVPERF_CMD_RUN_FINISHED_NTF, 3,
 				     KVPERF_OP_SEND, KVPERF_RUN_STATE_DONE);
-	struct finish f;
+	struct run_finished f;
 
 	put_result(msg, &res64);
-	finish(&f, msg, false);
+	run_finish_capture(&f, msg, false, false);
 	CHECK_INT(f.ret, KVPERF_EXIT_OK);
 	CHECK_STR(f.out.buf, done_text);
 	CHECK_STR(f.err.buf, "");
-	finish_done(&f);
+	run_finish_done(&f);
 
 	/* JSON: the run object itself, not an array */
-	finish(&f, msg, true);
+	run_finish_capture(&f, msg, true, false);
 	CHECK_INT(f.ret, KVPERF_EXIT_OK);
 	CHECK_STR(f.out.buf, done_json);
 	CHECK_JSON(f.out.buf, "assert isinstance(d, dict) and d['id'] == 3\n");
-	finish_done(&f);
+	run_finish_done(&f);
 	nlmsg_free(msg);
 
 	/* stopped: what it measured, then the note */
 	msg = run_msg(KVPERF_CMD_RUN_FINISHED_NTF, 5, KVPERF_OP_SEND,
 		      KVPERF_RUN_STATE_STOPPED);
 	put_result(msg, &res64);
-	finish(&f, msg, false);
+	run_finish_capture(&f, msg, false, false);
 	CHECK_INT(f.ret, KVPERF_EXIT_ERROR);
 	CHECK(strstr(f.out.buf, ", state stopped\n") != NULL);
 	CHECK(strstr(f.out.buf, "\n 64      10000 ") != NULL);
 	CHECK_STR(f.err.buf, "kvperf: run 5 stopped\n");
-	finish_done(&f);
+	run_finish_done(&f);
 	nlmsg_free(msg);
 
 	msg = run_msg(KVPERF_CMD_RUN_FINISHED_NTF, 4, KVPERF_OP_SEND,
 		      KVPERF_RUN_STATE_FAILED);
 	nla_put_string(msg, KVPERF_A_RUN_ERROR, "connection refused");
-	finish(&f, msg, true);
+	run_finish_capture(&f, msg, true, false);
 	CHECK_INT(f.ret, KVPERF_EXIT_ERROR);
 	CHECK_JSON(f.out.buf, "assert d['error'] == 'connection refused'\n"
 		   "assert d['results'] == []\n");
 	CHECK_STR(f.err.buf, "kvperf: run 4 failed: connection refused\n");
-	finish_done(&f);
+	run_finish_done(&f);
 	nlmsg_free(msg);
 
 	/* failed without a reason, and a state this tool does not know */
 	msg = unit_genl_msg(KVPERF_CMD_RUN_FINISHED_NTF);
 	nla_put_u32(msg, KVPERF_A_RUN_ID, 8);
 	nla_put_u8(msg, KVPERF_A_RUN_STATE, KVPERF_RUN_STATE_FAILED);
-	finish(&f, msg, false);
+	run_finish_capture(&f, msg, false, false);
 	CHECK_INT(f.ret, KVPERF_EXIT_ERROR);
 	CHECK_STR(f.err.buf, "kvperf: run 8 failed: no reason given\n");
-	finish_done(&f);
+	run_finish_done(&f);
 	nlmsg_free(msg);
 
 	msg = unit_genl_msg(KVPERF_CMD_RUN_FINISHED_NTF);
 	nla_put_u32(msg, KVPERF_A_RUN_ID, 8);
 	nla_put_u8(msg, KVPERF_A_RUN_STATE, 42);
-	finish(&f, msg, false);
+	run_finish_capture(&f, msg, false, false);
 	CHECK_INT(f.ret, KVPERF_EXIT_ERROR);
 	CHECK_STR(f.err.buf, "kvperf: run 8 ended in state 42\n");
-	finish_done(&f);
+	run_finish_done(&f);
 	nlmsg_free(msg);
 
 	/* malformed: nothing on stdout, exit 1 */
 	msg = unit_genl_msg(KVPERF_CMD_RUN_FINISHED_NTF);
 	nla_put_u64(msg, KVPERF_A_RUN_STATE, KVPERF_RUN_STATE_DONE);
-	finish(&f, msg, false);
+	run_finish_capture(&f, msg, false, false);
 	CHECK_INT(f.ret, KVPERF_EXIT_ERROR);
 	CHECK_STR(f.out.buf, "");
 	CHECK_STR(f.err.buf, "kvperf: malformed reply from the kernel: "
 		  "attribute run.state has length 8\n");
-	finish_done(&f);
+	run_finish_done(&f);
 	nlmsg_free(msg);
 }
 

@@ -31,6 +31,7 @@ static const struct unit_test *const suites[] = {
 	extack_tests,
 	server_tests,
 	run_tests,
+	run_bw_tests,
 };
 
 static bool failed;
@@ -245,6 +246,10 @@ const char *unit_attrs_str(struct nl_msg *msg, const struct attr_set *set)
 		case ATTR_U64:
 			len += snprintf(buf + len, sizeof(buf) - len,
 					"=%" PRIu64, attr_uint(nla));
+			break;
+		case ATTR_S32:
+			len += snprintf(buf + len, sizeof(buf) - len, "=%d",
+					(int)nla_get_s32(nla));
 			break;
 		case ATTR_STRING:
 			len += snprintf(buf + len, sizeof(buf) - len, "=\"%.*s\"",

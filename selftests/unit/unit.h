@@ -32,6 +32,7 @@ extern const struct unit_test monitor_tests[];
 extern const struct unit_test extack_tests[];
 extern const struct unit_test server_tests[];
 extern const struct unit_test run_tests[];
+extern const struct unit_test run_bw_tests[];
 
 __printf(3, 4)
 void unit_fail(const char *file, int line, const char *fmt, ...);
