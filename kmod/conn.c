@@ -36,8 +36,6 @@ int kvperf_conns_live_count(void)
 /* Spin at most this long in one wait before polling with short sleeps. */
 #define KVPERF_SPIN_JIFFIES	max(1UL, msecs_to_jiffies(10))
 
-static_assert(KVPERF_MAX_SGE == KVPERF_SIZE_MAX >> KVPERF_CHUNK_SHIFT_MAX);
-
 static unsigned int kvperf_chunk_shift(size_t len)
 {
 	unsigned int shift = PAGE_SHIFT;

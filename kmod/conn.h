@@ -11,12 +11,14 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "proto.h"
+
 #define KVPERF_RECV_DEPTH	8
 #define KVPERF_SEND_DEPTH	8
 /* Chunks are at most 2 MiB, so buffers never need high-order pages. */
 #define KVPERF_CHUNK_SHIFT_MAX	21
 /* A message of the largest size spans this many chunks. */
-#define KVPERF_MAX_SGE		((8U << 20) >> KVPERF_CHUNK_SHIFT_MAX)
+#define KVPERF_MAX_SGE		(KVPERF_SIZE_MAX >> KVPERF_CHUNK_SHIFT_MAX)
 
 /**
  * struct kvperf_buf - a DMA-mapped buffer made of physically contiguous chunks

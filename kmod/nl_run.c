@@ -30,8 +30,10 @@ static u32 kvperf_nl_u32(struct genl_info *info, int attr, u32 def)
 /* Refuse a request for one of its attributes; @msg is a literal. */
 #define kvperf_nl_refuse(info, attr, msg)				\
 ({									\
-	NL_SET_ERR_MSG_MOD((info)->extack, msg);			\
-	NL_SET_BAD_ATTR((info)->extack, (info)->attrs[attr]);		\
+	struct genl_info *__info = (info);				\
+									\
+	NL_SET_ERR_MSG_MOD(__info->extack, msg);			\
+	NL_SET_BAD_ATTR(__info->extack, __info->attrs[attr]);		\
 	-EINVAL;							\
 })
 

@@ -207,8 +207,8 @@ struct kvperf_run_bw {
 	atomic_t connected;
 	atomic_t ready;
 	atomic_t done;
-	u32 next;
-	u32 go;
+	atomic_t next;
+	atomic_t go;
 	u64 go_ns;
 	bool abort;
 	int err;

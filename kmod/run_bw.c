@@ -91,20 +91,30 @@ static void kvperf_run_bw_abort(struct kvperf_run *run, int err,
 	wake_up(&bw->wq);
 }
 
-/* Wait until @cond holds for the run; -EINTR when it is stopping. */
-#define kvperf_run_bw_wait(run, cond)					\
-({									\
-	int __err = 0;							\
-	while (!(cond)) {						\
-		if (kvperf_run_should_stop(run)) {			\
-			__err = -EINTR;					\
-			break;						\
-		}							\
-		wait_event_timeout((run)->bw.wq, (cond) ||		\
-				   kvperf_run_should_stop(run), HZ / 10); \
-	}								\
-	__err;								\
-})
+/*
+ * Wait until a counter of the run reaches @target; -EINTR when the run is
+ * stopping. The acquire pairs with the release of whoever counted, so
+ * what they wrote before is seen.
+ */
+static int kvperf_run_bw_wait(struct kvperf_run *run, const atomic_t *v,
+			      int target)
+{
+	while (atomic_read_acquire(v) < target) {
+		if (kvperf_run_should_stop(run))
+			return -EINTR;
+		wait_event_timeout(run->bw.wq,
+				   atomic_read_acquire(v) >= target ||
+				   kvperf_run_should_stop(run), HZ / 10);
+	}
+	return 0;
+}
+
+/* Count one more and wake who waits for it (see kvperf_run_bw_wait()). */
+static void kvperf_run_bw_count(struct kvperf_run *run, atomic_t *v)
+{
+	atomic_inc_return_release(v);
+	wake_up(&run->bw.wq);
+}
 
 static void kvperf_bw_params(const struct kvperf_run_cfg *cfg,
 			     struct kvperf_bw_params *p)
@@ -244,14 +254,13 @@ static int kvperf_bw_worker_size(struct kvperf_bw_worker *w, u32 i)
 	u64 deadline = 0, cpu0;
 	int err;
 
-	err = kvperf_run_bw_wait(run, READ_ONCE(bw->next) > i);
+	err = kvperf_run_bw_wait(run, &bw->next, i + 1);
 	if (!err)
 		err = kvperf_bw_worker_prepare(w, res->size);
 	if (err)
 		return err;
-	atomic_inc(&bw->ready);
-	wake_up(&bw->wq);
-	err = kvperf_run_bw_wait(run, smp_load_acquire(&bw->go) > i);
+	kvperf_run_bw_count(run, &bw->ready);
+	err = kvperf_run_bw_wait(run, &bw->go, i + 1);
 	if (err)
 		return err;
 
@@ -266,8 +275,7 @@ static int kvperf_bw_worker_size(struct kvperf_bw_worker *w, u32 i)
 					       cpu0);
 	if (err)
 		return err;
-	atomic_inc(&bw->done);
-	wake_up(&bw->wq);
+	kvperf_run_bw_count(run, &bw->done);
 	return 0;
 }
 
@@ -307,10 +315,8 @@ static int kvperf_bw_worker_thread(void *arg)
 	int err;
 
 	err = kvperf_bw_worker_connect(w);
-	if (!err) {
-		atomic_inc(&run->bw.connected);
-		wake_up(&run->bw.wq);
-	}
+	if (!err)
+		kvperf_run_bw_count(run, &run->bw.connected);
 	for (i = 0; !err && i < run->nresults; i++)
 		err = kvperf_bw_worker_size(w, i);
 	if (err)
@@ -506,7 +512,7 @@ static int kvperf_run_bw_sample(struct kvperf_run *run, u32 i,
 	for (;;) {
 		u64 now = ktime_get_ns();
 
-		if (atomic_read(&bw->done) >= target)
+		if (atomic_read_acquire(&bw->done) >= target)
 			break;
 		if (kvperf_run_should_stop(run))
 			return -EINTR;
@@ -547,7 +553,8 @@ static void kvperf_run_bw_summarize(struct kvperf_run *run, u32 i,
 	res->bytes = res->messages * res->size;
 	res->elapsed_ns = end > start ? end - start : 0;
 	res->rx_bytes = res->rx_messages * res->size;
-	res->peak_bps = peak_bps ?: kvperf_rate(res->bytes, res->elapsed_ns);
+	/* windows see completions in bursts: never report below the mean */
+	res->peak_bps = max(peak_bps, kvperf_rate(res->bytes, res->elapsed_ns));
 	run->ndone = i + 1;
 	mutex_unlock(&run->lock);
 	atomic64_add(res->bytes, &run->bw.bytes);
@@ -560,22 +567,19 @@ static int kvperf_run_bw_measure(struct kvperf_run *run)
 	u32 i;
 	int err;
 
-	err = kvperf_run_bw_wait(run, atomic_read(&bw->connected) ==
-				 bw->nworkers);
+	err = kvperf_run_bw_wait(run, &bw->connected, bw->nworkers);
 	if (err)
 		return err;
 	kvperf_run_set_state(run, KVPERF_RUN_STATE_RUNNING);
 
 	for (i = 0; i < run->nresults; i++) {
-		WRITE_ONCE(bw->next, i + 1);
-		wake_up(&bw->wq);
-		err = kvperf_run_bw_wait(run, atomic_read(&bw->ready) ==
+		kvperf_run_bw_count(run, &bw->next);
+		err = kvperf_run_bw_wait(run, &bw->ready,
 					 bw->nworkers * (i + 1));
 		if (err)
 			return err;
 		bw->go_ns = ktime_get_ns();
-		smp_store_release(&bw->go, i + 1);
-		wake_up(&bw->wq);
+		kvperf_run_bw_count(run, &bw->go);
 		err = kvperf_run_bw_sample(run, i, msgs, &peak);
 		if (err)
 			return err;

@@ -335,9 +335,11 @@ int run_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err)
  * @err: where to report a malformed event
  *
  * Text: "run 3 finished: done" ("run 4 finished: failed: ERROR" with the
- * error of a failed run), "run 3 progress 5000". JSON:
- * {"event":"run-finished","id":3,"state":"done"} (and "error"),
- * {"event":"run-progress","id":3,"progress":5000}.
+ * error of a failed run), "run 3 progress 5000" (bandwidth runs add
+ * "size S bytes B interval-bytes B interval-messages M interval-ns T").
+ * JSON: {"event":"run-finished","id":3,"state":"done"} (and "error"),
+ * {"event":"run-progress","id":3,"progress":5000} (and "size", "bytes",
+ * "interval_bytes", "interval_messages", "interval_ns").
  *
  * Return: 0, or -EINVAL after reporting a malformed event.
  */
@@ -366,6 +368,15 @@ int run_print_event(struct printer *p, const struct nlmsghdr *nlh,
 	} else {
 		show_uint(p, tb[KVPERF_A_RUN_PROGRESS], "progress",
 			  "progress %s");
+		/* bandwidth runs: the size and the last interval */
+		show_uint(p, tb[KVPERF_A_RUN_CUR_SIZE], "size", "size %s");
+		show_uint(p, tb[KVPERF_A_RUN_BYTES], "bytes", "bytes %s");
+		show_uint(p, tb[KVPERF_A_RUN_INTERVAL_BYTES], "interval_bytes",
+			  "interval-bytes %s");
+		show_uint(p, tb[KVPERF_A_RUN_INTERVAL_MESSAGES],
+			  "interval_messages", "interval-messages %s");
+		show_uint(p, tb[KVPERF_A_RUN_INTERVAL_NS], "interval_ns",
+			  "interval-ns %s");
 	}
 	pr_obj_close(p);
 	pr_finish(p);
