@@ -309,6 +309,9 @@ static void kvperf_recv_data(struct kvperf_conn *c, struct ib_wc *wc)
 	atomic64_inc(&c->data_recvs);
 	if (wc->byte_len != READ_ONCE(c->expect_len))
 		atomic64_inc(&c->bad_recvs);
+	/* a failed connection is being drained: nothing more to receive */
+	if (READ_ONCE(c->error))
+		return;
 	err = kvperf_conn_post_recv(c);
 	if (err)
 		kvperf_conn_fail(c, err, "cannot post a receive");

@@ -72,7 +72,6 @@ int kvperf_nl_run_stop_doit(struct sk_buff *skb, struct genl_info *info);
 int kvperf_nl_run_delete_doit(struct sk_buff *skb, struct genl_info *info);
 struct kvperf_run;
 void kvperf_nl_run_finished(struct kvperf_run *run);
-void kvperf_nl_run_progress(struct kvperf_run *run);
 
 /**
  * struct kvperf_nl_bw_progress - a progress event of a bandwidth run
@@ -90,8 +89,8 @@ struct kvperf_nl_bw_progress {
 	u64 interval_ns;
 };
 
-void kvperf_nl_run_bw_progress(struct kvperf_run *run,
-			       const struct kvperf_nl_bw_progress *p);
+void kvperf_nl_run_progress(struct kvperf_run *run,
+			    const struct kvperf_nl_bw_progress *bw);
 
 /* pin.c */
 bool kvperf_pin(size_t bytes);

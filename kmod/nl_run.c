@@ -564,11 +564,30 @@ void kvperf_nl_run_finished(struct kvperf_run *run)
 	kvperf_nl_notify(skb);
 }
 
+/* The last interval of a bandwidth run's progress event. */
+static int kvperf_put_bw_progress(struct sk_buff *skb,
+				  const struct kvperf_nl_bw_progress *p)
+{
+	const int pad = KVPERF_A_RUN_PAD;
+
+	if (nla_put_u32(skb, KVPERF_A_RUN_CUR_SIZE, p->size) ||
+	    kvperf_put_u64(skb, KVPERF_A_RUN_BYTES, p->bytes, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_RUN_INTERVAL_BYTES, p->interval_bytes,
+			   pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_RUN_INTERVAL_MESSAGES,
+			   p->interval_messages, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_RUN_INTERVAL_NS, p->interval_ns, pad))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /**
  * kvperf_nl_run_progress() - report a running run's progress
  * @run: the run
+ * @bw: the last interval of a bandwidth run, or NULL
  */
-void kvperf_nl_run_progress(struct kvperf_run *run)
+void kvperf_nl_run_progress(struct kvperf_run *run,
+			    const struct kvperf_nl_bw_progress *bw)
 {
 	struct sk_buff *skb;
 	void *hdr;
@@ -581,43 +600,8 @@ void kvperf_nl_run_progress(struct kvperf_run *run)
 	if (!hdr || nla_put_u32(skb, KVPERF_A_RUN_ID, run->id) ||
 	    nla_put_u8(skb, KVPERF_A_RUN_STATE, READ_ONCE(run->state)) ||
 	    nla_put_u64_64bit(skb, KVPERF_A_RUN_PROGRESS,
-			      atomic64_read(&run->progress), KVPERF_A_RUN_PAD)) {
-		nlmsg_free(skb);
-		return;
-	}
-	genlmsg_end(skb, hdr);
-	kvperf_nl_notify(skb);
-}
-
-/**
- * kvperf_nl_run_bw_progress() - report a bandwidth run's last interval
- * @run: the run
- * @p: the interval
- */
-void kvperf_nl_run_bw_progress(struct kvperf_run *run,
-			       const struct kvperf_nl_bw_progress *p)
-{
-	const int pad = KVPERF_A_RUN_PAD;
-	struct sk_buff *skb;
-	void *hdr;
-
-	skb = kvperf_nl_event_alloc(NLMSG_GOODSIZE);
-	if (!skb)
-		return;
-	hdr = genlmsg_put(skb, 0, 0, &kvperf_nl_family, 0,
-			  KVPERF_CMD_RUN_PROGRESS_NTF);
-	if (!hdr || nla_put_u32(skb, KVPERF_A_RUN_ID, run->id) ||
-	    nla_put_u8(skb, KVPERF_A_RUN_STATE, READ_ONCE(run->state)) ||
-	    kvperf_put_u64(skb, KVPERF_A_RUN_PROGRESS,
-			   atomic64_read(&run->progress), pad) ||
-	    nla_put_u32(skb, KVPERF_A_RUN_CUR_SIZE, p->size) ||
-	    kvperf_put_u64(skb, KVPERF_A_RUN_BYTES, p->bytes, pad) ||
-	    kvperf_put_u64(skb, KVPERF_A_RUN_INTERVAL_BYTES, p->interval_bytes,
-			   pad) ||
-	    kvperf_put_u64(skb, KVPERF_A_RUN_INTERVAL_MESSAGES,
-			   p->interval_messages, pad) ||
-	    kvperf_put_u64(skb, KVPERF_A_RUN_INTERVAL_NS, p->interval_ns,
-			   pad)) {
+			      atomic64_read(&run->progress), KVPERF_A_RUN_PAD) ||
+	    (bw && kvperf_put_bw_progress(skb, bw))) {
 		nlmsg_free(skb);
 		return;
 	}

@@ -302,7 +302,7 @@ int kvperf_run_connect(struct kvperf_run *run, struct kvperf_conn *c,
 
 static void kvperf_run_tick(void *arg)
 {
-	kvperf_nl_run_progress(arg);
+	kvperf_nl_run_progress(arg, NULL);
 }
 
 static int kvperf_run_measure(struct kvperf_run *run)

@@ -486,7 +486,7 @@ static void kvperf_run_bw_window(struct kvperf_run *run,
 	ev.interval_messages = msgs - s->ev_msgs;
 	ev.interval_bytes = ev.interval_messages * s->size;
 	ev.interval_ns = now - s->ev_ns;
-	kvperf_nl_run_bw_progress(run, &ev);
+	kvperf_nl_run_progress(run, &ev);
 	s->ev_ns = now;
 	s->ev_msgs = msgs;
 }
