@@ -24,7 +24,7 @@
 /* Rate samples kept per bandwidth run (an hour of one-second samples). */
 #define KVPERF_BW_SERIES_MAX	3600
 /* Sampling window of bandwidth runs that ask for no interval. */
-#define KVPERF_BW_WINDOW_MS	100
+#define KVPERF_BW_WINDOW_MS	1000
 
 /**
  * struct kvperf_run_cfg - what a run was asked to do

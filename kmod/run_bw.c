@@ -8,7 +8,7 @@
  * size the workers prepare and warm up on their own, then wait for the
  * run's thread to start the measured phase of all of them at once; while
  * they measure, the run's thread samples the completed messages every
- * window (the run's interval, or 100 ms) for the peak rate, the progress
+ * window (the run's interval, or a second) for the peak rate, the progress
  * events and the debugfs series, and when all are done it adds their
  * numbers up.
  */
@@ -434,11 +434,8 @@ static u64 kvperf_rate(u64 bytes, u64 ns)
  * struct kvperf_bw_sampler - the run thread's view of a measured phase
  * @size: message size
  * @window_ns: sampling window
- * @per_event: windows per progress event
  * @prev_ns: end of the last window
  * @prev_msgs: messages completed at its end
- * @ev_ns: time of the last event
- * @ev_msgs: messages completed at the last event
  * @base_msgs: messages of the sizes before
  * @nwin: windows sampled
  * @peak_bps: highest rate of a window
@@ -446,31 +443,36 @@ static u64 kvperf_rate(u64 bytes, u64 ns)
 struct kvperf_bw_sampler {
 	u32 size;
 	u64 window_ns;
-	u32 per_event;
 	u64 prev_ns, prev_msgs;
-	u64 ev_ns, ev_msgs;
 	u64 base_msgs;
 	u32 nwin;
 	u64 peak_bps;
 };
 
+/* Close a window: peak, series, progress event. */
 static void kvperf_run_bw_window(struct kvperf_run *run,
 				 struct kvperf_bw_sampler *s, u64 now)
 {
 	struct kvperf_run_bw *bw = &run->bw;
 	u64 msgs = kvperf_run_bw_completed(run);
-	u64 dm = msgs - s->prev_msgs, dt = now - s->prev_ns;
-	struct kvperf_nl_bw_progress ev;
+	struct kvperf_nl_bw_progress ev = {
+		.size = s->size,
+		.bytes = atomic64_read(&bw->bytes) + msgs * s->size,
+		.interval_messages = msgs - s->prev_msgs,
+		.interval_bytes = (msgs - s->prev_msgs) * s->size,
+		.interval_ns = now - s->prev_ns,
+	};
 
-	s->peak_bps = max(s->peak_bps, kvperf_rate(dm * s->size, dt));
+	s->peak_bps = max(s->peak_bps,
+			  kvperf_rate(ev.interval_bytes, ev.interval_ns));
 	mutex_lock(&run->lock);
 	if (bw->nseries < KVPERF_BW_SERIES_MAX) {
 		struct kvperf_bw_sample *x = &bw->series[bw->nseries++];
 
 		x->size = s->size;
 		x->t_ns = now - bw->start_ns;
-		x->ns = dt;
-		x->messages = dm;
+		x->ns = ev.interval_ns;
+		x->messages = ev.interval_messages;
 	} else {
 		bw->series_dropped++;
 	}
@@ -478,17 +480,8 @@ static void kvperf_run_bw_window(struct kvperf_run *run,
 	atomic64_set(&run->progress, s->base_msgs + msgs);
 	s->prev_ns = now;
 	s->prev_msgs = msgs;
-	if (++s->nwin % s->per_event)
-		return;
-
-	ev.size = s->size;
-	ev.bytes = atomic64_read(&bw->bytes) + msgs * s->size;
-	ev.interval_messages = msgs - s->ev_msgs;
-	ev.interval_bytes = ev.interval_messages * s->size;
-	ev.interval_ns = now - s->ev_ns;
+	s->nwin++;
 	kvperf_nl_run_progress(run, &ev);
-	s->ev_ns = now;
-	s->ev_msgs = msgs;
 }
 
 /* Sample the measured phase of size @i until every worker is done. */
@@ -501,10 +494,7 @@ static int kvperf_run_bw_sample(struct kvperf_run *run, u32 i,
 		.size = bw->results[i].size,
 		.window_ns = (u64)(run->cfg.interval_ms ?: KVPERF_BW_WINDOW_MS) *
 			     NSEC_PER_MSEC,
-		.per_event = run->cfg.interval_ms ? 1 :
-			     MSEC_PER_SEC / KVPERF_BW_WINDOW_MS,
 		.prev_ns = bw->go_ns,
-		.ev_ns = bw->go_ns,
 		.base_msgs = base_msgs,
 	};
 	u64 next = bw->go_ns + s.window_ns;
