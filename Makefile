@@ -80,7 +80,8 @@ clean:
 # sources, so several kernels' builds live side by side. Prints the .ko.
 vm-module: kdir
 	$(Q)mkdir -p build/mod-$(KDIR_KVER)
-	$(Q)cp -p -u --parents Kbuild kmod/Kbuild $(wildcard kmod/*.[ch]) \
+	$(Q)cp -p -u --parents Kbuild kmod/Kbuild \
+		$(filter-out %.mod.c,$(wildcard kmod/*.[ch])) \
 		$(wildcard include/uapi/linux/*.h) build/mod-$(KDIR_KVER)/
 	$(Q)$(MAKE) -s -C $(KDIR) M=$(TOP)/build/mod-$(KDIR_KVER) modules >&2
 	@echo $(TOP)/build/mod-$(KDIR_KVER)/kmod/kvperf.ko

@@ -21,7 +21,7 @@
 #define KVPERF_HIST_MAX_NS	(600ULL * NSEC_PER_SEC)
 /* Longest CPU list a bandwidth run takes, as text. */
 #define KVPERF_CPULIST_MAX	256
-/* Rate samples kept per bandwidth run (an hour of one-second samples). */
+/* Rate samples kept per bandwidth run (an hour of the default windows). */
 #define KVPERF_BW_SERIES_MAX	3600
 /* Sampling window of bandwidth runs that ask for no interval. */
 #define KVPERF_BW_WINDOW_MS	1000
