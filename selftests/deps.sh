@@ -21,6 +21,8 @@ pkgs=(
 	# RDMA user space used inside the VM to cross-check kvperf
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	infiniband-diags iproute2 util-linux procps
+	# the plots of kvperf compare
+	gnuplot-nox
 )
 
 missing=()

@@ -56,6 +56,7 @@ extern const struct kvperf_cmd dev_object;
 extern const struct kvperf_cmd monitor_object;
 extern const struct kvperf_cmd server_object;
 extern const struct kvperf_cmd run_object;
+extern const struct kvperf_cmd compare_object;
 
 int kvperf_main(struct kvperf *kv, int argc, char **argv,
 		const struct kvperf_cmd *const *objects);

@@ -14,6 +14,7 @@ static const struct kvperf_cmd *const objects[] = {
 	&monitor_object,
 	&server_object,
 	&run_object,
+	&compare_object,
 	NULL,
 };
 

@@ -28,6 +28,7 @@
 #include "run.h"
 #include "server.h"
 #include "show.h"
+#include "upath.h"
 
 /* How often a waiting run command asks for the run's state: events get lost. */
 #define RUN_CHECK_MS	2000
@@ -55,6 +56,12 @@ static const char *const run_keywords[RUN_KW_COUNT] = {
 	[RUN_KW_BIDIR]		= "bidir",
 	[RUN_KW_INTERVAL]	= "interval",
 	[RUN_KW_GBITS]		= "gbits",
+	[RUN_KW_PATH]		= "path",
+};
+
+static const char *const run_paths[] = {
+	[RUN_PATH_KERNEL]	= "kernel",
+	[RUN_PATH_USER]		= "user",
 };
 
 #define RUN_KW_BIT(kw)	(1U << (kw))
@@ -63,8 +70,8 @@ static const char *const run_keywords[RUN_KW_COUNT] = {
 			 RUN_KW_BIT(RUN_KW_NO_WAIT) |			\
 			 RUN_KW_BIT(RUN_KW_BIDIR) |			\
 			 RUN_KW_BIT(RUN_KW_GBITS))
-/* keywords of "run bw" alone: the last ones */
-#define RUN_KW_BW_ONLY	(RUN_KW_BIT(RUN_KW_COUNT) -			\
+/* keywords of "run bw" alone: tx-depth to gbits */
+#define RUN_KW_BW_ONLY	(RUN_KW_BIT(RUN_KW_GBITS + 1) -			\
 			 RUN_KW_BIT(RUN_KW_TX_DEPTH))
 
 /*
@@ -194,6 +201,29 @@ int parse_duration_ms(const char *s, uint32_t max_ms, uint32_t *ms)
  * Return: true if @s is such a list, and each range is FIRST-LAST with
  * FIRST not above LAST.
  */
+/**
+ * run_path_parse() - the value of a path keyword
+ * @s: "kernel" or "user", or a prefix of one
+ *
+ * Return: enum run_path, or -1 when @s is neither.
+ */
+int run_path_parse(const char *s)
+{
+	return args_keyword(run_paths, ARRAY_SIZE(run_paths), s);
+}
+
+/**
+ * run_path_name() - the name of a path
+ * @path: enum run_path
+ *
+ * Return: "kernel" or "user".
+ */
+const char *run_path_name(uint8_t path)
+{
+	return path == RUN_PATH_USER ? run_paths[RUN_PATH_USER] :
+				       run_paths[RUN_PATH_KERNEL];
+}
+
 bool run_cpus_valid(const char *s)
 {
 	unsigned long first, last;
@@ -376,6 +406,14 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 					    val);
 		o->port = port;
 		return KVPERF_EXIT_OK;
+	case RUN_KW_PATH:
+		i = run_path_parse(val);
+		if (i < 0)
+			return kvperf_usage(kv, "run",
+					    "unknown path '%s' (kernel or user)",
+					    val);
+		o->path = i;
+		return KVPERF_EXIT_OK;
 	case RUN_KW_SIZE:
 		return parse_msg_size(kv, "size", val, val, &o->size);
 	case RUN_KW_SIZES:
@@ -500,6 +538,9 @@ int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
 				    "missing op (send, write or read)");
 	if (!run_opt(o, RUN_KW_ADDR))
 		return kvperf_usage(kv, "run", "missing addr");
+	if (o->path == RUN_PATH_USER && run_opt(o, RUN_KW_NO_WAIT))
+		return kvperf_usage(kv, "run",
+				    "no-wait applies to the kernel path only");
 	return KVPERF_EXIT_OK;
 }
 
@@ -1032,6 +1073,8 @@ static int run_measure(struct kvperf *kv, struct args *a, uint8_t type)
 	ret = run_parse(kv, a, type, &o);
 	if (ret)
 		return ret;
+	if (o.path == RUN_PATH_USER)
+		return upath_run(kv, &o);
 	return run_start(kv, &o);
 }
 
@@ -1121,18 +1164,21 @@ static void run_help(FILE *f)
 	      "              [size N | sizes all | sizes MIN-MAX] [iters N | time SEC]\n"
 	      "              [warmup N | warmup TIME] [poll {busy|softirq|workqueue}]\n"
 	      "              [inline N] [verify] [cpu N] [timeout MS] [no-wait]\n"
+	      "              [path {kernel|user}]\n"
 	      "       kvperf [-j [-p]] run bw op {send|write|read} addr ADDR [port PORT]\n"
 	      "              [size N | sizes all | sizes MIN-MAX] [iters N | time SEC]\n"
 	      "              [warmup N | warmup TIME] [poll {busy|softirq|workqueue}]\n"
 	      "              [inline N] [verify] [cpu N] [timeout MS] [no-wait]\n"
 	      "              [tx-depth N] [qps N] [cpus LIST] [post-list N]\n"
 	      "              [signal-every N] [bidir] [interval MS] [gbits]\n"
+	      "              [path {kernel|user}]\n"
 	      "       kvperf [-j [-p]] run [show [ID]]\n"
 	      "       kvperf run {stop|delete} ID\n"
 	      "       kvperf run help\n"
 	      "\n"
 	      "Benchmark runs this host's kernel drives against a kvperf server\n"
-	      "(kvperf server start on the other host).\n"
+	      "(kvperf server start on the other host), or with path user the\n"
+	      "same loops run by this command on libibverbs.\n"
 	      "\n"
 	      "  lat     measure latency as perftest's ib_{send,write,read}_lat:\n"
 	      "          wait for the end and print perftest's table, one row\n"
@@ -1164,7 +1210,14 @@ static void run_help(FILE *f)
 	      "  verify   check the payload of every message\n"
 	      "  cpu      run the measuring thread on this CPU\n"
 	      "  timeout  fail when nothing completes for MS ms (default 5000)\n"
-	      "  no-wait  print the run's id and return at once\n"
+	      "  no-wait  print the run's id and return at once (kernel path)\n"
+	      "  path     kernel (default): the kvperf module runs the loops;\n"
+	      "           user: this process runs them, with libibverbs and\n"
+	      "           librdmacm, speaking the same protocol, so either side\n"
+	      "           may be the kernel's. Same options, statistics and\n"
+	      "           output (\"path user\" in the header, no run id); poll\n"
+	      "           busy spins on ibv_poll_cq, softirq and workqueue both\n"
+	      "           sleep on a completion channel; no kvperf module needed\n"
 	      "\n"
 	      "Only for bw:\n"
 	      "  tx-depth      work requests in flight per queue pair, 1 to 4096\n"
@@ -1186,9 +1239,10 @@ static void run_help(FILE *f)
 	      "and in nanoseconds in JSON. Bandwidth is in MiB/s (2^20 bytes per\n"
 	      "second); #iterations is messages per queue pair, as perftest counts\n"
 	      "them; CPU[%] is the CPU time of the run's threads over the wall time\n"
-	      "(above 100 with several threads). Keywords and commands may be\n"
+	      "(above 100 with several threads; on the user path, the worker\n"
+	      "threads' CLOCK_THREAD_CPUTIME_ID). Keywords and commands may be\n"
 	      "abbreviated to any prefix; the first in the order above wins (s is\n"
-	      "size, t time).\n"
+	      "size, t time, pa path).\n"
 	      "\n"
 	      "Examples:\n"
 	      "  kvperf run lat op send addr 198.18.0.1\n"
@@ -1199,6 +1253,8 @@ static void run_help(FILE *f)
 	      "  kvperf run bw op write addr 198.18.0.1 size 64K time 10\n"
 	      "  kvperf run bw op send addr 198.18.0.1 sizes all qps 4 cpus 0-3\n"
 	      "  kvperf run bw op write addr 198.18.0.1 bidir interval 500 gbits\n"
+	      "  kvperf run lat op send addr 198.18.0.1 size 64 path user\n"
+	      "  kvperf run bw op read addr 198.18.0.1 size 64K qps 2 path user\n"
 	      "  kvperf r l o s a 198.18.0.1 no-wait\n"
 	      "  kvperf run\n"
 	      "  kvperf -j -p run show 7\n"

@@ -60,7 +60,15 @@ enum run_kw {
 	RUN_KW_BIDIR,
 	RUN_KW_INTERVAL,
 	RUN_KW_GBITS,
+	/* both again */
+	RUN_KW_PATH,
 	RUN_KW_COUNT
+};
+
+/* Who runs the loops: the module (the default), or this process. */
+enum run_path {
+	RUN_PATH_KERNEL,
+	RUN_PATH_USER,
 };
 
 /*
@@ -90,6 +98,7 @@ struct run_opts {
 	uint32_t post_list;
 	uint32_t signal_every;
 	uint32_t interval_ms;
+	uint8_t path;
 };
 
 static inline bool run_opt(const struct run_opts *o, enum run_kw kw)
@@ -103,6 +112,8 @@ int run_start_put(struct nl_msg *msg, const struct run_opts *o);
 int parse_seconds_ms(const char *s, uint32_t *ms);
 int parse_duration_ms(const char *s, uint32_t max_ms, uint32_t *ms);
 bool run_cpus_valid(const char *s);
+int run_path_parse(const char *s);
+const char *run_path_name(uint8_t path);
 
 /* Waiting for a run to end: the state of "run lat" or "run bw" meanwhile. */
 struct run_wait {
@@ -135,6 +146,8 @@ void run_print_started(struct printer *p, uint32_t id);
 int run_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err);
 int run_print_units(struct printer *p, const struct nlmsghdr *nlh,
 		    FILE *err, bool gbits);
+int run_print_path(struct printer *p, const struct nlmsghdr *nlh,
+		   FILE *err, bool gbits, uint8_t path);
 int run_print_event(struct printer *p, const struct nlmsghdr *nlh,
 		    FILE *err);
 typedef void (*run_result_fn)(struct printer *p, struct nlattr *nest,

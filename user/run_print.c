@@ -227,16 +227,20 @@ static const struct setup_item {
 };
 
 /*
- * "# poll busy, inline 0, mtu 1024, warmup 16, kernel 6.1.0-56-amd64";
- * a warm-up by time hides the count in text.
+ * "# path kernel, poll busy, inline 0, mtu 1024, warmup 16, kernel
+ * 6.1.0-56-amd64"; a warm-up by time hides the count in text.
  */
-static void print_setup(struct printer *p, struct nlattr **tb)
+static void print_setup(struct printer *p, struct nlattr **tb, uint8_t path)
 {
 	const struct setup_item *it;
 	bool warmup_ms = tb[KVPERF_A_RUN_WARMUP_MS];
 	const struct nlattr *nla;
-	bool first = true;
+	bool first = false;
 	const char *fmt;
+
+	/* who ran the loops: not the kernel's to say, so always there */
+	pr_text(p, "#");
+	pr_str(p, "path", "path %s", run_path_name(path));
 
 	for (it = setup_items; it < setup_items + ARRAY_SIZE(setup_items);
 	     it++) {
@@ -272,26 +276,44 @@ static int parse_run(const struct nlmsghdr *nlh, struct nlattr **tb,
  * Text, perftest's table after two header lines:
  *
  *   # run 3: lat send to 198.18.0.1:18515 dev rxe0, state done
- *   # poll busy, inline 0, mtu 1024, warmup 16, kernel 6.1.0-56-amd64
+ *   # path kernel, poll busy, inline 0, mtu 1024, warmup 16, kernel 6.1...
  *    #bytes #iterations    t_min[usec] ...
  *    64      10000          12.34 ...
  *
  * with "verify" (and for bandwidth runs "bidir") and, while the run runs,
- * "progress N" (and "bytes N") in the first line, the rest of the setup
- * the kernel reports in the second ("cpu N", "duration N ms", "qps N"
- * ...), an "error: TEXT" line when the run failed, and the table only
- * when there are results: the latency table, or for bandwidth runs the
- * bandwidth table (see run_print_bw()). JSON: the run's attributes as
- * keys, only those the kernel sent, "verify" always (and "bidir" for
- * bandwidth runs), and "results", an array of one object per message
- * size; mean_ns and stdev_ns have exactly 3 decimals, from the kernel's
- * picoseconds.
+ * "progress N" (and "bytes N") in the first line, "path kernel" and the
+ * rest of the setup the kernel reports in the second ("cpu N", "duration
+ * N ms", "qps N" ...), an "error: TEXT" line when the run failed, and the
+ * table only when there are results: the latency table, or for bandwidth
+ * runs the bandwidth table (see run_print_bw()). JSON: the run's
+ * attributes as keys, only those the kernel sent, "verify" and "path"
+ * always (and "bidir" for bandwidth runs), and "results", an array of one
+ * object per message size; mean_ns and stdev_ns have exactly 3 decimals,
+ * from the kernel's picoseconds.
  *
  * Return: 0, or -EINVAL after reporting a malformed message; nothing is
  * printed then.
  */
 int run_print_units(struct printer *p, const struct nlmsghdr *nlh,
 		    FILE *err, bool gbits)
+{
+	return run_print_path(p, nlh, err, gbits, RUN_PATH_KERNEL);
+}
+
+/**
+ * run_print_path() - print one run with its results, saying who ran it
+ * @p: the printer; in JSON the run is one object
+ * @nlh: a run-get reply, a run-finished event, or a user-path run
+ *	 described as one
+ * @err: where to report a malformed message
+ * @gbits: text shows bandwidth in Gb/s rather than MiB/s
+ * @path: enum run_path: "path kernel" or "path user" leads the second
+ *	  header line, and is "path" in JSON
+ *
+ * Return: 0, or -EINVAL after reporting a malformed message.
+ */
+int run_print_path(struct printer *p, const struct nlmsghdr *nlh,
+		   FILE *err, bool gbits, uint8_t path)
 {
 	struct nlattr *tb[KVPERF_A_RUN_MAX + 1];
 	bool bw;
@@ -303,7 +325,7 @@ int run_print_units(struct printer *p, const struct nlmsghdr *nlh,
 
 	pr_obj_open(p, NULL);
 	print_title(p, tb, bw);
-	print_setup(p, tb);
+	print_setup(p, tb, path);
 	show_string(p, tb[KVPERF_A_RUN_ERROR], "error", "error: %s");
 	pr_eol(p);
 	if (bw)

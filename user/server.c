@@ -15,23 +15,26 @@
 #include "kvperf.h"
 #include "nl.h"
 #include "print.h"
+#include "run.h"
 #include "server.h"
 #include "show.h"
+#include "upath.h"
 
 /* The keywords of "server start", in the order prefixes resolve. */
-enum { SKW_DEV, SKW_ADDR, SKW_PORT };
+enum { SKW_DEV, SKW_ADDR, SKW_PORT, SKW_PATH };
 
 static const char *const start_keywords[] = {
 	[SKW_DEV]	= "dev",
 	[SKW_ADDR]	= "addr",
 	[SKW_PORT]	= "port",
+	[SKW_PATH]	= "path",
 };
 
 /**
  * server_start_parse() - the arguments of "server start"
  * @kv: the invocation
  * @a: the words after "start"
- * @o: filled in; the port defaults to 18515
+ * @o: filled in; the port defaults to 18515, the path to the kernel's
  *
  * Return: KVPERF_EXIT_OK, or KVPERF_EXIT_USAGE after reporting.
  */
@@ -41,7 +44,7 @@ int server_start_parse(struct kvperf *kv, struct args *a,
 	unsigned int given = 0;
 	const char *w, *val;
 	uint32_t port;
-	int kw;
+	int kw, path;
 
 	memset(o, 0, sizeof(*o));
 	o->port = KVPERF_DEFAULT_PORT;
@@ -81,6 +84,14 @@ int server_start_parse(struct kvperf *kv, struct args *a,
 						    "invalid port '%s' (1 to 65535)",
 						    val);
 			o->port = port;
+			break;
+		case SKW_PATH:
+			path = run_path_parse(val);
+			if (path < 0)
+				return kvperf_usage(kv, "server",
+						    "unknown path '%s' (kernel or user)",
+						    val);
+			o->path = path;
 			break;
 		}
 	}
@@ -198,7 +209,7 @@ int server_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err)
 	return 0;
 }
 
-/* server start [dev DEV] addr ADDR [port PORT] */
+/* server start [dev DEV] addr ADDR [port PORT] [path {kernel|user}] */
 static int server_start(struct kvperf *kv, struct args *a)
 {
 	struct show_reply_id r = {
@@ -217,6 +228,8 @@ static int server_start(struct kvperf *kv, struct args *a)
 	ret = server_start_parse(kv, a, &o);
 	if (ret)
 		return ret;
+	if (o.path == RUN_PATH_USER)
+		return upath_serve(kv, &o);
 	ret = knl_open(kv, &nl);
 	if (ret)
 		return ret;
@@ -299,6 +312,7 @@ static int server_run(struct kvperf *kv, struct args *a)
 static void server_help(FILE *f)
 {
 	fputs("Usage: kvperf [-j [-p]] server start [dev DEV] addr ADDR [port PORT]\n"
+	      "                                 [path {kernel|user}]\n"
 	      "       kvperf [-j [-p]] server [show [ID]]\n"
 	      "       kvperf server stop ID\n"
 	      "       kvperf server help\n"
@@ -309,6 +323,11 @@ static void server_help(FILE *f)
 	      "  start   listen on ADDR (IPv4 or IPv6) and PORT (default 18515,\n"
 	      "          perftest's); with DEV, refuse an address that is not\n"
 	      "          on that RDMA device. Prints the listener's id.\n"
+	      "          path user: serve from this process instead, with\n"
+	      "          libibverbs, in the foreground until ^C or SIGTERM\n"
+	      "          (exit status 0); a line when listening and one per\n"
+	      "          connection. It accepts what the kernel's server\n"
+	      "          accepts, kernel-path and user-path clients alike.\n"
 	      "  show    the listeners and their connections; show is the\n"
 	      "          default command. With -j, a JSON array.\n"
 	      "  stop    stop a listener and close its connections.\n"
@@ -319,6 +338,7 @@ static void server_help(FILE *f)
 	      "  kvperf server start addr 198.18.0.1\n"
 	      "  kvperf server start dev rxe0 addr fd00::1 port 20000\n"
 	      "  kvperf s sta a 198.18.0.1\n"
+	      "  kvperf server start addr 198.18.0.1 path user\n"
 	      "  kvperf server\n"
 	      "  kvperf -j -p server show 1\n"
 	      "  kvperf server stop 1\n", f);

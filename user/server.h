@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <linux/kvperf_wire.h>
 #include <linux/netlink.h>
 
 struct args;
@@ -14,8 +15,6 @@ struct kvperf;
 struct nl_msg;
 struct printer;
 
-/* perftest's port, the default of both sides */
-#define KVPERF_DEFAULT_PORT	18515
 /* the spec's max-len of device names */
 #define KVPERF_DEV_NAME_MAX	63
 
@@ -25,6 +24,7 @@ struct server_opts {
 	int addr_len;		/* 4 or 16 */
 	uint16_t port;
 	const char *dev;	/* NULL: whichever device has the address */
+	uint8_t path;		/* enum run_path */
 };
 
 int server_start_parse(struct kvperf *kv, struct args *a,

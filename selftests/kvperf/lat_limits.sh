@@ -106,7 +106,7 @@ raw_cases=(
 	"run-start port 0|$range|run-start op=send addr=$addr port=0"
 	"run-start size-max < size|EINVAL: kvperf: size-max is smaller than size|run-start op=send addr=$addr size=64 size_max=2"
 	"run-start iterations and duration-ms|EINVAL: kvperf: iterations and duration-ms exclude each other|run-start op=send addr=$addr iterations=10 duration_ms=1000"
-	"run-start type bw|EOPNOTSUPP: kvperf: bandwidth runs are not implemented yet|run-start type=bw op=send addr=$addr"
+	"run-start tx-depth on a latency run|EINVAL: kvperf: that attribute applies to bandwidth runs only|run-start op=send addr=$addr tx_depth=4"
 	"run-start no op|EINVAL: kvperf: missing operation \(send, write or read\)|run-start addr=$addr"
 	"run-start no addr|EINVAL: kvperf: missing server address|run-start op=send"
 	"run-start an 8-byte address|EINVAL: kvperf: an address is 4 \(IPv4\) or 16 \(IPv6\) bytes|run-start op=send addr=0xc612000100000000"
@@ -351,8 +351,8 @@ kv_check "time 3601: usage error" \
 	usage_error "out of range" run lat op send addr "$addr" time 3601
 kv_check "iters and time together: usage error" \
 	usage_error "exclude each other" run lat op send addr "$addr" iters 10 time 1
-kv_check "run bw: usage error, not available" \
-	usage_error "bandwidth" run bw op send addr "$addr"
+kv_check "qps on run lat: usage error, only for run bw" \
+	usage_error "'qps' is only for run bw" run lat op send addr "$addr" qps 2
 kv_check "op foo: usage error" \
 	usage_error "unknown op 'foo'" run lat op foo addr "$addr"
 kv_check "no addr: usage error" \

@@ -623,14 +623,14 @@ static struct nl_msg *run_msg(uint8_t cmd, uint32_t id, uint8_t op,
 
 static const char done_text[] =
 	"# run 3: lat send to 198.18.0.1:18515 dev rxe0, state done\n"
-	"# poll busy, inline 0, mtu 1024, warmup 16, kernel 6.1.0-56-amd64\n"
+	"# path kernel, poll busy, inline 0, mtu 1024, warmup 16, kernel 6.1.0-56-amd64\n"
 	" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]   t_p90[usec]  t_p99.99[usec]  mismatches\n"
 	" 64      10000          12.34          5012.01      20.11              25.331           51.204           30.12                  4100.20                  22.01        4900.00         0\n";
 
 static const char done_json[] =
 	"{\"id\":3,\"type\":\"lat\",\"op\":\"send\",\"addr\":\"198.18.0.1\","
 	"\"port\":18515,\"dev\":\"rxe0\",\"verify\":false,\"state\":\"done\","
-	"\"progress\":10016,\"poll\":\"busy\",\"inline\":0,\"mtu\":1024,"
+	"\"progress\":10016,\"path\":\"kernel\",\"poll\":\"busy\",\"inline\":0,\"mtu\":1024,"
 	"\"warmup\":16,\"kernel\":\"6.1.0-56-amd64\",\"size\":64,"
 	"\"iterations\":10000,\"timeout_ms\":5000,"
 	"\"results\":[{\"size\":64,\"iterations\":10000,\"min_ns\":12340,"
@@ -745,7 +745,7 @@ static void run_print_failed(void)
 	CHECK_INT(print_one(&c, false, msg, &err), 0);
 	CHECK_STR(c.buf,
 		  "# run 4: lat write to [fd00::1]:20000, state failed\n"
-		  "# poll softirq, inline 0, warmup 16, kernel 6.1.0-56-amd64\n"
+		  "# path kernel, poll softirq, inline 0, warmup 16, kernel 6.1.0-56-amd64\n"
 		  "error: rdma_resolve_route: timed out\n");
 	CHECK_STR(err.buf, "");
 	cap_close(&c);
@@ -755,7 +755,7 @@ static void run_print_failed(void)
 	CHECK_STR(c.buf,
 		  "{\"id\":4,\"type\":\"lat\",\"op\":\"write\","
 		  "\"addr\":\"fd00::1\",\"port\":20000,\"verify\":false,"
-		  "\"state\":\"failed\",\"progress\":0,\"poll\":\"softirq\","
+		  "\"state\":\"failed\",\"progress\":0,\"path\":\"kernel\",\"poll\":\"softirq\","
 		  "\"inline\":0,\"warmup\":16,\"kernel\":\"6.1.0-56-amd64\","
 		  "\"error\":\"rdma_resolve_route: timed out\","
 		  "\"results\":[]}\n");
@@ -801,7 +801,7 @@ static void run_print_sweep_verify(void)
 	CHECK_INT(print_one(&c, false, msg, &err), 0);
 	CHECK_STR(c.buf,
 		  "# run 5: lat read to 198.18.0.1:18515 dev rxe0, verify, state done\n"
-		  "# poll busy, inline 0, mtu 1024, warmup 16, cpu 5, duration 500 ms, kernel 6.1.0-56-amd64\n"
+		  "# path kernel, poll busy, inline 0, mtu 1024, warmup 16, cpu 5, duration 500 ms, kernel 6.1.0-56-amd64\n"
 		  " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]   t_p90[usec]  t_p99.99[usec]  mismatches\n"
 		  " 2       1000           1.54           3.70         1.58               1.600            0.061            1.82                   3.70                     1.65         3.70            0\n"
 		  " 4       1000           1.55           1234567890.12 1.59               1.601            0.001            1.83                   3.71                     1.66         3.71            3\n"
@@ -840,7 +840,7 @@ static void run_print_running(void)
 	put_result(msg, &res64);
 	CHECK_INT(print_one(&c, false, msg, &err), 0);
 	CHECK(!strncmp(c.buf, "# run 6: lat send to 198.18.0.1:18515 dev rxe0, state running, progress 10016\n"
-		       "# poll busy,", 90));
+		       "# path kernel, poll busy,", 103));
 	cap_close(&c);
 	cap_close(&err);
 	nlmsg_free(msg);
@@ -851,11 +851,12 @@ static void run_print_running(void)
 	nla_put_u8(msg, KVPERF_A_RUN_STATE, KVPERF_RUN_STATE_CONNECTING);
 	nla_put_u64(msg, KVPERF_A_RUN_PROGRESS, 0);
 	CHECK_INT(print_one(&c, false, msg, &err), 0);
-	CHECK_STR(c.buf, "# run 7:, state connecting, progress 0\n");
+	CHECK_STR(c.buf, "# run 7:, state connecting, progress 0\n"
+		  "# path kernel\n");
 	cap_close(&c);
 	CHECK_INT(print_one(&c, true, msg, &err), 0);
 	CHECK_STR(c.buf, "{\"id\":7,\"verify\":false,\"state\":\"connecting\","
-		  "\"progress\":0,\"results\":[]}\n");
+		  "\"progress\":0,\"path\":\"kernel\",\"results\":[]}\n");
 	cap_close(&c);
 	cap_close(&err);
 	nlmsg_free(msg);
@@ -884,13 +885,13 @@ static void run_print_forward_compatible(void)
 	CHECK_INT(print_one(&c, false, msg, &err), 0);
 	CHECK_STR(c.buf,
 		  "# run 9: 7 9 port 1, state 12\n"
-		  "# poll 5\n"
+		  "# path kernel, poll 5\n"
 		  " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]   t_p90[usec]  t_p99.99[usec]  mismatches\n"
 		  " 2       -              -              -            -                  0.004            -                -                      -                        -            -               -\n");
 	cap_close(&c);
 	CHECK_INT(print_one(&c, true, msg, &err), 0);
 	CHECK_STR(c.buf, "{\"id\":9,\"type\":7,\"op\":9,\"port\":1,"
-		  "\"verify\":false,\"state\":12,\"poll\":5,"
+		  "\"verify\":false,\"state\":12,\"path\":\"kernel\",\"poll\":5,"
 		  "\"results\":[{\"size\":2,\"mean_ns\":4.000}]}\n");
 	cap_close(&c);
 	cap_close(&err);

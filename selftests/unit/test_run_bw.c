@@ -365,7 +365,7 @@ static const struct bw_qp qp64k = {
 
 static const char bw_head[] =
 	"# run 3: bw write to 198.18.0.1:18515 dev rxe0, state done\n"
-	"# poll busy, inline 0, mtu 1024, warmup 16, qps 1, tx-depth 128, post-list 1, signal-every 100, kernel 6.1.0-56-amd64\n";
+	"# path kernel, poll busy, inline 0, mtu 1024, warmup 16, qps 1, tx-depth 128, post-list 1, signal-every 100, kernel 6.1.0-56-amd64\n";
 
 static const char bw_header_mib[] =
 	" #bytes     #iterations    BW peak[MiB/sec]    BW average[MiB/sec]   MsgRate[Mpps]   CPU[%]   CPU[ns/msg]\n";
@@ -482,7 +482,7 @@ static void bw_print_qps_verify(void)
 	CHECK_INT(run_print_one(&c, false, false, msg, &err), 0);
 	CHECK_STR(c.buf,
 		  "# run 5: bw write to 198.18.0.1:18515 dev rxe0, verify, state done\n"
-		  "# poll busy, inline 0, mtu 1024, warmup 250 ms, cpus 0-1, qps 2, tx-depth 128, post-list 1, signal-every 100, interval 500 ms, kernel 6.1.0-56-amd64\n"
+		  "# path kernel, poll busy, inline 0, mtu 1024, warmup 250 ms, cpus 0-1, qps 2, tx-depth 128, post-list 1, signal-every 100, interval 500 ms, kernel 6.1.0-56-amd64\n"
 		  " #bytes     #iterations    BW peak[MiB/sec]    BW average[MiB/sec]   MsgRate[Mpps]   CPU[%]   CPU[ns/msg]   mismatches\n"
 		  " 4096       1000           20.00               19.53                 0.005000        200.00   400000.00     0\n"
 		  "  qp 0 (cpu 0): 1000 messages, 4096000 bytes, 9.77 MiB/s, 0.002500 Mpps\n"
@@ -588,6 +588,7 @@ static void bw_print_missing(void)
 	CHECK_INT(run_print_one(&c, false, false, msg, &err), 0);
 	CHECK_STR(c.buf,
 		  "# run 9: bw, state running, progress 5000, bytes 10000\n"
+		  "# path kernel\n"
 		  " #bytes     #iterations    BW peak[MiB/sec]    BW average[MiB/sec]   MsgRate[Mpps]   CPU[%]   CPU[ns/msg]\n"
 		  " 2          5              -                   -                     -               -        1.40\n");
 	cap_close(&c);
@@ -595,7 +596,7 @@ static void bw_print_missing(void)
 	CHECK_STR(c.buf,
 		  "{\"id\":9,\"type\":\"bw\",\"verify\":false,\"bidir\":false,"
 		  "\"state\":\"running\",\"progress\":5000,\"bytes\":10000,"
-		  "\"results\":[{\"size\":2,\"messages\":5,\"bytes\":10,"
+		  "\"path\":\"kernel\",\"results\":[{\"size\":2,\"messages\":5,\"bytes\":10,"
 		  "\"elapsed_ns\":0,\"cpu_ns\":7,\"cpu_ns_per_msg\":1.40,"
 		  "\"qps\":[]}]}\n");
 	cap_close(&c);

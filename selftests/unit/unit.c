@@ -32,6 +32,11 @@ static const struct unit_test *const suites[] = {
 	server_tests,
 	run_tests,
 	run_bw_tests,
+	upath_tests,
+	jsonread_tests,
+	perftest_tests,
+	compare_tests,
+	plot_tests,
 };
 
 static bool failed;

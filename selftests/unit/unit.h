@@ -33,6 +33,11 @@ extern const struct unit_test extack_tests[];
 extern const struct unit_test server_tests[];
 extern const struct unit_test run_tests[];
 extern const struct unit_test run_bw_tests[];
+extern const struct unit_test upath_tests[];
+extern const struct unit_test jsonread_tests[];
+extern const struct unit_test perftest_tests[];
+extern const struct unit_test compare_tests[];
+extern const struct unit_test plot_tests[];
 
 __printf(3, 4)
 void unit_fail(const char *file, int line, const char *fmt, ...);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The kernel API kmod/stats.c uses, for building it as ordinary user-space
- * C in the host unit tests: types, allocation, fls64, 64-bit division and
- * min/max/clamp, with the kernel's meaning.
+ * C: in the kvperf command (upath_stats.c, the user path's statistics) and
+ * in its host unit test (selftests/unit/test_stats.c). Types, allocation,
+ * fls64, 64-bit division and min/max/clamp, with the kernel's meaning.
  */
 #ifndef KVPERF_KSHIM_H
 #define KVPERF_KSHIM_H

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
+/*
+ * kvperf's wire protocol: what a kvperf client and a kvperf server say to
+ * each other, whether either side runs in the kernel (kvperf.ko) or in
+ * user space (the kvperf command's "path user"). Both sides build on these
+ * definitions, so that any client works against any server.
+ *
+ * Connection. RDMA CM, port space TCP, an RC queue pair per connection.
+ * The client connects with struct kvperf_wire_req as the private data:
+ * the run's parameters and the rkey and address of the client's receive
+ * buffer. The server accepts with struct kvperf_wire_rep (the rkey and
+ * address of its own receive buffer) or rejects with one byte of private
+ * data, a KVPERF_WIRE_REJ_* reason. Multi-byte fields are big-endian. The
+ * address is whatever the peer's RDMA WRITE and READ requests must carry
+ * to reach offset 0 of the buffer: an I/O virtual address in the kernel,
+ * a virtual address in user space. Both sides ask for unlimited
+ * receiver-not-ready retries (rnr_retry_count 7); the client asks for a
+ * retry count of 3, an initiator depth of 1 for read latency and of the
+ * device's limit for read bandwidth (0 otherwise), and the same as
+ * responder resources for bidirectional runs; the server answers with the
+ * client's values, bounded by its device's limits.
+ *
+ * Buffers. Each side has a send buffer and a receive buffer of size_max
+ * bytes (at least KVPERF_BUF_MIN). Every receive posted covers the whole
+ * receive buffer, so every message lands at offset 0; RDMA WRITEs and
+ * READs address offset 0 of the peer's receive buffer.
+ *
+ * Control messages are SEND_WITH_IMM: the immediate data is
+ * KVPERF_CTRL(op, arg), the payload empty except for REPORT, whose
+ * payload is struct kvperf_wire_report (from the start of the server's
+ * send buffer). Data messages never carry immediate data.
+ *
+ * Latency runs. Before each message size the client clears its receive
+ * buffer, sends SIZE(size) and waits for ACK(size); the server clears its
+ * receive buffer (send, write) and, for write runs without verification,
+ * its send buffer. Then iterations, numbered from 1 in each size
+ * (warm-up included):
+ *
+ * - send: the client SENDs size bytes; the server SENDs a message of the
+ *   length it received back.
+ * - write: the client WRITEs size bytes whose last byte is
+ *   kvperf_wire_marker(seq) into the server's buffer and polls the last
+ *   byte of its own receive buffer until it holds the same marker; the
+ *   server waits for the marker of iteration seq and WRITEs the same way
+ *   back. A control message may arrive instead (the next size).
+ * - read: the client READs size bytes of the server's receive buffer,
+ *   which the server fills with the pattern of seed 0 when the connection
+ *   starts.
+ *
+ * With KVPERF_WIRE_VERIFY, payloads carry kvperf_wire_pattern() of the
+ * iteration's number (the marker overwrites the last byte of a write).
+ *
+ * Bandwidth runs. For each message size, on each queue pair: SIZE(size)
+ * and ACK(size) (the server clears the start of its receive buffer for
+ * send and write runs; with KVPERF_WIRE_VERIFY the client fills its send
+ * buffer with the pattern of seed size), the client's warm-up traffic,
+ * START and ACK(0) (the server zeroes its counters; for
+ * KVPERF_WIRE_BIDIR runs it then runs its own warm-up and measured
+ * traffic with the request's parameters before it reads the next control
+ * message), the client's measured traffic, END, and the server's REPORT:
+ * the data messages it received since START (send runs post a receive
+ * for every one), the messages of the wrong length plus, with
+ * KVPERF_WIRE_VERIFY (send and write), one if its receive buffer does not
+ * hold the size's pattern, and for bidirectional runs the messages it
+ * completed and the time it took.
+ */
+#ifndef _UAPI_LINUX_KVPERF_WIRE_H
+#define _UAPI_LINUX_KVPERF_WIRE_H
+
+#include <linux/types.h>
+
+#define KVPERF_PROTO_VERSION	2
+/* perftest's port */
+#define KVPERF_DEFAULT_PORT	18515
+
+/**
+ * struct kvperf_wire_req - connect request private data (client to server)
+ * @version: KVPERF_PROTO_VERSION
+ * @op: enum kvperf_op
+ * @poll: enum kvperf_poll the server should use too
+ * @flags: KVPERF_WIRE_VERIFY, KVPERF_WIRE_BIDIR
+ * @size_max: largest message of the run
+ * @inline_size: inline threshold of the run
+ * @rkey: rkey of the client's receive buffer
+ * @addr: address of the client's receive buffer for RDMA
+ * @type: enum kvperf_run_type
+ * @reserved: zero
+ * @tx_depth: bandwidth runs, work requests in flight per queue pair
+ * @post_list: bandwidth runs, work requests per post call
+ * @signal_every: bandwidth runs, completion moderation
+ * @iterations: bandwidth runs, messages per size (0 with @duration_ms)
+ * @duration_ms: bandwidth runs, time per size
+ * @warmup: bandwidth runs, warm-up messages per size
+ * @warmup_ms: bandwidth runs, warm-up time per size instead
+ *
+ * The last fields tell a bidirectional bandwidth server what to send
+ * back; latency runs leave them zero. 56 bytes: the most an InfiniBand or
+ * RoCE connect request carries.
+ */
+struct kvperf_wire_req {
+	__u8 version;
+	__u8 op;
+	__u8 poll;
+	__u8 flags;
+	__be32 size_max;
+	__be32 inline_size;
+	__be32 rkey;
+	__be64 addr;
+	__u8 type;
+	__u8 reserved[3];
+	__be32 tx_depth;
+	__be32 post_list;
+	__be32 signal_every;
+	__be32 iterations;
+	__be32 duration_ms;
+	__be32 warmup;
+	__be32 warmup_ms;
+} __attribute__((packed));
+
+#define KVPERF_WIRE_VERIFY	0x1
+#define KVPERF_WIRE_BIDIR	0x2
+
+/**
+ * struct kvperf_wire_rep - accept private data (server to client)
+ * @version: KVPERF_PROTO_VERSION
+ * @reserved: zero
+ * @rkey: rkey of the server's receive buffer
+ * @addr: address of the server's receive buffer for RDMA
+ */
+struct kvperf_wire_rep {
+	__u8 version;
+	__u8 reserved[3];
+	__be32 rkey;
+	__be64 addr;
+} __attribute__((packed));
+
+/**
+ * struct kvperf_wire_report - the server's account of a bandwidth block,
+ *			       the payload of its KVPERF_CTRL_REPORT
+ * @received: send runs, data messages received after the start
+ * @mismatches: messages of the wrong length, plus, with verification, a
+ *		final payload that does not match the pattern
+ * @tx_messages: bidir runs, messages the server completed
+ * @tx_elapsed_ns: bidir runs, from its first post to its last completion
+ */
+struct kvperf_wire_report {
+	__be64 received;
+	__be64 mismatches;
+	__be64 tx_messages;
+	__be64 tx_elapsed_ns;
+} __attribute__((packed));
+
+/* Why a connect request was refused: the reject's one byte of private data. */
+#define KVPERF_WIRE_REJ_BAD_REQUEST	1	/* a request this server cannot serve */
+#define KVPERF_WIRE_REJ_TOO_MANY	2	/* no more connections */
+#define KVPERF_WIRE_REJ_MEMORY		3	/* the pinned-memory bound */
+#define KVPERF_WIRE_REJ_RESOURCES	4	/* allocating the connection failed */
+
+/* Buffers hold at least this much, so a report always fits. */
+#define KVPERF_BUF_MIN		64
+
+/* Control messages: the immediate data, opcode in the top byte. */
+#define KVPERF_CTRL_OP(imm)	((imm) >> 24)
+#define KVPERF_CTRL_ARG(imm)	((imm) & 0xffffff)
+#define KVPERF_CTRL(op, arg)	(((__u32)(op) << 24) | ((arg) & 0xffffff))
+enum {
+	KVPERF_CTRL_SIZE = 1,	/* next block uses this message size */
+	KVPERF_CTRL_ACK = 2,	/* server is ready for the block */
+	KVPERF_CTRL_START = 3,	/* bandwidth: warm-up over, counting starts */
+	KVPERF_CTRL_END = 4,	/* bandwidth: the client's traffic is over */
+	KVPERF_CTRL_REPORT = 5,	/* bandwidth: struct kvperf_wire_report */
+};
+
+/* Sizes are sent in 24 bits: 8 MiB (2^23) is the largest. */
+#define KVPERF_SIZE_MAX		(8U << 20)
+
+/*
+ * The verification pattern: byte i of a payload of seed s is
+ * (__u8)(s * 31 + i * 7 + (i >> 8)).
+ */
+static inline __u8 kvperf_wire_pattern(__u32 seed, __u64 i)
+{
+	return (__u8)(seed * 31 + i * 7 + (i >> 8));
+}
+
+/*
+ * The write-latency marker of iteration seq (from 1): never 0, as a
+ * cleared buffer is, and different from the previous iteration's.
+ */
+static inline __u8 kvperf_wire_marker(__u32 seq)
+{
+	return (__u8)(seq % 255 + 1);
+}
+
+#endif /* _UAPI_LINUX_KVPERF_WIRE_H */

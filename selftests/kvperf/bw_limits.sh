@@ -1,0 +1,577 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The limits of bandwidth runs: what the tool can judge alone (the spec's
+# ranges of tx-depth, qps, post-list, signal-every and interval, the form
+# of a CPU list, warm-up times, keywords of run bw alone) is a usage
+# error (exit 2); everything else is refused by the kernel (exit 1) with
+# its extack message, and the same holds for raw generic-netlink requests
+# that bypass the tool, policy ranges included; refused requests create
+# nothing. A CPU list naming a CPU that is offline, or that the machine
+# does not have, is refused as not online. The pinned-memory limit
+# refuses a run that does not fit at start (and takes one that fits
+# exactly) and fails one the server cannot take; the server's 16
+# connections per listener fail the 17th; a failed run frees what it had
+# connected. The shortest and longest intervals work.
+
+# shellcheck source=selftests/kvperf/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+ktap_print_header
+kv_require_vm
+kv_require_root
+kv_require_cli
+kv_require_rxe
+[ -x "$PY" ] || kv_skip_all "no $PY"
+kv_require_module
+
+addr=$KVPERF_ADDR0
+sysfs=/sys/kernel/kvperf
+debugfs=/sys/kernel/debug/kvperf
+pinned_param=/sys/module/kvperf/parameters/max_pinned_mb
+[ -w "$pinned_param" ] || kv_skip_all "no $pinned_param"
+[ -d "$debugfs/runs" ] || kv_skip_all "no $debugfs (debugfs not mounted?)"
+max_pinned_mb=$(cat "$pinned_param")
+ncpus=$(getconf _NPROCESSORS_CONF)
+cpu1_online=/sys/devices/system/cpu/cpu1/online
+
+kv_on_exit "echo $max_pinned_mb > $pinned_param"
+[ -w "$cpu1_online" ] && kv_on_exit "echo 1 > $cpu1_online"
+# shellcheck disable=SC2016 # expanded when the hook runs
+kv_on_exit 'for i in $(kvperf -j run show | grep -o "\"id\":[0-9]*" | cut -d: -f2); do kvperf run delete "$i"; done'
+# shellcheck disable=SC2016
+kv_on_exit 'for i in $(kvperf -j server show | grep -o "{\"id\":[0-9]*" | cut -d: -f2); do kvperf server stop "$i"; done'
+
+bw() {
+	kv_py "$KV_DIR/bwlib.py" "$@"
+}
+
+lat() {
+	kv_py "$KV_DIR/latlib.py" "$@"
+}
+
+run_count() {
+	cat "$sysfs/run_count"
+}
+
+# usage_error REGEX ARGS...: kvperf ARGS exits 2 with a message matching
+# REGEX on stderr and nothing on stdout, creating no run.
+usage_error() {
+	local re=$1 rc n
+
+	shift
+	n=$(run_count)
+	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout 20 kvperf "$@"
+	rc=$?
+	if [ "$rc" != 2 ] || ! grep -qE -- "^kvperf: .*($re)" "$KV_TMP/err" ||
+	   [ -s "$KV_TMP/out" ]; then
+		echo "kvperf $*: exit $rc, want 2 and /$re/ on stderr only"
+		sed 's/^/stdout: /' "$KV_TMP/out"
+		sed 's/^/stderr: /' "$KV_TMP/err"
+		return 1
+	fi
+	[ "$(run_count)" = "$n" ] ||
+		{ echo "kvperf $*: run_count $n -> $(run_count)"; return 1; }
+}
+
+# usage_errors REGEX ARGS... [-- REGEX ARGS...]...: usage_error of each.
+usage_errors() {
+	local args=() rc=0
+
+	while [ $# -gt 0 ]; do
+		args=()
+		local re=$1
+
+		shift
+		while [ $# -gt 0 ] && [ "$1" != -- ]; do
+			args+=("$1")
+			shift
+		done
+		[ $# -gt 0 ] && shift
+		usage_error "$re" "${args[@]}" || rc=1
+	done
+	return "$rc"
+}
+
+# refused MSG STRERROR [ATTR] -- ARGS...: kvperf ARGS exits 1 with
+# "kvperf: kernel refused the request: MSG (STRERROR)", MSG an extended
+# regex, naming the offending attribute ATTR when given, creating no run.
+refused() {
+	local msg=$1 strerr=$2 attr='' rc n
+
+	shift 2
+	if [ "$1" != -- ]; then
+		attr=$1
+		shift
+	fi
+	shift
+	n=$(run_count)
+	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout 20 kvperf "$@"
+	rc=$?
+	if [ "$rc" != 1 ] ||
+	   ! grep -qE -- "^kvperf: kernel refused the request: ($msg) \($strerr\)$" "$KV_TMP/err" ||
+	   { [ -n "$attr" ] && ! grep -qxF "kvperf: offending attribute: $attr" "$KV_TMP/err"; }; then
+		echo "kvperf $*: exit $rc, want 1 and"
+		echo "  'kvperf: kernel refused the request: $msg ($strerr)'"
+		[ -n "$attr" ] && echo "  'kvperf: offending attribute: $attr'"
+		sed 's/^/stdout: /' "$KV_TMP/out"
+		sed 's/^/stderr: /' "$KV_TMP/err"
+		return 1
+	fi
+	[ "$(run_count)" = "$n" ] ||
+		{ echo "kvperf $*: run_count $n -> $(run_count)"; return 1; }
+}
+
+einval="Invalid argument"
+erange="Numerical result out of range"
+cli_range="integer out of range"
+bwrun=(run bw op send addr "$addr")
+
+bw_only_on_lat() {
+	local kw rc=0
+
+	for kw in "tx-depth 4" "qps 2" "cpus 0" "post-list 2" \
+		  "signal-every 2" bidir "interval 100" gbits; do
+		# shellcheck disable=SC2086 # keyword and value
+		usage_error "'${kw%% *}' is only for run bw" \
+			run lat op send addr "$addr" $kw || rc=1
+	done
+	return "$rc"
+}
+
+cpus_list_errors() {
+	local long
+
+	long=$(printf '0,%.0s' $(seq 1 127))0
+	[ ${#long} = 255 ] || { echo "a list of ${#long} characters"; return 1; }
+	usage_errors \
+		"invalid cpus '1-' \(CPU numbers and ranges such as 0-3,6\)" \
+			"${bwrun[@]}" cpus 1- -- \
+		"invalid cpus '3-1'" "${bwrun[@]}" qps 4 cpus 3-1 -- \
+		"invalid cpus 'a'" "${bwrun[@]}" cpus a -- \
+		"invalid cpus '0,,1'" "${bwrun[@]}" qps 2 cpus 0,,1 -- \
+		"invalid cpus ''" "${bwrun[@]}" cpus "" -- \
+		"cpus is too long \(at most 255 characters\)" \
+			"${bwrun[@]}" cpus "${long},0" || return 1
+	# 255 characters are the kernel's to judge (here: cpu given too)
+	refused "cpu and cpus exclude each other" "$einval" "cpus \"$long\"" \
+		-- "${bwrun[@]}" cpus "$long" cpu 0
+}
+
+warmup_errors() {
+	usage_errors \
+		"warmup '0ms' is out of range \(1ms to 600s\)" \
+			"${bwrun[@]}" warmup 0ms -- \
+		"warmup '601s' is out of range \(1ms to 600s\)" \
+			"${bwrun[@]}" warmup 601s -- \
+		"warmup '600001ms' is out of range" \
+			"${bwrun[@]}" warmup 600001ms -- \
+		"invalid warmup '2x'" "${bwrun[@]}" warmup 2x -- \
+		"invalid warmup '1.5ms'" "${bwrun[@]}" warmup 1.5ms
+}
+
+other_usage_errors() {
+	usage_errors \
+		"unknown keyword 'frob'" "${bwrun[@]}" frob 1 -- \
+		"'qps' given twice" "${bwrun[@]}" qps 2 qps 3 -- \
+		"missing value after 'qps'" "${bwrun[@]}" qps -- \
+		"invalid tx-depth 'abc' \(a number\)" "${bwrun[@]}" tx-depth abc -- \
+		"invalid qps '-1'" "${bwrun[@]}" qps -1 -- \
+		"missing op \(send, write or read\)" run bw addr "$addr" -- \
+		"missing addr" run bw op write -- \
+		"unknown op 'atomic'" run bw op atomic addr "$addr" -- \
+		"size '0' is out of range \(1 to 8M\)" "${bwrun[@]}" size 0 -- \
+		"sizes '64-2': MIN is larger than MAX" "${bwrun[@]}" sizes 64-2 -- \
+		"iters and time exclude each other" "${bwrun[@]}" iters 10 time 1 -- \
+		"size and sizes exclude each other" "${bwrun[@]}" size 64 sizes 2-4
+}
+
+# The CPU list names a CPU the machine does not have (beyond
+# nr_cpu_ids): as for cpu 9999, it is not online.
+cpus_absent() {
+	refused "cpus names a CPU that is not online" "$einval" \
+		"cpus \"$ncpus\"" -- "${bwrun[@]}" qps 2 cpus "$ncpus"
+}
+
+# A CPU that exists but is offline.
+cpus_offline() {
+	local rc=0
+
+	echo 0 >"$cpu1_online" || { echo "cannot take CPU 1 offline"; return 1; }
+	refused "cpus names a CPU that is not online" "$einval" 'cpus "0-1"' \
+		-- "${bwrun[@]}" qps 2 cpus 0-1 || rc=1
+	echo 1 >"$cpu1_online" || { echo "cannot bring CPU 1 back"; return 1; }
+	return "$rc"
+}
+
+start_server() {
+	local out
+
+	out=$(kvperf -j server start addr "$addr" "$@" 2>&1) ||
+		{ echo "$out"; return 1; }
+	sed -n 's/^{"id":\([0-9]\+\),.*/\1/p' <<<"$out" | grep -q . ||
+		{ echo "unexpected output '$out'"; return 1; }
+}
+
+freed() {
+	grep -qx 0 "$sysfs/connection_count" && grep -qx 0 "$sysfs/pinned_bytes"
+}
+
+all_freed() {
+	kv_wait 20 freed && return 0
+	echo "20 s later: connection_count $(cat "$sysfs/connection_count")," \
+		"pinned_bytes $(cat "$sysfs/pinned_bytes")"
+	return 1
+}
+
+state_of() {
+	cat "$sysfs/runs/$1/state" 2>/dev/null
+}
+
+# A run that holds connections and pins until stopped: days of messages
+# under TCG, its thread asleep between completions.
+holder=(iters 100000000 poll workqueue)
+
+# start_long NAME ARGS...: kvperf -j run bw ARGS no-wait, measuring; its
+# id in $KV_TMP/NAME.id.
+start_long() {
+	local name=$1 out id
+
+	shift
+	out=$(kvperf -j run bw "$@" no-wait 2>&1) ||
+		{ echo "kvperf -j run bw $* no-wait: $out"; return 1; }
+	id=$(sed -n 's/^{"id":\([0-9]\+\)}$/\1/p' <<<"$out")
+	[ -n "$id" ] || { echo "no-wait printed '$out'"; return 1; }
+	echo "$id" >"$KV_TMP/$name.id"
+	kv_wait 30 grep -qx running "$sysfs/runs/$id/state" ||
+		{ echo "run $id not running after 30 s:"; kvperf run show "$id"; return 1; }
+}
+
+stop_long() {
+	local id
+
+	id=$(cat "$KV_TMP/$1.id") || return 1
+	kvperf run stop "$id" || return 1
+	kv_wait 15 grep -qx stopped "$sysfs/runs/$id/state" ||
+		{ echo "run $id $(state_of "$id") 15 s after run stop"; return 1; }
+}
+
+# run_fails NAME REGEX ARGS...: kvperf run bw ARGS exits 1 with "kvperf:
+# run N failed: " and a reason matching REGEX.
+run_fails() {
+	local name=$1 re=$2 rc id
+
+	shift 2
+	kv_run "$KV_TMP/$name.out" "$KV_TMP/$name.err" \
+		timeout 90 kvperf run bw "$@"
+	rc=$?
+	id=$(sed -n 's/^# run \([0-9]\+\): .*/\1/p' "$KV_TMP/$name.out")
+	if [ "$rc" != 1 ] ||
+	   ! grep -qE "^kvperf: run $id failed: ($re)" "$KV_TMP/$name.err"; then
+		echo "kvperf run bw $*: exit $rc, want 1 and 'run N failed: $re'"
+		cat "$KV_TMP/$name.err" "$KV_TMP/$name.out"
+		return 1
+	fi
+}
+
+# run_done NAME ARGS...: kvperf -j run bw ARGS is done.
+run_done() {
+	local name=$1
+
+	shift
+	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
+		timeout 90 kvperf -j run bw "$@" ||
+		{ cat "$KV_TMP/$name.err" "$KV_TMP/$name.json"; return 1; }
+}
+
+pinned_is() {
+	grep -qx "$1" "$sysfs/pinned_bytes"
+}
+
+# With pins held by a small run, qps 16 x 2 x 8 MiB (256 MiB, all of the
+# default limit) does not fit: refused at start.
+pinned_limit() {
+	local rc=0
+
+	all_freed || return 1
+	start_long hold op write addr "$addr" size 64 "${holder[@]}" ||
+		return 1
+	refused "pinned-memory limit reached \(module parameter max_pinned_mb\)" \
+		"Cannot allocate memory" -- "${bwrun[@]}" qps 16 size 8M || rc=1
+	refused "pinned-memory limit reached \(module parameter max_pinned_mb\)" \
+		"Cannot allocate memory" -- "${bwrun[@]}" qps 16 sizes 2-8M || rc=1
+	stop_long hold || rc=1
+	return "$rc"
+}
+
+# max_pinned_mb 2: 4 queue pairs of 128 KiB messages pin 1 MiB for the
+# run and 1 MiB for the server: exactly the limit, done. 5 fit the run
+# (1.25 MiB) but not the server, which refuses a connection: the run
+# fails and frees what it had. 9 (2.25 MiB) are refused at start.
+pinned_small() {
+	local rc=0
+
+	all_freed || return 1
+	echo 2 >"$pinned_param" || return 1
+	if run_done pin4 op write addr "$addr" size 128K iters 50 qps 4; then
+		bw run "$KV_TMP/pin4.json" --state 'done' --qps 4 --iters 50 || rc=1
+	else
+		rc=1
+	fi
+	run_fails pin5 "the server's pinned-memory limit is reached" \
+		op write addr "$addr" size 128K iters 50 qps 5 || rc=1
+	all_freed || rc=1
+	refused "pinned-memory limit reached \(module parameter max_pinned_mb\)" \
+		"Cannot allocate memory" -- "${bwrun[@]}" size 128K qps 9 || rc=1
+	echo "$max_pinned_mb" >"$pinned_param"
+	return "$rc"
+}
+
+conn_count_is() {
+	grep -qx "$1" "$sysfs/connection_count"
+}
+
+# 14 of the listener's 16 connections taken by a run: a run of 4 queue
+# pairs gets 2 and fails on the third, freeing its 2 (the first run's 28
+# connections and pins are all that is left); a run of 2 takes the last
+# two and is done.
+server_conns() {
+	local rc=0 pin=$((2 * 14 * 2 * 4096))
+
+	all_freed || return 1
+	start_long fourteen op write addr "$addr" size 64 qps 14 \
+		"${holder[@]}" || return 1
+	conn_count_is 28 || { echo "connection_count $(cat "$sysfs/connection_count"), want 28"; rc=1; }
+	pinned_is "$pin" || { echo "pinned_bytes $(cat "$sysfs/pinned_bytes"), want $pin"; rc=1; }
+	run_fails conn17 "the server has too many connections" \
+		op write addr "$addr" size 64 iters 50 qps 4 || rc=1
+	if ! kv_wait 20 conn_count_is 28 || ! pinned_is "$pin"; then
+		echo "after the failed run: connection_count $(cat "$sysfs/connection_count"), pinned_bytes $(cat "$sysfs/pinned_bytes"), want 28 and $pin"
+		rc=1
+	fi
+	if run_done conn16 op write addr "$addr" size 64 iters 50 qps 2; then
+		bw run "$KV_TMP/conn16.json" --state 'done' --qps 2 --iters 50 || rc=1
+	else
+		rc=1
+	fi
+	stop_long fourteen || rc=1
+	all_freed || rc=1
+	return "$rc"
+}
+
+# The queue is deeper than the device takes: only where max_qp_wr is
+# small enough (rxe's is not).
+max_qp_wr() {
+	local wr
+
+	wr=$(kvperf -j dev show "$KVPERF_DEV0" | sed -n 's/.*"max_qp_wr":\([0-9]*\).*/\1/p')
+	if [ -z "$wr" ] || [ "$wr" -gt 4200 ]; then
+		kv_skip "tx-depth above the device's max_qp_wr fails the run" \
+			"$KVPERF_DEV0's max_qp_wr ${wr:-?} is above the deepest queue (4096)"
+		return
+	fi
+	kv_check "tx-depth 4096 above max_qp_wr $wr: 'the queue depth exceeds the device's max_qp_wr'" \
+		run_fails deepq "the queue depth exceeds the device's max_qp_wr" \
+		op write addr "$addr" size 64 iters 10 tx-depth 4096
+}
+
+# interval 10, the shortest: windows of about 10 ms; interval 60000, the
+# longest, in a 1 s run: no window at all, the peak is the average.
+intervals() {
+	local id rc=0
+
+	run_done short op write addr "$addr" size 4096 time 0.5 interval 10 ||
+		return 1
+	id=$(sed -n 's/^{"id":\([0-9]\+\),.*/\1/p' "$KV_TMP/short.json")
+	bw run "$KV_TMP/short.json" --state 'done' --timed --field interval_ms=10 ||
+		rc=1
+	bw series "$debugfs/runs/$id/series" "$KV_TMP/short.json" \
+		--window 5000000-100000000 --min-windows 10 ||
+		{ head -20 "$debugfs/runs/$id/series"; rc=1; }
+	run_done long op write addr "$addr" size 4096 time 1 interval 60000 ||
+		return 1
+	id=$(sed -n 's/^{"id":\([0-9]\+\),.*/\1/p' "$KV_TMP/long.json")
+	bw run "$KV_TMP/long.json" --state 'done' --timed \
+		--field interval_ms=60000 || rc=1
+	bw series "$debugfs/runs/$id/series" "$KV_TMP/long.json" ||
+		{ cat "$debugfs/runs/$id/series"; rc=1; }
+	[ "$(grep -vc '^#' "$debugfs/runs/$id/series")" = 0 ] ||
+		{ echo "windows in a 1 s run with interval 60000:"; cat "$debugfs/runs/$id/series"; rc=1; }
+	return "$rc"
+}
+
+# Raw requests the tool would not send, "DESCRIPTION|ANSWER|REQUEST": the
+# kernel answers each with ANSWER, "ERRNO: extack message" (an extended
+# regex for the whole line).
+range="ERANGE: integer out of range"
+policy="EINVAL: Attribute failed policy validation"
+bwonly="EINVAL: kvperf: that attribute applies to bandwidth runs only"
+rs="run-start type=bw op=send addr=$addr"
+rl="run-start type=lat op=send addr=$addr"
+list255=$(printf '0,%.0s' $(seq 1 127))0
+junk255=$(printf 'x%.0s' $(seq 1 255))
+raw_cases=(
+	"bw tx-depth 0|$range|$rs tx_depth=0"
+	"bw tx-depth 4097|$range|$rs tx_depth=4097"
+	"bw qps 0|$range|$rs qps=0"
+	"bw qps 17|$range|$rs qps=17"
+	"bw post-list 0|$range|$rs post_list=0"
+	"bw post-list 65|$range|$rs post_list=65"
+	"bw signal-every 0|$range|$rs signal_every=0"
+	"bw signal-every 4097|$range|$rs signal_every=4097"
+	"bw interval-ms 9|$range|$rs interval_ms=9"
+	"bw interval-ms 60001|$range|$rs interval_ms=60001"
+	"bw warmup-ms 0|$range|$rs warmup_ms=0"
+	"bw warmup-ms 600001|$range|$rs warmup_ms=600001"
+	"bw iterations 0|$range|$rs iterations=0"
+	"bw size 8388609|$range|$rs size=8388609"
+	"bw cpus of 256 characters|$policy|$rs cpus=${list255},0"
+	"bw cpus of 255 characters, not a list|EINVAL: kvperf: cpus is not a CPU list such as 0-3,6|$rs cpus=$junk255"
+	"bw cpus 3-1|EINVAL: kvperf: cpus is not a CPU list such as 0-3,6|$rs qps=4 cpus=3-1"
+	"bw cpus 0-1 with 1 qp|EINVAL: kvperf: more cpus than qps: each CPU's thread needs a queue pair|$rs cpus=0-1"
+	"bw cpus $ncpus (no such CPU)|EINVAL: kvperf: cpus names a CPU that is not online|$rs qps=2 cpus=$ncpus"
+	"bw cpus and cpu|EINVAL: kvperf: cpu and cpus exclude each other|$rs cpus=0 cpu=0"
+	"bw post-list 8 > tx-depth 4|EINVAL: kvperf: post-list is larger than tx-depth|$rs tx_depth=4 post_list=8"
+	"bw post-list 64 > tx-depth 63|EINVAL: kvperf: post-list is larger than tx-depth|$rs tx_depth=63 post_list=64"
+	"bw signal-every 5 > tx-depth 4|EINVAL: kvperf: signal-every is larger than tx-depth|$rs tx_depth=4 signal_every=5"
+	"bw signal-every 129 > the default tx-depth 128|EINVAL: kvperf: signal-every is larger than tx-depth|$rs signal_every=129"
+	"bw read verify|EINVAL: kvperf: verify applies to send and write bandwidth only|run-start type=bw op=read addr=$addr verify=1"
+	"bw read inline|EINVAL: kvperf: inline applies to send and write only|run-start type=bw op=read addr=$addr inline=64"
+	"bw warmup and warmup-ms|EINVAL: kvperf: warmup and warmup-ms exclude each other|$rs warmup=10 warmup_ms=100"
+	"bw iterations and duration-ms|EINVAL: kvperf: iterations and duration-ms exclude each other|$rs iterations=10 duration_ms=1000"
+	"bw size-max < size|EINVAL: kvperf: size-max is smaller than size|$rs size=64 size_max=2"
+	"lat tx-depth|$bwonly|$rl tx_depth=4"
+	"lat qps|$bwonly|$rl qps=2"
+	"lat cpus|$bwonly|$rl cpus=0"
+	"lat post-list|$bwonly|$rl post_list=2"
+	"lat signal-every|$bwonly|$rl signal_every=2"
+	"lat bidir|$bwonly|$rl bidir=1"
+	"lat interval-ms|$bwonly|$rl interval_ms=100"
+	"lat, no type, qps|$bwonly|run-start op=send addr=$addr qps=2"
+)
+
+# One result per case, from one python process (its start-up is slow
+# under TCG).
+raw_results() {
+	local i c desc want got answers ok why
+
+	for c in "${raw_cases[@]}"; do
+		echo "${c##*|}"
+	done | lat nl - >"$KV_TMP/raw.out" 2>&1
+	mapfile -t answers <"$KV_TMP/raw.out"
+	for i in "${!raw_cases[@]}"; do
+		c=${raw_cases[i]}
+		desc=${c%%|*}
+		want=${c#*|}
+		want=${want%|*}
+		got=${answers[i]:-}
+		ok=1
+		why=
+		[[ $got =~ ^($want)$ ]] && ok=0
+		[ "$ok" = 0 ] || why="${c##*|}: ${got:-no answer}"
+		[ "$ok" = 0 ] || [ "$i" != 0 ] || why+=$'\n'"$(head -5 "$KV_TMP/raw.out")"
+		kv_result "raw $desc: ${want//\\/}" "$ok" "${why:0:400}"
+	done
+}
+
+still_works() {
+	run_done last op send addr "$addr" size 4096 iters 200 qps 2 || return 1
+	bw run "$KV_TMP/last.json" --state 'done' --qps 2 --iters 200
+}
+
+counters_zero() {
+	local c
+
+	for c in run_count server_count connection_count pinned_bytes; do
+		grep -qx 0 "$sysfs/$c" || return 1
+	done
+}
+
+clean() {
+	local i
+
+	for i in $(kvperf -j run show | grep -o '"id":[0-9]*' | cut -d: -f2); do
+		kvperf run delete "$i" || { echo "run delete $i failed"; return 1; }
+	done
+	for i in $(kvperf -j server show | grep -o '{"id":[0-9]*' | cut -d: -f2); do
+		kvperf server stop "$i" || { echo "server stop $i failed"; return 1; }
+	done
+	kv_wait 20 counters_zero && return 0
+	grep -H . "$sysfs"/*_count "$sysfs/pinned_bytes"
+	return 1
+}
+
+kv_dmesg_mark
+ktap_set_plan $((34 + ${#raw_cases[@]}))
+
+kv_check "server start addr $addr" start_server || kv_bail "no server"
+
+# What the tool judges alone: exit 2, no run.
+for r in "tx-depth 0 4096" "tx-depth 4097 4096" "qps 0 16" "qps 17 16" \
+	 "post-list 0 64" "post-list 65 64" "signal-every 0 4096" \
+	 "signal-every 4097 4096" "interval 9 60000" "interval 60001 60000"; do
+	read -r kw val max <<<"$r"
+	lo=1
+	[ "$kw" = interval ] && lo=10
+	kv_check "$kw $val: usage error, out of range ($lo to $max)" \
+		usage_error "$kw '$val' is out of range \($lo to $max\)" \
+		"${bwrun[@]}" "$kw" "$val"
+done
+kv_check "tx-depth, qps, cpus, post-list, signal-every, bidir, interval, gbits on run lat: 'only for run bw'" \
+	bw_only_on_lat
+kv_check "cpus 1-, 3-1, a, 0,,1, '' and 257 characters: usage errors" \
+	cpus_list_errors
+kv_check "warmup 0ms, 601s, 600001ms, 2x, 1.5ms: usage errors" warmup_errors
+kv_check "unknown keyword, twice, missing value, bad numbers, op, addr, sizes: usage errors" \
+	other_usage_errors
+
+# The kernel's checks through the tool: exit 1 and the kernel's message.
+kv_check "tx-depth 4 post-list 8: refused, 'post-list is larger than tx-depth'" \
+	refused "post-list is larger than tx-depth" "$einval" post-list \
+	-- "${bwrun[@]}" tx-depth 4 post-list 8
+kv_check "signal-every 129 (tx-depth 128): refused, 'signal-every is larger than tx-depth'" \
+	refused "signal-every is larger than tx-depth" "$einval" signal-every \
+	-- "${bwrun[@]}" signal-every 129
+kv_check "read verify: refused, 'verify applies to send and write bandwidth only'" \
+	refused "verify applies to send and write bandwidth only" "$einval" \
+	verify -- run bw op read addr "$addr" verify
+kv_check "read inline 64: refused, 'inline applies to send and write only'" \
+	refused "inline applies to send and write only" "$einval" inline \
+	-- run bw op read addr "$addr" inline 64
+kv_check "cpus 0-1 with 1 qp: refused, 'more cpus than qps'" \
+	refused "more cpus than qps: each CPU's thread needs a queue pair" \
+	"$einval" 'cpus "0-1"' -- "${bwrun[@]}" cpus 0-1
+kv_check "cpus 0 cpu 0: refused, 'cpu and cpus exclude each other'" \
+	refused "cpu and cpus exclude each other" "$einval" 'cpus "0"' \
+	-- "${bwrun[@]}" cpus 0 cpu 0
+kv_check "cpus $ncpus (no such CPU): refused, 'cpus names a CPU that is not online'" \
+	cpus_absent
+if [ -w "$cpu1_online" ]; then
+	kv_check "cpus 0-1 with CPU 1 offline: refused, 'cpus names a CPU that is not online'" \
+		cpus_offline
+else
+	kv_skip "cpus 0-1 with CPU 1 offline: refused" "$cpu1_online is not writable"
+fi
+kv_check "iters 0: refused, out of range" \
+	refused "$cli_range" "$erange" iterations -- "${bwrun[@]}" iters 0
+kv_check "warmup 1000001: refused, out of range" \
+	refused "$cli_range" "$erange" warmup -- "${bwrun[@]}" warmup 1000001
+kv_check "qps 16 x 8 MiB with other pins: 'pinned-memory limit reached'" \
+	pinned_limit
+kv_check "max_pinned_mb 2: qps 4 x 128K done, qps 5 fails at the server, qps 9 refused" \
+	pinned_small
+kv_check "14 connections taken: qps 4 fails 'too many connections', freeing its own; qps 2 done" \
+	server_conns
+max_qp_wr
+kv_check "interval 10 and interval 60000: windows of ~10 ms; none" intervals
+
+# The kernel's own checks, without the tool's: one raw request each.
+runs_before=$(run_count)
+raw_results
+kv_check "nothing was created by the refused raw requests" \
+	test "$(run_count)" = "$runs_before"
+kv_check "afterwards a 2-QP run completes" still_works
+kv_check "runs deleted, server stopped: counters are 0" clean
+kv_dmesg_check
+
+ktap_finished

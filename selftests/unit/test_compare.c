@@ -1,0 +1,694 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of kvperf compare (user/compare.c, and of user/compare_exec.c
+ * what runs no child): command lines and their usage errors, the message
+ * sizes, the command lines of the children, the median, spread and
+ * ratios over rounds, results read from the tool's own "-j run" output
+ * and from perftest's, the TCG guess, and the table and JSON printed.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/kvperf.h>
+
+#include "args.h"
+#include "compare.h"
+#include "compare_exec.h"
+#include "kvperf.h"
+#include "print.h"
+#include "unit.h"
+
+struct cmp_line {
+	int ret;
+	struct cmp_opts o;
+	char err[512];
+};
+
+static void cmp_words(struct cmp_line *l, uint8_t type,
+		      const char *const *words)
+{
+	struct kvperf kv = { 0 };
+	struct capture out, err;
+	char *argv[40];
+	struct args a;
+	int argc = 0;
+
+	while (*words && argc < 40)
+		argv[argc++] = (char *)*words++;
+	a.argc = argc;
+	a.argv = argv;
+	kv.out = cap_open(&out);
+	kv.err = cap_open(&err);
+	l->ret = cmp_parse(&kv, &a, type, &l->o);
+	snprintf(l->err, sizeof(l->err), "%s", cap_str(&err));
+	CHECK_STR(cap_str(&out), "");
+	cap_close(&out);
+	cap_close(&err);
+}
+
+#define CMP_LINE(l, type, ...)						\
+	cmp_words((l), (type), (const char *const []){ __VA_ARGS__, NULL })
+
+#define CMP_ERR(type, want, ...)					\
+	do {								\
+		struct cmp_line l_;					\
+		CMP_LINE(&l_, (type), __VA_ARGS__);			\
+		CHECK_INT(l_.ret, KVPERF_EXIT_USAGE);			\
+		CHECK_STR(l_.err, "kvperf: " want			\
+			  " (try 'kvperf compare help')\n");		\
+	} while (0)
+
+#define STARTS(s, prefix)	(!strncmp((s), (prefix), strlen(prefix)))
+
+#define LAT	KVPERF_RUN_TYPE_LAT
+#define BW	KVPERF_RUN_TYPE_BW
+
+static void cmp_parse_defaults(void)
+{
+	struct cmp_line l;
+
+	CMP_LINE(&l, LAT, "op", "send", "addr", "198.18.0.1");
+	CHECK_INT(l.ret, 0);
+	CHECK_STR(l.err, "");
+	CHECK_INT(l.o.type, LAT);
+	CHECK_INT(l.o.op, KVPERF_OP_SEND);
+	CHECK_STR(l.o.addr, "198.18.0.1");
+	CHECK_INT(l.o.addr_len, 4);
+	CHECK_INT(l.o.port, 18515);
+	CHECK_INT(l.o.rounds, 5);
+	CHECK_INT(l.o.poll, KVPERF_POLL_BUSY);
+	CHECK_INT(l.o.size, 2);
+	CHECK_INT(l.o.size_max, 2);
+	CHECK(!l.o.sizes_all);
+	CHECK(!l.o.plot);
+	CHECK(!cmp_opt(&l.o, CMP_KW_ITERS));
+
+	CMP_LINE(&l, BW, "op", "write", "addr", "fd00::1");
+	CHECK_INT(l.ret, 0);
+	CHECK_INT(l.o.addr_len, 16);
+	CHECK_INT(l.o.size, 65536);
+	CHECK_INT(l.o.size_max, 65536);
+}
+
+static void cmp_parse_all(void)
+{
+	struct cmp_line l;
+
+	CMP_LINE(&l, BW, "op", "read", "addr", "198.18.1.1", "port", "20000",
+		 "sizes", "4K-1M", "rounds", "3", "iters", "2000", "poll",
+		 "softirq", "inline", "64", "plot", "out.PNG", "no-perftest",
+		 "remote", "tx-depth", "256", "qps", "4");
+	CHECK_INT(l.ret, 0);
+	CHECK_STR(l.err, "");
+	CHECK_INT(l.o.op, KVPERF_OP_READ);
+	CHECK_INT(l.o.port, 20000);
+	CHECK_INT(l.o.size, 4096);
+	CHECK_INT(l.o.size_max, 1048576);
+	CHECK_INT(l.o.rounds, 3);
+	CHECK_INT(l.o.iterations, 2000);
+	CHECK_INT(l.o.poll, KVPERF_POLL_SOFTIRQ);
+	CHECK_INT(l.o.inline_size, 64);
+	CHECK_STR(l.o.plot, "out.PNG");
+	CHECK(cmp_opt(&l.o, CMP_KW_NO_PERFTEST));
+	CHECK(cmp_opt(&l.o, CMP_KW_REMOTE));
+	CHECK_INT(l.o.tx_depth, 256);
+	CHECK_INT(l.o.qps, 4);
+
+	CMP_LINE(&l, LAT, "op", "w", "addr", "198.18.0.1", "sizes", "all");
+	CHECK_INT(l.ret, 0);
+	CHECK(l.o.sizes_all);
+	CHECK_INT(l.o.size, 2);
+	CHECK_INT(l.o.size_max, 8388608);
+}
+
+/* s is size, r rounds, p port, i iters, n no-perftest */
+static void cmp_parse_abbrev(void)
+{
+	struct cmp_line l;
+
+	CMP_LINE(&l, LAT, "o", "r", "a", "198.18.0.1", "s", "64", "r", "2",
+		 "p", "1000", "i", "10", "n", "pol", "w", "pl", "x.svg", "re");
+	CHECK_INT(l.ret, 0);
+	CHECK_STR(l.err, "");
+	CHECK_INT(l.o.op, KVPERF_OP_READ);
+	CHECK_INT(l.o.size, 64);
+	CHECK_INT(l.o.rounds, 2);
+	CHECK_INT(l.o.port, 1000);
+	CHECK_INT(l.o.iterations, 10);
+	CHECK(cmp_opt(&l.o, CMP_KW_NO_PERFTEST));
+	CHECK_INT(l.o.poll, KVPERF_POLL_WORKQUEUE);
+	CHECK_STR(l.o.plot, "x.svg");
+	CHECK(cmp_opt(&l.o, CMP_KW_REMOTE));
+}
+
+static void cmp_parse_errors(void)
+{
+	CMP_ERR(LAT, "missing op (send, write or read)", "addr", "198.18.0.1");
+	CMP_ERR(LAT, "missing addr", "op", "send");
+	CMP_ERR(LAT, "unknown keyword 'bogus'", "op", "send", "bogus");
+	CMP_ERR(LAT, "unknown op 'atomic' (send, write or read)", "op",
+		"atomic");
+	CMP_ERR(LAT, "invalid address 'host' (IPv4 or IPv6)", "addr", "host");
+	CMP_ERR(LAT, "missing value after 'rounds'", "op", "send", "rounds");
+	CMP_ERR(LAT, "'op' given twice", "op", "send", "op", "read");
+	CMP_ERR(LAT, "'tx-depth' is only for compare bw", "op", "send",
+		"tx-depth", "4");
+	CMP_ERR(LAT, "'qps' is only for compare bw", "qps", "4");
+	CMP_ERR(LAT, "size and sizes exclude each other", "op", "send",
+		"addr", "198.18.0.1", "size", "64", "sizes", "all");
+	CMP_ERR(LAT, "rounds '0' is out of range (1 to 100)", "rounds", "0");
+	CMP_ERR(LAT, "rounds '101' is out of range (1 to 100)", "rounds",
+		"101");
+	CMP_ERR(LAT, "invalid rounds 'x' (a number)", "rounds", "x");
+	CMP_ERR(LAT, "iters '0' is out of range (1 to 4294967295)", "iters",
+		"0");
+	CMP_ERR(LAT, "invalid port '65534' (1 to 65533: PORT+1 and PORT+2 are used too)",
+		"port", "65534");
+	CMP_ERR(LAT, "invalid port '0' (1 to 65533: PORT+1 and PORT+2 are used too)",
+		"port", "0");
+	CMP_ERR(LAT, "size '16M' is out of range (1 to 8M)", "size", "16M");
+	CMP_ERR(LAT, "invalid size '1X' (bytes, with an optional K or M suffix)",
+		"size", "1X");
+	CMP_ERR(LAT, "invalid sizes '64' (all, or MIN-MAX such as 64-64K)",
+		"sizes", "64");
+	CMP_ERR(LAT, "sizes '8K-4K': MIN is larger than MAX", "sizes",
+		"8K-4K");
+	CMP_ERR(LAT, "unknown poll mode 'spin' (busy, softirq or workqueue)",
+		"poll", "spin");
+	CMP_ERR(LAT, "plot 'a.pdf': the file name must end in .svg or .png",
+		"plot", "a.pdf");
+	CMP_ERR(LAT, "plot '.svg': the file name must end in .svg or .png",
+		"plot", ".svg");
+	CMP_ERR(BW, "tx-depth '5000' is out of range (1 to 4096)",
+		"tx-depth", "5000");
+	CMP_ERR(BW, "qps '17' is out of range (1 to 16)", "qps", "17");
+}
+
+static void cmp_sizes_list(void)
+{
+	uint32_t s[CMP_SIZES_MAX];
+	struct cmp_line l;
+
+	CMP_LINE(&l, LAT, "op", "send", "addr", "198.18.0.1", "sizes",
+		 "64-1000");
+	CHECK_INT(cmp_sizes(&l.o, s, CMP_SIZES_MAX), 4);
+	CHECK_INT(s[0], 64);
+	CHECK_INT(s[3], 512);
+	CMP_LINE(&l, LAT, "op", "send", "addr", "198.18.0.1", "sizes", "all");
+	CHECK_INT(cmp_sizes(&l.o, s, CMP_SIZES_MAX), 23);
+	CHECK_INT(s[22], 8388608);
+	CHECK_INT(cmp_sizes(&l.o, s, 3), 3);
+	CMP_LINE(&l, LAT, "op", "send", "addr", "198.18.0.1", "size", "100");
+	CHECK_INT(cmp_sizes(&l.o, s, CMP_SIZES_MAX), 1);
+	CHECK_INT(s[0], 100);
+}
+
+static const char *argv_str(const struct cmp_opts *o, enum cmp_path path)
+{
+	static char buf[512];
+	struct cmp_argv av;
+	int i;
+
+	cmp_run_argv(&av, o, path);
+	buf[0] = '\0';
+	for (i = 0; i < av.argc; i++) {
+		if (i)
+			strcat(buf, " ");
+		strcat(buf, av.argv[i]);
+	}
+	CHECK(!av.argv[av.argc]);
+	return buf;
+}
+
+static void cmp_children(void)
+{
+	struct cmp_line l;
+
+	CMP_LINE(&l, LAT, "op", "send", "addr", "198.18.0.1", "size", "64",
+		 "rounds", "3");
+	CHECK_STR(argv_str(&l.o, CMP_KERNEL),
+		  "kvperf -j run lat op send addr 198.18.0.1 port 18515 size 64 poll busy path kernel");
+	CHECK_STR(argv_str(&l.o, CMP_USER),
+		  "kvperf -j run lat op send addr 198.18.0.1 port 18516 size 64 poll busy path user");
+	CMP_LINE(&l, BW, "op", "write", "addr", "fd00::1", "port", "2000",
+		 "sizes", "4K-64K", "iters", "100", "poll", "softirq",
+		 "inline", "0", "tx-depth", "16", "qps", "2", "plot", "a.svg",
+		 "no-perftest");
+	CHECK_STR(argv_str(&l.o, CMP_KERNEL),
+		  "kvperf -j run bw op write addr fd00::1 port 2000 sizes 4096-65536 iters 100 poll softirq inline 0 tx-depth 16 qps 2 path kernel");
+	CMP_LINE(&l, BW, "op", "read", "addr", "198.18.0.1", "sizes", "all");
+	CHECK_STR(argv_str(&l.o, CMP_USER),
+		  "kvperf -j run bw op read addr 198.18.0.1 port 18516 sizes all poll busy path user");
+}
+
+static void cmp_summary_stats(void)
+{
+	const double odd[] = { 15.1, 13.9, 14.2 };
+	const double even[] = { 4, 1, 3, 2 };
+	const double gaps[] = { NAN, 7, NAN, 5, 9 };
+	const double none[] = { NAN, NAN };
+	const double ties[] = { 2, 1, 2, 2 };
+	struct cmp_summary s;
+
+	CHECK_INT(cmp_summarize(odd, 3, &s), 3);
+	CHECK(s.median == 14.2 && s.min == 13.9 && s.max == 15.1);
+	CHECK_INT(s.median_round, 2);
+	/* even: the mean of the middle two, the round of the lower one */
+	CHECK_INT(cmp_summarize(even, 4, &s), 4);
+	CHECK(s.median == 2.5 && s.min == 1 && s.max == 4);
+	CHECK_INT(s.median_round, 3);
+	/* rounds that failed are left out */
+	CHECK_INT(cmp_summarize(gaps, 5, &s), 3);
+	CHECK(s.median == 7 && s.min == 5 && s.max == 9);
+	CHECK_INT(s.median_round, 1);
+	CHECK_INT(cmp_summarize(none, 2, &s), 0);
+	CHECK(isnan(s.median) && isnan(s.min) && isnan(s.max));
+	CHECK_INT(cmp_summarize(odd, 0, &s), 0);
+	/* equal values keep their order: the first of them is the median */
+	CHECK_INT(cmp_summarize(ties, 4, &s), 4);
+	CHECK(s.median == 2);
+	CHECK_INT(s.median_round, 0);
+
+	CHECK(fabs(cmp_ratio(14.2, 17.8) - 0.797752809) < 1e-6);
+	CHECK(isnan(cmp_ratio(NAN, 1)));
+	CHECK(isnan(cmp_ratio(1, NAN)));
+	CHECK(isnan(cmp_ratio(1, 0)));
+}
+
+/* "kvperf -j run lat" and "run bw" output from the VM (6.12, rxe) */
+static const char lat_json[] =
+	"{\"id\":1,\"type\":\"lat\",\"op\":\"send\",\"addr\":\"198.18.0.1\","
+	"\"port\":18515,\"dev\":\"rxe0\",\"state\":\"done\",\"poll\":\"busy\","
+	"\"size\":64,\"size_max\":64,\"iterations\":200,\"results\":["
+	"{\"size\":64,\"iterations\":200,\"min_ns\":47520,\"max_ns\":2633654,"
+	"\"p50_ns\":61055,\"mean_ns\":110502.785,\"stdev_ns\":248725.561,"
+	"\"p99_ns\":1249279,\"p999_ns\":2629631,\"p90_ns\":108287,"
+	"\"p9999_ns\":2629631,\"mismatches\":0}]}\n";
+
+static const char bw_json[] =
+	"{\"id\":2,\"type\":\"bw\",\"op\":\"write\",\"dev\":\"rxe0\","
+	"\"state\":\"done\",\"size\":4096,\"size_max\":8192,\"results\":["
+	"{\"size\":4096,\"messages\":200,\"bytes\":819200,"
+	"\"elapsed_ns\":34311409,\"bw_peak_mibps\":22.77,"
+	"\"bw_avg_mibps\":22.77,\"msg_rate_mpps\":0.005829,\"qps\":[]},"
+	"{\"size\":8192,\"messages\":200,\"bytes\":1638400,"
+	"\"bw_peak_mibps\":22.56,\"bw_avg_mibps\":22.56,"
+	"\"msg_rate_mpps\":0.002888}]}\n";
+
+static void result_for(struct cmp_result *r, uint8_t type,
+		       const char *const *words)
+{
+	struct cmp_line l;
+
+	cmp_words(&l, type, words);
+	CHECK_INT(l.ret, 0);
+	CHECK_INT(cmp_result_init(r, &l.o), 0);
+	r->active[CMP_KERNEL] = true;
+	r->active[CMP_USER] = true;
+	r->active[CMP_PERFTEST] = true;
+}
+
+#define RESULT(r, type, ...)						\
+	result_for((r), (type), (const char *const []){ __VA_ARGS__, NULL })
+
+/* The kernel column of round 0 from @json; err is the caller's. */
+#define READ_RUN(r, json)						\
+	cmp_read_run((r), CMP_KERNEL, 0, (json), strlen(json), err,	\
+		     sizeof(err))
+
+static void cmp_read_kvperf(void)
+{
+	struct cmp_result r;
+	char err[128];
+	const double *pt;
+
+	RESULT(&r, LAT, "op", "send", "addr", "198.18.0.1", "size", "64",
+	       "rounds", "2");
+	CHECK_INT(cmp_read_run(&r, CMP_USER, 1, lat_json, strlen(lat_json),
+			       err, sizeof(err)), 1);
+	CHECK(r.rows[0].cell[CMP_USER].value[1] == 61.055);
+	CHECK(isnan(r.rows[0].cell[CMP_USER].value[0]));
+	CHECK(isnan(r.rows[0].cell[CMP_KERNEL].value[1]));
+	pt = r.rows[0].cell[CMP_USER].points[1];
+	CHECK(pt[CMP_PT_MIN] == 47.52);
+	CHECK(pt[CMP_PT_P90] == 108.287);
+	CHECK(pt[CMP_PT_P99] == 1249.279);
+	CHECK(pt[CMP_PT_P999] == 2629.631);
+	CHECK(pt[CMP_PT_MAX] == 2633.654);
+	CHECK_STR(r.env.dev, "rxe0");
+
+	/* the wrong type, no JSON, no results */
+	CHECK_INT(cmp_read_run(&r, CMP_KERNEL, 0, bw_json, strlen(bw_json),
+			       err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "the run's output is not of this type");
+	CHECK_INT(READ_RUN(&r, "# run 3"), -EINVAL);
+	CHECK_STR(err, "the run's output is not JSON: at byte 0: unexpected '#', expected a value");
+	CHECK_INT(READ_RUN(&r, "{\"type\":\"lat\",\"results\":[]}"),
+		  -EINVAL);
+	CHECK_STR(err, "the run has no results");
+	CHECK_INT(READ_RUN(&r, "{\"type\":\"lat\",\"results\":[{\"size\":64}]}"),
+		  -EINVAL);
+	CHECK_STR(err, "a result without its numbers");
+	/* sizes that are not measured here are passed over */
+	CHECK_INT(READ_RUN(&r, "{\"type\":\"lat\",\"results\":[{\"size\":65}]}"),
+		  -EINVAL);
+	CHECK_STR(err, "the run has no results");
+	cmp_result_free(&r);
+
+	RESULT(&r, BW, "op", "write", "addr", "198.18.0.1", "sizes", "4K-8K",
+	       "rounds", "1");
+	CHECK_INT(r.count, 2);
+	CHECK_INT(cmp_read_run(&r, CMP_KERNEL, 0, bw_json, strlen(bw_json),
+			       err, sizeof(err)), 2);
+	CHECK(r.rows[0].cell[CMP_KERNEL].value[0] == 22.77);
+	CHECK(r.rows[1].cell[CMP_KERNEL].value[0] == 22.56);
+	cmp_result_free(&r);
+}
+
+static void cmp_read_perftest_out(void)
+{
+	static const char lat[] =
+		" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]\x20\n"
+		" 64      200          52.63          1518.13      62.31    \t       100.23      \t137.71 \t\t1351.22 \t\t1518.13\n"
+		"---------------------------------------------------------------------------------------\n";
+	static const char bw[] =
+		" #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n"
+		" 4096       200              42.32              25.55  \t\t   0.000409\n"
+		" 8192       200              42.32              26.55  \t\t   0.000409\n"
+		" 16384      200              42.32              27.55  \t\t   0.000409\n";
+	struct cmp_result r;
+	char err[128];
+	const double *pt;
+
+	RESULT(&r, LAT, "op", "send", "addr", "198.18.0.1", "size", "64");
+	CHECK_INT(cmp_read_perftest(&r, 4, lat, err, sizeof(err)), 1);
+	CHECK(r.rows[0].cell[CMP_PERFTEST].value[4] == 62.31);
+	pt = r.rows[0].cell[CMP_PERFTEST].points[4];
+	CHECK(pt[CMP_PT_MIN] == 52.63);
+	CHECK(isnan(pt[CMP_PT_P90]));
+	CHECK(pt[CMP_PT_P99] == 1351.22);
+	CHECK(pt[CMP_PT_MAX] == 1518.13);
+	CHECK_INT(cmp_read_perftest(&r, 0, bw, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "no table in perftest's output");
+	cmp_result_free(&r);
+
+	/* -a prints more sizes than measured: only ours are taken */
+	RESULT(&r, BW, "op", "send", "addr", "198.18.0.1", "sizes", "8K-16K");
+	CHECK_INT(cmp_read_perftest(&r, 0, bw, err, sizeof(err)), 2);
+	CHECK(r.rows[0].cell[CMP_PERFTEST].value[0] == 26.55);
+	CHECK(r.rows[1].cell[CMP_PERFTEST].value[0] == 27.55);
+	cmp_result_free(&r);
+	/* a row of zeros is a failure */
+	RESULT(&r, BW, "op", "send", "addr", "198.18.0.1", "size", "8K");
+	CHECK_INT(cmp_read_perftest(&r, 0,
+				    " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n"
+				    " 8192       500              0.00               0.00                 0.000000\n",
+				    err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "perftest reports nothing measured");
+	CHECK(isnan(r.rows[0].cell[CMP_PERFTEST].value[0]));
+	cmp_result_free(&r);
+	RESULT(&r, BW, "op", "send", "addr", "198.18.0.1", "size", "1M");
+	CHECK_INT(cmp_read_perftest(&r, 0, bw, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "perftest's table has none of the sizes");
+	cmp_result_free(&r);
+}
+
+static void cmp_tcg(void)
+{
+	CHECK(cmp_env_is_tcg("QEMU TCG CPU version 2.5+", "", ""));
+	CHECK(cmp_env_is_tcg("AMD EPYC 7763", "QEMU", "tsc acpi_pm "));
+	CHECK(!cmp_env_is_tcg("AMD EPYC 7763", "QEMU", "kvm-clock tsc acpi_pm "));
+	CHECK(!cmp_env_is_tcg("Intel(R) Xeon(R)", "Dell Inc.", "tsc hpet"));
+	CHECK(!cmp_env_is_tcg("", "", ""));
+}
+
+/* A result as three rounds of send latency at 64 B would leave it. */
+static void fill_lat(struct cmp_result *r)
+{
+	static const double v[CMP_PATHS][3] = {
+		{ 15.1, 13.9, 14.2 }, { 17.8, 19.0, 17.1 },
+		{ 18.1, 17.5, 18.3 },
+	};
+	int p, i, k;
+
+	RESULT(r, LAT, "op", "send", "addr", "198.18.0.1", "size", "64",
+	       "rounds", "3");
+	snprintf(r->env.kernel, sizeof(r->env.kernel), "6.12.117+deb12-amd64");
+	snprintf(r->env.dev, sizeof(r->env.dev), "rxe0");
+	snprintf(r->env.cpu, sizeof(r->env.cpu), "QEMU TCG CPU version 2.5+");
+	snprintf(r->env.perftest, sizeof(r->env.perftest), "6.06");
+	r->env.tcg = true;
+	for (p = 0; p < CMP_PATHS; p++)
+		for (i = 0; i < 3; i++) {
+			r->rows[0].cell[p].value[i] = v[p][i];
+			for (k = 0; k < CMP_PTS; k++)
+				r->rows[0].cell[p].points[i][k] =
+					v[p][i] * (1 + k);
+		}
+	r->rows[0].cell[CMP_PERFTEST].points[0][CMP_PT_P90] = NAN;
+}
+
+static void cmp_print_text(void)
+{
+	struct cmp_result r;
+	struct capture c;
+	struct printer p;
+
+	fill_lat(&r);
+	pr_init(&p, cap_open(&c), false, false);
+	cmp_print(&p, &r);
+	CHECK_STR(cap_str(&c),
+		  "# compare lat send, 64 B, 3 rounds, poll busy, dev rxe0, kernel 6.12.117+deb12-amd64 (TCG)\n"
+		  "# cpu QEMU TCG CPU version 2.5+; perftest 6.06, polling\n"
+		  "# median (min-max) over the rounds of the p50 latency (perftest: t_typical)\n"
+		  " #bytes     kernel[usec]               user[usec]                 perftest[usec]             kernel/user   kernel/perftest\n"
+		  " 64         14.20 (13.90-15.10)        17.80 (17.10-19.00)        18.10 (17.50-18.30)        0.80          0.78\n");
+	cap_close(&c);
+
+	/* perftest not a column; a user round that failed; iters */
+	r.active[CMP_PERFTEST] = false;
+	r.perftest_note = "not installed (Debian package perftest)";
+	r.rows[0].cell[CMP_USER].value[1] = NAN;
+	r.rows[0].cell[CMP_USER].failed = 1;
+	r.iterations = 1000;
+	pr_init(&p, cap_open(&c), false, false);
+	cmp_print(&p, &r);
+	CHECK_STR(cap_str(&c),
+		  "# compare lat send, 64 B, 3 rounds, poll busy, iters 1000, dev rxe0, kernel 6.12.117+deb12-amd64 (TCG)\n"
+		  "# cpu QEMU TCG CPU version 2.5+; perftest not installed (Debian package perftest)\n"
+		  "# median (min-max) over the rounds of the p50 latency (perftest: t_typical)\n"
+		  " #bytes     kernel[usec]               user[usec]                 kernel/user\n"
+		  " 64         14.20 (13.90-15.10)        17.45 (17.10-17.80)        0.81\n"
+		  "# user: 1 of 3 rounds failed\n");
+	cap_close(&c);
+
+	/* nothing at all from the user path */
+	r.rows[0].cell[CMP_USER].value[0] = NAN;
+	r.rows[0].cell[CMP_USER].value[2] = NAN;
+	r.rows[0].cell[CMP_USER].failed = 3;
+	pr_init(&p, cap_open(&c), false, false);
+	cmp_print(&p, &r);
+	CHECK(strstr(cap_str(&c),
+		     " 64         14.20 (13.90-15.10)        -                          -\n"));
+	cap_close(&c);
+	cmp_result_free(&r);
+}
+
+/* How perftest waited for completions, on the second line. */
+static void cmp_print_perftest_mode(void)
+{
+	struct cmp_result r;
+	struct capture c;
+	struct printer p;
+
+	fill_lat(&r);
+	r.poll = KVPERF_POLL_SOFTIRQ;
+	r.perftest_events = true;
+	pr_init(&p, cap_open(&c), false, false);
+	cmp_print(&p, &r);
+	CHECK(strstr(cap_str(&c), "poll softirq,"));
+	CHECK(strstr(cap_str(&c), "; perftest 6.06, events (-e)\n"));
+	cap_close(&c);
+	r.op = KVPERF_OP_WRITE;
+	r.perftest_events = false;
+	pr_init(&p, cap_open(&c), false, false);
+	cmp_print(&p, &r);
+	CHECK(strstr(cap_str(&c), "# compare lat write,"));
+	CHECK(strstr(cap_str(&c),
+		     "; perftest 6.06, polling (-e is not for write)\n"));
+	cap_close(&c);
+	cmp_result_free(&r);
+}
+
+static void cmp_print_bw_text(void)
+{
+	struct cmp_result r;
+	struct capture c;
+	struct printer p;
+	int i, k;
+
+	RESULT(&r, BW, "op", "write", "addr", "198.18.0.1", "sizes",
+	       "4K-8K", "rounds", "1", "no-perftest");
+	r.active[CMP_PERFTEST] = false;
+	r.perftest_note = "off (no-perftest)";
+	snprintf(r.env.kernel, sizeof(r.env.kernel), "6.1.0-56-amd64");
+	for (i = 0; i < 2; i++)
+		for (k = 0; k < 2; k++)
+			r.rows[i].cell[k].value[0] = 20 + i + 2 * k;
+	pr_init(&p, cap_open(&c), false, false);
+	cmp_print(&p, &r);
+	CHECK_STR(cap_str(&c),
+		  "# compare bw write, sizes 4096-8192, 1 round, poll busy, kernel 6.1.0-56-amd64\n"
+		  "# cpu ?; perftest off (no-perftest)\n"
+		  "# median (min-max) over the rounds of the average bandwidth\n"
+		  " #bytes     kernel[MiB/sec]            user[MiB/sec]              kernel/user\n"
+		  " 4096       20.00 (20.00-20.00)        22.00 (22.00-22.00)        0.91\n"
+		  " 8192       21.00 (21.00-21.00)        23.00 (23.00-23.00)        0.91\n");
+	cap_close(&c);
+	cmp_result_free(&r);
+}
+
+static void cmp_print_json(void)
+{
+	struct cmp_result r;
+	struct capture c;
+	struct printer p;
+
+	fill_lat(&r);
+	r.rows[0].cell[CMP_USER].value[1] = NAN;
+	r.rows[0].cell[CMP_USER].failed = 1;
+	pr_init(&p, cap_open(&c), true, false);
+	cmp_print(&p, &r);
+	CHECK_JSON(cap_str(&c),
+		   "assert d['compare'] == 'lat' and d['op'] == 'send'\n"
+		   "assert d['rounds'] == 3 and d['poll'] == 'busy'\n"
+		   "assert d['unit'] == 'usec' and 'iterations' not in d\n"
+		   "assert d['paths'] == ['kernel', 'user', 'perftest']\n"
+		   "assert d['env'] == {'kernel': '6.12.117+deb12-amd64',"
+		   " 'dev': 'rxe0', 'cpu': 'QEMU TCG CPU version 2.5+',"
+		   " 'tcg': True, 'perftest': '6.06'}, d['env']\n"
+		   "row = d['rows'][0]\n"
+		   "assert row['size'] == 64\n"
+		   "k = row['kernel']\n"
+		   "assert (k['median'], k['min'], k['max']) == (14.2, 13.9, 15.1)\n"
+		   "assert k['values'] == [15.1, 13.9, 14.2]\n"
+		   "assert k['median_round'] == 2 and k['failed'] == 0\n"
+		   "assert k['points'][2] == {'min': 14.2, 'p50': 28.4,"
+		   " 'p90': 42.6, 'p99': 56.8, 'p999': 71.0, 'max': 85.2}\n"
+		   "u = row['user']\n"
+		   "assert u['values'] == [17.8, None, 17.1], u\n"
+		   "assert u['median'] == 17.45 and u['failed'] == 1\n"
+		   "assert u['median_round'] == 2\n"
+		   "assert row['perftest']['points'][0]['p90'] is None\n"
+		   "assert row['kernel_user_ratio'] == 0.814\n"
+		   "assert row['kernel_perftest_ratio'] == 0.785\n"
+		   "assert d['perftest_events'] is False\n");
+	cap_close(&c);
+
+	/* perftest off: null, with the reason; bw has no points */
+	r.active[CMP_PERFTEST] = false;
+	r.perftest_note = "off (no-perftest)";
+	r.env.perftest[0] = '\0';
+	r.env.dev[0] = '\0';
+	r.type = BW;
+	pr_init(&p, cap_open(&c), true, false);
+	cmp_print(&p, &r);
+	CHECK_JSON(cap_str(&c),
+		   "assert d['compare'] == 'bw' and d['unit'] == 'MiB/s'\n"
+		   "assert d['paths'] == ['kernel', 'user']\n"
+		   "assert d['perftest_note'] == 'off (no-perftest)'\n"
+		   "assert 'perftest_events' not in d\n"
+		   "assert d['env']['perftest'] is None\n"
+		   "assert d['env']['dev'] is None\n"
+		   "row = d['rows'][0]\n"
+		   "assert row['perftest'] is None\n"
+		   "assert row['kernel_perftest_ratio'] is None\n"
+		   "assert 'points' not in row['kernel']\n"
+		   "assert row['kernel']['median'] == 14.2\n");
+	cap_close(&c);
+	cmp_result_free(&r);
+}
+
+static int cli(const char *const *words, const char **out, const char **err)
+{
+	static char obuf[8192], ebuf[1024];
+	struct kvperf kv = { 0 };
+	struct capture o, e;
+	char *argv[40];
+	int argc = 0, ret;
+	struct args a;
+
+	while (*words && argc < 40)
+		argv[argc++] = (char *)*words++;
+	a.argc = argc;
+	a.argv = argv;
+	kv.out = cap_open(&o);
+	kv.err = cap_open(&e);
+	ret = compare_object.run(&kv, &a);
+	snprintf(obuf, sizeof(obuf), "%s", cap_str(&o));
+	snprintf(ebuf, sizeof(ebuf), "%s", cap_str(&e));
+	cap_close(&o);
+	cap_close(&e);
+	*out = obuf;
+	*err = ebuf;
+	return ret;
+}
+
+#define CLI(out, err, ...)						\
+	cli((const char *const []){ __VA_ARGS__, NULL }, (out), (err))
+
+static void cmp_cli(void)
+{
+	const char *out, *err;
+
+	CHECK_INT(cli((const char *const []){ NULL }, &out, &err),
+		  KVPERF_EXIT_USAGE);
+	CHECK_STR(err, "kvperf: missing lat or bw (try 'kvperf compare help')\n");
+	CHECK_INT(CLI(&out, &err, "help"), 0);
+	CHECK(STARTS(out, "Usage: kvperf [-j [-p]] compare lat op"));
+	CHECK(strstr(out, "gnuplot-nox"));
+	CHECK_STR(err, "");
+	CHECK_INT(CLI(&out, &err, "he"), 0);
+	CHECK_INT(CLI(&out, &err, "help", "x"), KVPERF_EXIT_USAGE);
+	CHECK_INT(CLI(&out, &err, "lat", "help"), 0);
+	CHECK(STARTS(out, "Usage:"));
+	CHECK_INT(CLI(&out, &err, "b", "help"), 0);
+	CHECK_INT(CLI(&out, &err, "x"), KVPERF_EXIT_USAGE);
+	CHECK_STR(err, "kvperf: unknown compare command 'x' (try 'kvperf compare help')\n");
+	CHECK_INT(CLI(&out, &err, "lat", "op", "send"), KVPERF_EXIT_USAGE);
+	CHECK_STR(err, "kvperf: missing addr (try 'kvperf compare help')\n");
+}
+
+/* An address that is not this host's ends it before anything starts. */
+static void cmp_not_local(void)
+{
+	const char *out, *err;
+
+	CHECK_INT(CLI(&out, &err, "lat", "op", "send", "addr", "192.0.2.1",
+		      "no-perftest"), KVPERF_EXIT_ERROR);
+	CHECK_STR(out, "");
+	CHECK(STARTS(err, "kvperf: 192.0.2.1 is not an address of this host: compare starts the servers"));
+	CHECK(strstr(err, "kvperf server start addr ADDR port 18516 path user"));
+	CHECK(strstr(err, "add 'remote'"));
+}
+
+const struct unit_test compare_tests[] = {
+	UNIT(cmp_parse_defaults),
+	UNIT(cmp_parse_all),
+	UNIT(cmp_parse_abbrev),
+	UNIT(cmp_parse_errors),
+	UNIT(cmp_sizes_list),
+	UNIT(cmp_children),
+	UNIT(cmp_summary_stats),
+	UNIT(cmp_read_kvperf),
+	UNIT(cmp_read_perftest_out),
+	UNIT(cmp_tcg),
+	UNIT(cmp_print_text),
+	UNIT(cmp_print_perftest_mode),
+	UNIT(cmp_print_bw_text),
+	UNIT(cmp_print_json),
+	UNIT(cmp_cli),
+	UNIT(cmp_not_local),
+	{ NULL },
+};

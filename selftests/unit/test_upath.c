@@ -1,0 +1,651 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the user path that need no RDMA device: the path keyword
+ * of "run" and "server start", the wire protocol's layout and encoding
+ * (byte for byte what the module sends), the module's defaults and
+ * refusals applied to a user-path run, and a user-path run described as a
+ * run-get reply and printed by the kernel path's printers.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/kvperf.h>
+#include <linux/kvperf_wire.h>
+#include <netlink/genl/genl.h>
+
+#include "args.h"
+#include "kvperf.h"
+#include "print.h"
+#include "run.h"
+#include "run_test.h"
+#include "server.h"
+#include "unit.h"
+#include "upath_cfg.h"
+#include "upath_conn.h"
+#include "upath_run.h"
+#include "upath_stats.h"
+#include "upath_wire.h"
+
+/* The layout, checked at build time too. */
+_Static_assert(sizeof(struct kvperf_wire_req) == 56, "req");
+_Static_assert(sizeof(struct kvperf_wire_rep) == 16, "rep");
+_Static_assert(sizeof(struct kvperf_wire_report) == 32, "report");
+
+#define LAT	KVPERF_RUN_TYPE_LAT
+#define BW	KVPERF_RUN_TYPE_BW
+
+static void upath_run_path_keyword(void)
+{
+	struct run_cmdline l;
+
+	RUN_CMDLINE(&l, LAT, "op", "send", "addr", "198.18.0.1");
+	CHECK_INT(l.ret, KVPERF_EXIT_OK);
+	CHECK_INT(l.o.path, RUN_PATH_KERNEL);
+
+	RUN_CMDLINE(&l, LAT, "op", "send", "addr", "198.18.0.1", "path",
+		    "user");
+	CHECK_INT(l.ret, KVPERF_EXIT_OK);
+	CHECK_INT(l.o.path, RUN_PATH_USER);
+	/* the kernel's request does not change: path is the tool's */
+	CHECK_STR(l.req, "type=0 op=0 addr=198.18.0.1 port=18515");
+
+	/* prefixes: "pa" is path, "p" still port, "u" user, "k" kernel */
+	RUN_CMDLINE(&l, BW, "o", "w", "a", "198.18.0.1", "pa", "u", "p",
+		    "20000");
+	CHECK_INT(l.ret, KVPERF_EXIT_OK);
+	CHECK_INT(l.o.path, RUN_PATH_USER);
+	CHECK_INT(l.o.port, 20000);
+	RUN_CMDLINE(&l, BW, "op", "read", "addr", "fd00::1", "path", "k");
+	CHECK_INT(l.ret, KVPERF_EXIT_OK);
+	CHECK_INT(l.o.path, RUN_PATH_KERNEL);
+
+	RUN_ERR(LAT, "unknown path 'frob' (kernel or user)",
+		"op", "send", "addr", "198.18.0.1", "path", "frob");
+	RUN_ERR(LAT, "missing value after 'path'",
+		"op", "send", "addr", "198.18.0.1", "path");
+	RUN_ERR(LAT, "'path' given twice",
+		"op", "send", "addr", "198.18.0.1", "path", "user", "path",
+		"user");
+	RUN_ERR(BW, "no-wait applies to the kernel path only",
+		"op", "send", "addr", "198.18.0.1", "no-wait", "path", "user");
+
+	CHECK_STR(run_path_name(RUN_PATH_KERNEL), "kernel");
+	CHECK_STR(run_path_name(RUN_PATH_USER), "user");
+	CHECK_INT(run_path_parse("us"), RUN_PATH_USER);
+	CHECK_INT(run_path_parse(""), -1);
+}
+
+struct start_line {
+	int ret;
+	struct server_opts o;
+	char err[256];
+};
+
+static void start_words(struct start_line *s, const char *const *words)
+{
+	struct kvperf kv = { 0 };
+	struct capture out, err;
+	char *argv[16];
+	struct args a;
+	int argc = 0;
+
+	while (*words && argc < 16)
+		argv[argc++] = (char *)*words++;
+	a.argc = argc;
+	a.argv = argv;
+	kv.out = cap_open(&out);
+	kv.err = cap_open(&err);
+	s->ret = server_start_parse(&kv, &a, &s->o);
+	snprintf(s->err, sizeof(s->err), "%s", cap_str(&err));
+	CHECK_STR(cap_str(&out), "");
+	cap_close(&out);
+	cap_close(&err);
+}
+
+#define START(s, ...) \
+	start_words((s), (const char *const []){ __VA_ARGS__, NULL })
+
+static void upath_server_path_keyword(void)
+{
+	struct start_line s;
+
+	START(&s, "addr", "198.18.1.1");
+	CHECK_INT(s.ret, KVPERF_EXIT_OK);
+	CHECK_INT(s.o.path, RUN_PATH_KERNEL);
+	START(&s, "addr", "198.18.1.1", "path", "user", "port", "20000");
+	CHECK_INT(s.ret, KVPERF_EXIT_OK);
+	CHECK_INT(s.o.path, RUN_PATH_USER);
+	CHECK_INT(s.o.port, 20000);
+	/* "p" is still port */
+	START(&s, "a", "198.18.1.1", "pa", "u", "p", "1");
+	CHECK_INT(s.ret, KVPERF_EXIT_OK);
+	CHECK_INT(s.o.path, RUN_PATH_USER);
+	CHECK_INT(s.o.port, 1);
+	START(&s, "addr", "198.18.1.1", "path", "both");
+	CHECK_INT(s.ret, KVPERF_EXIT_USAGE);
+	CHECK_STR(s.err, "kvperf: unknown path 'both' (kernel or user) (try 'kvperf server help')\n");
+}
+
+static void upath_wire_layout(void)
+{
+	CHECK_INT(sizeof(struct kvperf_wire_req), 56);
+	CHECK_INT(offsetof(struct kvperf_wire_req, size_max), 4);
+	CHECK_INT(offsetof(struct kvperf_wire_req, inline_size), 8);
+	CHECK_INT(offsetof(struct kvperf_wire_req, rkey), 12);
+	CHECK_INT(offsetof(struct kvperf_wire_req, addr), 16);
+	CHECK_INT(offsetof(struct kvperf_wire_req, type), 24);
+	CHECK_INT(offsetof(struct kvperf_wire_req, tx_depth), 28);
+	CHECK_INT(offsetof(struct kvperf_wire_req, post_list), 32);
+	CHECK_INT(offsetof(struct kvperf_wire_req, signal_every), 36);
+	CHECK_INT(offsetof(struct kvperf_wire_req, iterations), 40);
+	CHECK_INT(offsetof(struct kvperf_wire_req, duration_ms), 44);
+	CHECK_INT(offsetof(struct kvperf_wire_req, warmup), 48);
+	CHECK_INT(offsetof(struct kvperf_wire_req, warmup_ms), 52);
+	CHECK_INT(sizeof(struct kvperf_wire_rep), 16);
+	CHECK_INT(offsetof(struct kvperf_wire_rep, rkey), 4);
+	CHECK_INT(offsetof(struct kvperf_wire_rep, addr), 8);
+	CHECK_INT(sizeof(struct kvperf_wire_report), 32);
+	CHECK_INT(offsetof(struct kvperf_wire_report, mismatches), 8);
+	CHECK_INT(offsetof(struct kvperf_wire_report, tx_messages), 16);
+	CHECK_INT(offsetof(struct kvperf_wire_report, tx_elapsed_ns), 24);
+
+	/* the control messages and the patterns */
+	CHECK_U64(KVPERF_CTRL(KVPERF_CTRL_SIZE, 65536), 0x01010000);
+	CHECK_U64(KVPERF_CTRL(KVPERF_CTRL_ACK, 0), 0x02000000);
+	CHECK_U64(KVPERF_CTRL_OP(0x05000020), KVPERF_CTRL_REPORT);
+	CHECK_U64(KVPERF_CTRL_ARG(0x01800000), KVPERF_SIZE_MAX);
+	CHECK_INT(kvperf_wire_marker(1), 2);
+	CHECK_INT(kvperf_wire_marker(254), 255);
+	CHECK_INT(kvperf_wire_marker(255), 1);
+	CHECK_INT(kvperf_wire_pattern(0, 0), 0);
+	CHECK_INT(kvperf_wire_pattern(1, 0), 31);
+	CHECK_INT(kvperf_wire_pattern(64, 300), (uint8_t)(64 * 31 + 2100 + 1));
+}
+
+/* A bandwidth request and its bytes on the wire, big-endian. */
+static const struct upath_req bw_req = {
+	.op = KVPERF_OP_WRITE, .poll = KVPERF_POLL_SOFTIRQ,
+	.flags = KVPERF_WIRE_VERIFY | KVPERF_WIRE_BIDIR,
+	.type = KVPERF_RUN_TYPE_BW, .size_max = 65536, .inline_size = 64,
+	.rkey = 0x11223344, .addr = 0x0102030405060708ULL,
+	.tx_depth = 128, .post_list = 4, .signal_every = 100,
+	.iterations = 5000, .duration_ms = 0, .warmup = 16, .warmup_ms = 0,
+};
+
+static const uint8_t bw_req_bytes[56] = {
+	2, 1, 1, 3,		/* version, op, poll, flags */
+	0, 1, 0, 0,		/* size_max */
+	0, 0, 0, 64,		/* inline_size */
+	0x11, 0x22, 0x33, 0x44,	/* rkey */
+	1, 2, 3, 4, 5, 6, 7, 8,	/* addr */
+	1, 0, 0, 0,		/* type, reserved */
+	0, 0, 0, 128,		/* tx_depth */
+	0, 0, 0, 4,		/* post_list */
+	0, 0, 0, 100,		/* signal_every */
+	0, 0, 0x13, 0x88,	/* iterations */
+	0, 0, 0, 0,		/* duration_ms */
+	0, 0, 0, 16,		/* warmup */
+	0, 0, 0, 0,		/* warmup_ms */
+};
+
+static void upath_wire_encoding(void)
+{
+	struct kvperf_wire_req w;
+	struct kvperf_wire_rep rep;
+	struct kvperf_wire_report wr;
+	struct upath_report r = {
+		.received = 5000, .mismatches = 1,
+		.tx_messages = 0x0102, .tx_elapsed_ns = 0x1122334455667788ULL,
+	}, back;
+	struct upath_req q;
+	uint8_t pad[200];
+	uint32_t rkey;
+	uint64_t addr;
+
+	upath_wire_req_put(&bw_req, &w);
+	CHECK(!memcmp(&w, bw_req_bytes, sizeof(w)));
+	memset(&q, 0xff, sizeof(q));
+	CHECK_INT(upath_wire_req_get(&w, sizeof(w), &q), 0);
+	CHECK_INT(q.op, bw_req.op);
+	CHECK_INT(q.poll, bw_req.poll);
+	CHECK_INT(q.flags, bw_req.flags);
+	CHECK_INT(q.type, bw_req.type);
+	CHECK_U64(q.size_max, bw_req.size_max);
+	CHECK_U64(q.inline_size, bw_req.inline_size);
+	CHECK_U64(q.rkey, bw_req.rkey);
+	CHECK_U64(q.addr, bw_req.addr);
+	CHECK_U64(q.tx_depth, bw_req.tx_depth);
+	CHECK_U64(q.post_list, bw_req.post_list);
+	CHECK_U64(q.signal_every, bw_req.signal_every);
+	CHECK_U64(q.iterations, bw_req.iterations);
+	CHECK_U64(q.duration_ms, 0);
+	CHECK_U64(q.warmup, bw_req.warmup);
+	CHECK_U64(q.warmup_ms, 0);
+
+	/* RoCE pads private data: longer is fine, shorter is not */
+	memset(pad, 0, sizeof(pad));
+	memcpy(pad, &w, sizeof(w));
+	CHECK_INT(upath_wire_req_get(pad, sizeof(pad), &q), 0);
+	CHECK_INT(upath_wire_req_get(pad, 55, &q), -EPROTO);
+	CHECK_INT(upath_wire_req_get(NULL, 0, &q), -EPROTO);
+	pad[0] = 1;
+	CHECK_INT(upath_wire_req_get(pad, sizeof(pad), &q), -EPROTO);
+
+	upath_wire_rep_put(0xaabbccdd, 0x1000, &rep);
+	CHECK_INT(((uint8_t *)&rep)[0], KVPERF_PROTO_VERSION);
+	CHECK_INT(((uint8_t *)&rep)[4], 0xaa);
+	CHECK_INT(((uint8_t *)&rep)[14], 0x10);
+	CHECK_INT(upath_wire_rep_get(&rep, sizeof(rep), &rkey, &addr), 0);
+	CHECK_U64(rkey, 0xaabbccdd);
+	CHECK_U64(addr, 0x1000);
+	CHECK_INT(upath_wire_rep_get(&rep, 15, &rkey, &addr), -EPROTO);
+
+	upath_wire_report_put(&r, &wr);
+	CHECK_INT(((uint8_t *)&wr)[6], 0x13);
+	CHECK_INT(((uint8_t *)&wr)[7], 0x88);
+	CHECK_INT(((uint8_t *)&wr)[15], 1);
+	CHECK_INT(((uint8_t *)&wr)[22], 1);
+	CHECK_INT(((uint8_t *)&wr)[24], 0x11);
+	upath_wire_report_get(&wr, &back);
+	CHECK(!memcmp(&back, &r, sizeof(r)));
+}
+
+/* What the module's server accepts, the user path's accepts. */
+static void upath_wire_request_checks(void)
+{
+	struct upath_req r = bw_req;
+	struct upath_req lat = {
+		.op = KVPERF_OP_READ, .poll = KVPERF_POLL_BUSY,
+		.type = KVPERF_RUN_TYPE_LAT, .size_max = KVPERF_SIZE_MAX,
+	};
+
+	CHECK(upath_wire_req_ok(&bw_req));
+	CHECK(upath_wire_req_ok(&lat));
+	lat.size_max = KVPERF_SIZE_MAX + 1;
+	CHECK(!upath_wire_req_ok(&lat));
+	lat.size_max = 0;
+	CHECK(!upath_wire_req_ok(&lat));
+	lat.size_max = 2;
+	lat.op = 3;
+	CHECK(!upath_wire_req_ok(&lat));
+	lat.op = KVPERF_OP_SEND;
+	lat.poll = 3;
+	CHECK(!upath_wire_req_ok(&lat));
+	lat.poll = KVPERF_POLL_WORKQUEUE;
+	lat.inline_size = 4097;
+	CHECK(!upath_wire_req_ok(&lat));
+	lat.inline_size = 4096;
+	CHECK(upath_wire_req_ok(&lat));
+	lat.type = 2;
+	CHECK(!upath_wire_req_ok(&lat));
+
+	r.tx_depth = 0;
+	CHECK(!upath_wire_req_ok(&r));
+	r.tx_depth = 4097;
+	CHECK(!upath_wire_req_ok(&r));
+	r = bw_req;
+	r.post_list = 65;
+	r.tx_depth = 128;
+	CHECK(!upath_wire_req_ok(&r));
+	r.post_list = 8;
+	r.tx_depth = 4;
+	r.signal_every = 4;
+	CHECK(!upath_wire_req_ok(&r));
+	r.post_list = 4;
+	CHECK(upath_wire_req_ok(&r));
+	r.signal_every = 5;
+	CHECK(!upath_wire_req_ok(&r));
+	r.signal_every = 0;
+	CHECK(!upath_wire_req_ok(&r));
+	r = bw_req;
+	r.iterations = 0;
+	CHECK(!upath_wire_req_ok(&r));
+	r.duration_ms = 1000;
+	CHECK(upath_wire_req_ok(&r));
+
+	CHECK_STR(upath_wire_reject_reason(UPATH_REJ_CONSUMER_DEFINED,
+					   (const uint8_t []){ 2 }, 1),
+		  "the server has too many connections");
+	CHECK_STR(upath_wire_reject_reason(UPATH_REJ_CONSUMER_DEFINED,
+					   (const uint8_t []){ 1 }, 148),
+		  "the server refused the run's parameters");
+	CHECK_STR(upath_wire_reject_reason(UPATH_REJ_CONSUMER_DEFINED,
+					   (const uint8_t []){ 3 }, 1),
+		  "the server's pinned-memory limit is reached");
+	CHECK_STR(upath_wire_reject_reason(UPATH_REJ_CONSUMER_DEFINED,
+					   (const uint8_t []){ 4 }, 1),
+		  "the server could not allocate the connection");
+	CHECK_STR(upath_wire_reject_reason(8, NULL, 0),
+		  "connection rejected (is a kvperf server listening there?)");
+}
+
+/* A user-path configuration from a command line; NULL refusal when fine. */
+static const char *cfg_of(struct upath_cfg *cfg, uint8_t type,
+			  const char *const *words)
+{
+	struct run_cmdline l;
+	const char *why = NULL;
+
+	run_cmdline_words(&l, type, words);
+	CHECK_INT(l.ret, KVPERF_EXIT_OK);
+	if (upath_cfg_init(cfg, &l.o, &why))
+		return why ? why : "(no reason)";
+	return NULL;
+}
+
+#define CFG(cfg, type, ...) \
+	cfg_of((cfg), (type), (const char *const []){ __VA_ARGS__, NULL })
+
+static void upath_cfg_defaults(void)
+{
+	struct upath_cfg c;
+
+	CHECK(!CFG(&c, LAT, "op", "write", "addr", "198.18.0.1"));
+	CHECK_INT(c.type, LAT);
+	CHECK_INT(c.op, KVPERF_OP_WRITE);
+	CHECK_INT(c.size, 2);
+	CHECK_INT(c.size_max, 2);
+	CHECK_INT(c.iterations, 1000);
+	CHECK_INT(c.duration_ms, 0);
+	CHECK_INT(c.warmup, 16);
+	CHECK_INT(c.warmup_ms, 0);
+	CHECK_INT(c.poll, KVPERF_POLL_BUSY);
+	CHECK_INT(c.inline_size, 0);
+	CHECK_INT(c.timeout_ms, 5000);
+	CHECK_INT(c.cpu, -1);
+	CHECK_INT(c.port, 18515);
+	CHECK_INT(c.addr_len, 4);
+	CHECK_INT(upath_cfg_nsizes(&c), 1);
+
+	CHECK(!CFG(&c, BW, "op", "send", "addr", "fd00::1"));
+	CHECK_INT(c.iterations, 5000);
+	CHECK_INT(c.tx_depth, 128);
+	CHECK_INT(c.signal_every, 100);
+	CHECK_INT(c.post_list, 1);
+	CHECK_INT(c.qps, 1);
+	CHECK_INT(c.ncpus, 0);
+	CHECK_INT(c.interval_ms, 0);
+	CHECK(!c.bidir);
+	CHECK_INT(c.addr_len, 16);
+
+	/* signal-every follows a small tx-depth */
+	CHECK(!CFG(&c, BW, "op", "send", "addr", "fd00::1", "tx-depth", "16"));
+	CHECK_INT(c.signal_every, 16);
+	CHECK(!CFG(&c, BW, "op", "write", "addr", "198.18.0.1", "sizes",
+		   "all", "time", "0.5", "warmup", "200ms", "qps", "4", "cpus",
+		   "0", "bidir", "interval", "100", "poll", "workqueue",
+		   "verify"));
+	CHECK_INT(c.size, 2);
+	CHECK_INT(c.size_max, 8 << 20);
+	CHECK_INT(upath_cfg_nsizes(&c), 23);
+	CHECK_INT(c.duration_ms, 500);
+	CHECK_INT(c.warmup, 0);
+	CHECK_INT(c.warmup_ms, 200);
+	CHECK_INT(c.qps, 4);
+	CHECK_INT(c.ncpus, 1);
+	CHECK_INT(c.cpus[0], 0);
+	CHECK_STR(c.cpulist, "0");
+	CHECK(c.bidir && c.verify);
+	CHECK_INT(c.interval_ms, 100);
+	CHECK_INT(c.poll, KVPERF_POLL_WORKQUEUE);
+	CHECK(!CFG(&c, LAT, "op", "send", "addr", "198.18.0.1", "sizes",
+		   "3-100"));
+	CHECK_INT(upath_cfg_nsizes(&c), 6);	/* 3 .. 96 */
+}
+
+/* The module refuses these; so does the user path, with its words. */
+static void upath_cfg_refusals(void)
+{
+	struct upath_cfg c;
+
+	CHECK_STR(CFG(&c, BW, "op", "send", "addr", "198.18.0.1",
+		      "post-list", "8", "tx-depth", "4"),
+		  "post-list is larger than tx-depth");
+	CHECK_STR(CFG(&c, BW, "op", "send", "addr", "198.18.0.1",
+		      "signal-every", "200"),
+		  "signal-every is larger than tx-depth");
+	CHECK_STR(CFG(&c, BW, "op", "read", "addr", "198.18.0.1", "verify"),
+		  "verify applies to send and write bandwidth only");
+	CHECK_STR(CFG(&c, LAT, "op", "read", "addr", "198.18.0.1", "inline",
+		      "64"),
+		  "inline applies to send and write only");
+	CHECK_STR(CFG(&c, BW, "op", "send", "addr", "198.18.0.1", "cpu", "0",
+		      "cpus", "0"),
+		  "cpu and cpus exclude each other");
+	CHECK_STR(CFG(&c, BW, "op", "send", "addr", "198.18.0.1", "cpus",
+		      "0-1"),
+		  "more cpus than qps: each CPU's thread needs a queue pair");
+	CHECK_STR(CFG(&c, BW, "op", "send", "addr", "198.18.0.1", "qps", "2",
+		      "cpus", "0,100000"),
+		  "cpus names a CPU that is not online (or not allowed to this process)");
+	CHECK_STR(CFG(&c, LAT, "op", "send", "addr", "198.18.0.1", "cpu",
+		      "100000"),
+		  "that CPU is not online (or not allowed to this process)");
+	CHECK_STR(CFG(&c, LAT, "op", "send", "addr", "198.18.0.1", "iters",
+		      "0"),
+		  "iters is out of range (1 to 100000000)");
+	CHECK_STR(CFG(&c, LAT, "op", "send", "addr", "198.18.0.1", "warmup",
+		      "1000001"),
+		  "warmup is out of range (0 to 1000000)");
+	CHECK_STR(CFG(&c, LAT, "op", "send", "addr", "198.18.0.1", "inline",
+		      "4097"),
+		  "inline is out of range (0 to 4096)");
+	CHECK_STR(CFG(&c, LAT, "op", "send", "addr", "198.18.0.1", "timeout",
+		      "9"),
+		  "timeout is out of range (10 to 600000)");
+	CHECK(!CFG(&c, LAT, "op", "send", "addr", "198.18.0.1", "warmup",
+		   "0", "iters", "100000000", "timeout", "600000", "inline",
+		   "4096"));
+}
+
+/* The histogram the module records, samples 1 us to 3 us. */
+static struct upath_hist *three_samples(void)
+{
+	struct upath_hist *h = upath_hist_new(UPATH_HIST_MAX_NS);
+
+	CHECK(h != NULL);
+	upath_hist_record(h, 1000);
+	upath_hist_record(h, 2000);
+	upath_hist_record(h, 3000);
+	return h;
+}
+
+static void run_init(struct upath_run *run, uint8_t type, const char *const *w)
+{
+	memset(run, 0, sizeof(*run));
+	CHECK(!cfg_of(&run->cfg, type, w));
+	snprintf(run->kernel, sizeof(run->kernel), "6.12.117+deb12-amd64");
+	snprintf(run->dev, sizeof(run->dev), "rxe1");
+	run->mtu = 1024;
+	run->state = KVPERF_RUN_STATE_DONE;
+}
+
+/* Print a user-path run as "kvperf run ... path user" does. */
+static int print_run(struct capture *c, const struct upath_run *run,
+		     bool json)
+{
+	struct nl_msg *msg = upath_result_msg(run);
+	struct capture err;
+	struct printer p;
+	int ret;
+
+	CHECK(msg != NULL);
+	pr_init(&p, cap_open(c), json, false);
+	ret = run_print_path(&p, nlmsg_hdr(msg), cap_open(&err), false,
+			     RUN_PATH_USER);
+	pr_finish(&p);
+	cap_str(c);
+	CHECK_STR(cap_str(&err), "");
+	cap_close(&err);
+	nlmsg_free(msg);
+	return ret;
+}
+
+static const char lat_text[] =
+	"# run lat send to 198.18.0.1:18515 dev rxe1, verify, state done\n"
+	"# path user, poll busy, inline 0, mtu 1024, warmup 16, kernel 6.12.117+deb12-amd64\n"
+	" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]   t_p90[usec]  t_p99.99[usec]  mismatches\n"
+	" 64      3              1.00           3.00         2.00               2.000            0.816            3.00                   3.00                     3.00         3.00            0\n";
+
+static void upath_result_lat(void)
+{
+	struct upath_lat_result res = { .size = 64, .elapsed_ns = 9000 };
+	struct upath_run run;
+	struct capture c;
+
+	run_init(&run, LAT, (const char *const []){ "op", "send", "addr",
+		 "198.18.0.1", "size", "64", "iters", "3", "verify", NULL });
+	res.hist = three_samples();
+	upath_hist_summarize(res.hist, &res.stats);
+	run.lat = &res;
+	run.nresults = 1;
+	run.ndone = 1;
+	run.progress = 19;
+
+	CHECK_INT(print_run(&c, &run, false), 0);
+	CHECK_STR(c.buf, lat_text);
+	cap_close(&c);
+	CHECK_INT(print_run(&c, &run, true), 0);
+	CHECK_JSON(c.buf,
+		   "assert 'id' not in d\n"
+		   "assert d['path'] == 'user' and d['state'] == 'done'\n"
+		   "assert d['type'] == 'lat' and d['op'] == 'send'\n"
+		   "assert d['dev'] == 'rxe1' and d['verify'] is True\n"
+		   "assert d['iterations'] == 3 and d['timeout_ms'] == 5000\n"
+		   "assert d['progress'] == 19\n"
+		   "r = d['results'][0]\n"
+		   "assert r['iterations'] == 3\n"
+		   "assert abs(r['p50_ns'] - 2000) <= 2000 / 256\n"
+		   "assert r['mean_ns'] == 2000.0 and r['stdev_ns'] == 816.497\n"
+		   "assert r['hist_rel_err_ppm'] == 3907\n"
+		   "assert r['elapsed_ns'] == 9000 and r['mismatches'] == 0\n");
+	cap_close(&c);
+
+	/* a failed run: the error line, no table */
+	run.state = KVPERF_RUN_STATE_FAILED;
+	run.ndone = 0;
+	snprintf(run.error, sizeof(run.error),
+		 "the server closed the connection (-ECONNRESET)");
+	CHECK_INT(print_run(&c, &run, false), 0);
+	CHECK_STR(c.buf,
+		  "# run lat send to 198.18.0.1:18515 dev rxe1, verify, state failed\n"
+		  "# path user, poll busy, inline 0, mtu 1024, warmup 16, kernel 6.12.117+deb12-amd64\n"
+		  "error: the server closed the connection (-ECONNRESET)\n");
+	cap_close(&c);
+	upath_hist_free(res.hist);
+}
+
+static const char bw_text[] =
+	"# run bw write to 198.18.1.1:18515 dev rxe1, verify, bidir, state done\n"
+	"# path user, poll softirq, inline 0, mtu 1024, warmup 16, cpus 0, qps 2, tx-depth 128, post-list 1, signal-every 100, kernel 6.12.117+deb12-amd64\n"
+	" #bytes     #iterations    BW peak[MiB/sec]    BW average[MiB/sec]   MsgRate[Mpps]   CPU[%]   CPU[ns/msg]   mismatches\n"
+	" 65536      1000           70.00               62.50                 0.001000        -        -             -            tx\n"
+	" 65536      500            -                   31.25                 0.000500        -        -             -            rx\n"
+	" 65536      1500           -                   93.75                 0.001500        50.00    333333.33     0            total\n"
+	"  qp 0 (cpu 0): 1000 messages, 65536000 bytes, 31.25 MiB/s, 0.000500 Mpps\n"
+	"  qp 1 (cpu 0): 1000 messages, 65536000 bytes, 62.50 MiB/s, 0.001000 Mpps\n";
+
+static void upath_result_bw(void)
+{
+	struct upath_bw_qp_result qp[2] = {
+		{ .cpu = 0, .messages = 1000, .bytes = 65536000,
+		  .elapsed_ns = 2000000000 },
+		{ .cpu = 0, .messages = 1000, .bytes = 65536000,
+		  .elapsed_ns = 1000000000 },
+	};
+	struct upath_bw_result res = {
+		.size = 65536, .messages = 2000, .bytes = 131072000,
+		.elapsed_ns = 2000000000, .peak_bps = 70 * 1048576,
+		.cpu_ns = 1000000000, .rx_messages = 1000,
+		.rx_bytes = 65536000, .rx_elapsed_ns = 2000000000, .qp = qp,
+	};
+	struct upath_run run;
+	struct capture c;
+
+	run_init(&run, BW, (const char *const []){ "op", "write", "addr",
+		 "198.18.1.1", "size", "64K", "iters", "1000", "qps", "2",
+		 "cpus", "0", "bidir", "verify", "poll", "softirq", NULL });
+	run.bw = &res;
+	run.nresults = 1;
+	run.ndone = 1;
+	run.progress = 2000;
+	run.bytes = 131072000;
+
+	CHECK_INT(print_run(&c, &run, false), 0);
+	CHECK_STR(c.buf, bw_text);
+	cap_close(&c);
+	CHECK_INT(print_run(&c, &run, true), 0);
+	CHECK_JSON(c.buf,
+		   "assert 'id' not in d and d['path'] == 'user'\n"
+		   "assert d['bidir'] is True and d['qps'] == 2\n"
+		   "assert d['cpus'] == '0' and d['bytes'] == 131072000\n"
+		   "r = d['results'][0]\n"
+		   "assert r['messages'] == 2000 and r['rx_messages'] == 1000\n"
+		   "assert 'peer_messages' not in r\n"
+		   "assert r['bw_avg_mibps'] == 62.5\n"
+		   "assert [q['cpu'] for q in r['qps']] == [0, 0]\n"
+		   "assert [q['index'] for q in r['qps']] == [0, 1]\n");
+	cap_close(&c);
+}
+
+static void upath_result_live_line(void)
+{
+	struct upath_run run;
+	struct capture c;
+
+	memset(&run, 0, sizeof(run));
+	run.live = cap_open(&c);
+	run.start_ns = upath_now_ns();
+	/* 64 MiB/s for 1 s, after 100 MiB */
+	upath_result_live(&run, 65536, 100 << 20, 1024, 1000000000);
+	CHECK_STR(cap_str(&c),
+		  "  [   0.0 s] size 65536  64.00 MiB/s  0.0010 Mpps  (100.00 MiB so far)\n");
+	cap_close(&c);
+
+	run.gbits = true;
+	run.live = cap_open(&c);
+	upath_result_live(&run, 4096, 512, 0, 1000000);
+	CHECK_STR(cap_str(&c),
+		  "  [   0.0 s] size 4096  0.00 Gb/s  0.0000 Mpps  (512 B so far)\n");
+	cap_close(&c);
+}
+
+/* The module's statistics, built into the tool, on the tool's side. */
+static void upath_stats_shared(void)
+{
+	struct upath_hist *h = upath_hist_new(UPATH_HIST_MAX_NS);
+	struct upath_stats st;
+	uint64_t i;
+
+	CHECK(h != NULL);
+	upath_hist_summarize(h, &st);
+	CHECK_U64(st.count, 0);
+	CHECK_U64(st.p50_ns, 0);
+	for (i = 1; i <= 1000; i++)
+		upath_hist_record(h, i * 100);
+	upath_hist_summarize(h, &st);
+	CHECK_U64(st.count, 1000);
+	CHECK_U64(st.min_ns, 100);
+	CHECK_U64(st.max_ns, 100000);
+	CHECK_U64(st.mean_ps, 50050000);
+	/* within the histogram's bound of the exact ranks 500 and 990 */
+	CHECK(st.p50_ns >= 50000 - 50000 / 256 && st.p50_ns <= 50000 + 50000 / 256);
+	CHECK(st.p99_ns >= 99000 - 99000 / 256 && st.p99_ns <= 99000 + 99000 / 256);
+	CHECK_U64(st.rel_err_ppm, 3907);
+	upath_hist_free(h);
+}
+
+const struct unit_test upath_tests[] = {
+	UNIT(upath_run_path_keyword),
+	UNIT(upath_server_path_keyword),
+	UNIT(upath_wire_layout),
+	UNIT(upath_wire_encoding),
+	UNIT(upath_wire_request_checks),
+	UNIT(upath_cfg_defaults),
+	UNIT(upath_cfg_refusals),
+	UNIT(upath_result_lat),
+	UNIT(upath_result_bw),
+	UNIT(upath_result_live_line),
+	UNIT(upath_stats_shared),
+	{ NULL },
+};

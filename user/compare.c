@@ -1,0 +1,1116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvperf compare: the command line, the children's command lines, the
+ * results read back from their output, the statistics over rounds and
+ * the table. compare_exec.c runs the children and the servers.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/kvperf.h>
+
+#include "args.h"
+#include "compare.h"
+#include "compare_exec.h"
+#include "fmt.h"
+#include "json.h"
+#include "jsonread.h"
+#include "kvperf.h"
+#include "perftest.h"
+#include "print.h"
+#include "show.h"
+
+const char *const cmp_path_names[CMP_PATHS] = {
+	[CMP_KERNEL]	= "kernel",
+	[CMP_USER]	= "user",
+	[CMP_PERFTEST]	= "perftest",
+};
+
+const char *const cmp_point_names[CMP_PTS] = {
+	[CMP_PT_MIN]	= "min",
+	[CMP_PT_P50]	= "p50",
+	[CMP_PT_P90]	= "p90",
+	[CMP_PT_P99]	= "p99",
+	[CMP_PT_P999]	= "p999",
+	[CMP_PT_MAX]	= "max",
+};
+
+const double cmp_point_fraction[CMP_PTS] = {
+	[CMP_PT_MIN]	= 0,
+	[CMP_PT_P50]	= 0.5,
+	[CMP_PT_P90]	= 0.9,
+	[CMP_PT_P99]	= 0.99,
+	[CMP_PT_P999]	= 0.999,
+	[CMP_PT_MAX]	= 1,
+};
+
+static const char *const cmp_keywords[CMP_KW_COUNT] = {
+	[CMP_KW_OP]		= "op",
+	[CMP_KW_ADDR]		= "addr",
+	[CMP_KW_PORT]		= "port",
+	[CMP_KW_SIZE]		= "size",
+	[CMP_KW_SIZES]		= "sizes",
+	[CMP_KW_ROUNDS]		= "rounds",
+	[CMP_KW_ITERS]		= "iters",
+	[CMP_KW_POLL]		= "poll",
+	[CMP_KW_INLINE]		= "inline",
+	[CMP_KW_PLOT]		= "plot",
+	[CMP_KW_NO_PERFTEST]	= "no-perftest",
+	[CMP_KW_REMOTE]		= "remote",
+	[CMP_KW_TX_DEPTH]	= "tx-depth",
+	[CMP_KW_QPS]		= "qps",
+};
+
+#define CMP_KW_BIT(kw)	(1U << (kw))
+#define CMP_KW_FLAGS	(CMP_KW_BIT(CMP_KW_NO_PERFTEST) |		\
+			 CMP_KW_BIT(CMP_KW_REMOTE))
+#define CMP_KW_BW_ONLY	(CMP_KW_BIT(CMP_KW_COUNT) -			\
+			 CMP_KW_BIT(CMP_KW_TX_DEPTH))
+
+/* the message sizes of kvperf runs: 1 B to 8 MiB */
+#define CMP_SIZE_MAX		8388608
+/* "sizes all", as perftest -a */
+#define CMP_SIZES_ALL_MIN	2
+/* without size or sizes: perftest's defaults, 2 B and 64 KiB */
+#define CMP_LAT_SIZE_DEFAULT	2
+#define CMP_BW_SIZE_DEFAULT	65536
+#define CMP_PORT_DEFAULT	18515
+
+static int cmp_usage_range(struct kvperf *kv, const char *kw, const char *s,
+			   uint32_t min, uint32_t max)
+{
+	return kvperf_usage(kv, "compare", "%s '%s' is out of range (%u to %u)",
+			    kw, s, min, max);
+}
+
+static int cmp_number(struct kvperf *kv, const char *kw, const char *s,
+		      uint32_t min, uint32_t max, uint32_t *val)
+{
+	uint32_t v;
+	int err;
+
+	err = parse_u32(s, &v);
+	if (err == -EINVAL)
+		return kvperf_usage(kv, "compare", "invalid %s '%s' (a number)",
+				    kw, s);
+	if (err || v < min || v > max)
+		return cmp_usage_range(kv, kw, s, min, max);
+	*val = v;
+	return KVPERF_EXIT_OK;
+}
+
+static int cmp_msg_size(struct kvperf *kv, const char *kw, const char *s,
+			const char *all, uint32_t *size)
+{
+	uint64_t v;
+	int err;
+
+	err = parse_size(s, &v);
+	if (err == -EINVAL)
+		return kvperf_usage(kv, "compare",
+				    "invalid %s '%s' (bytes, with an optional K or M suffix)",
+				    kw, all);
+	if (err || v < 1 || v > CMP_SIZE_MAX)
+		return kvperf_usage(kv, "compare",
+				    "%s '%s' is out of range (1 to 8M)", kw, all);
+	*size = v;
+	return KVPERF_EXIT_OK;
+}
+
+static int cmp_parse_sizes(struct kvperf *kv, const char *s,
+			   struct cmp_opts *o)
+{
+	const char *dash = strchr(s, '-');
+	char min[32];
+	int ret;
+
+	if (args_matches(s, "all")) {
+		o->sizes_all = true;
+		o->size = CMP_SIZES_ALL_MIN;
+		o->size_max = CMP_SIZE_MAX;
+		return KVPERF_EXIT_OK;
+	}
+	if (!dash || dash == s || (size_t)(dash - s) >= sizeof(min))
+		return kvperf_usage(kv, "compare",
+				    "invalid sizes '%s' (all, or MIN-MAX such as 64-64K)",
+				    s);
+	memcpy(min, s, dash - s);
+	min[dash - s] = '\0';
+	ret = cmp_msg_size(kv, "sizes", min, s, &o->size);
+	if (!ret)
+		ret = cmp_msg_size(kv, "sizes", dash + 1, s, &o->size_max);
+	if (ret)
+		return ret;
+	if (o->size > o->size_max)
+		return kvperf_usage(kv, "compare",
+				    "sizes '%s': MIN is larger than MAX", s);
+	return KVPERF_EXIT_OK;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n > m && !strcasecmp(s + n - m, suffix);
+}
+
+static int cmp_value(struct kvperf *kv, enum cmp_kw kw, const char *val,
+		     struct cmp_opts *o)
+{
+	uint32_t port;
+	int i;
+
+	switch (kw) {
+	case CMP_KW_OP:
+		i = args_keyword(fmt_op.names, fmt_op.count, val);
+		if (i < 0)
+			return kvperf_usage(kv, "compare",
+					    "unknown op '%s' (send, write or read)",
+					    val);
+		o->op = i;
+		return KVPERF_EXIT_OK;
+	case CMP_KW_ADDR:
+		o->addr_len = parse_addr(val, o->addr_bin);
+		if (o->addr_len < 0)
+			return kvperf_usage(kv, "compare",
+					    "invalid address '%s' (IPv4 or IPv6)",
+					    val);
+		o->addr = val;
+		return KVPERF_EXIT_OK;
+	case CMP_KW_PORT:
+		/* the user path and perftest listen on the next two */
+		if (parse_u32(val, &port) || !port ||
+		    port > 65535 - PERFTEST_PORT_OFFSET)
+			return kvperf_usage(kv, "compare",
+					    "invalid port '%s' (1 to 65533: PORT+1 and PORT+2 are used too)",
+					    val);
+		o->port = port;
+		return KVPERF_EXIT_OK;
+	case CMP_KW_SIZE:
+		return cmp_msg_size(kv, "size", val, val, &o->size);
+	case CMP_KW_SIZES:
+		return cmp_parse_sizes(kv, val, o);
+	case CMP_KW_ROUNDS:
+		return cmp_number(kv, "rounds", val, 1, CMP_ROUNDS_MAX,
+				  &o->rounds);
+	case CMP_KW_ITERS:
+		return cmp_number(kv, "iters", val, 1, UINT32_MAX,
+				  &o->iterations);
+	case CMP_KW_POLL:
+		i = args_keyword(fmt_poll.names, fmt_poll.count, val);
+		if (i < 0)
+			return kvperf_usage(kv, "compare",
+					    "unknown poll mode '%s' (busy, softirq or workqueue)",
+					    val);
+		o->poll = i;
+		return KVPERF_EXIT_OK;
+	case CMP_KW_INLINE:
+		return cmp_number(kv, "inline", val, 0, UINT32_MAX,
+				  &o->inline_size);
+	case CMP_KW_PLOT:
+		if (!ends_with(val, ".svg") && !ends_with(val, ".png"))
+			return kvperf_usage(kv, "compare",
+					    "plot '%s': the file name must end in .svg or .png",
+					    val);
+		o->plot = val;
+		return KVPERF_EXIT_OK;
+	case CMP_KW_TX_DEPTH:
+		return cmp_number(kv, "tx-depth", val, 1, 4096, &o->tx_depth);
+	case CMP_KW_QPS:
+		return cmp_number(kv, "qps", val, 1, 16, &o->qps);
+	case CMP_KW_NO_PERFTEST:
+	case CMP_KW_REMOTE:
+	case CMP_KW_COUNT:
+		break;
+	}
+	return KVPERF_EXIT_OK;
+}
+
+/**
+ * cmp_parse() - the arguments of "compare lat" or "compare bw"
+ * @kv: the invocation
+ * @a: the words after "lat" or "bw"
+ * @type: KVPERF_RUN_TYPE_LAT or KVPERF_RUN_TYPE_BW
+ * @o: filled in: what was given, and the defaults (port 18515, 5 rounds,
+ *     poll busy, size 2 for lat and 64K for bw)
+ *
+ * Return: KVPERF_EXIT_OK, or KVPERF_EXIT_USAGE after reporting.
+ */
+int cmp_parse(struct kvperf *kv, struct args *a, uint8_t type,
+	      struct cmp_opts *o)
+{
+	const char *w, *val;
+	unsigned int bit;
+	int kw, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->type = type;
+	o->port = CMP_PORT_DEFAULT;
+	o->rounds = CMP_ROUNDS_DEFAULT;
+	o->poll = KVPERF_POLL_BUSY;
+	o->size = type == KVPERF_RUN_TYPE_BW ? CMP_BW_SIZE_DEFAULT :
+					       CMP_LAT_SIZE_DEFAULT;
+	while ((w = args_next(a))) {
+		kw = args_keyword(cmp_keywords, CMP_KW_COUNT, w);
+		if (kw < 0)
+			return kvperf_usage(kv, "compare",
+					    "unknown keyword '%s'", w);
+		bit = CMP_KW_BIT(kw);
+		if ((bit & CMP_KW_BW_ONLY) && type != KVPERF_RUN_TYPE_BW)
+			return kvperf_usage(kv, "compare",
+					    "'%s' is only for compare bw",
+					    cmp_keywords[kw]);
+		if (o->given & bit)
+			return kvperf_usage(kv, "compare", "'%s' given twice",
+					    cmp_keywords[kw]);
+		o->given |= bit;
+		if (bit & CMP_KW_FLAGS)
+			continue;
+		val = args_next(a);
+		if (!val)
+			return kvperf_usage(kv, "compare",
+					    "missing value after '%s'",
+					    cmp_keywords[kw]);
+		ret = cmp_value(kv, kw, val, o);
+		if (ret)
+			return ret;
+	}
+	if (cmp_opt(o, CMP_KW_SIZE) && cmp_opt(o, CMP_KW_SIZES))
+		return kvperf_usage(kv, "compare",
+				    "size and sizes exclude each other");
+	if (!cmp_opt(o, CMP_KW_OP))
+		return kvperf_usage(kv, "compare",
+				    "missing op (send, write or read)");
+	if (!cmp_opt(o, CMP_KW_ADDR))
+		return kvperf_usage(kv, "compare", "missing addr");
+	if (!cmp_opt(o, CMP_KW_SIZES))
+		o->size_max = o->size;
+	return KVPERF_EXIT_OK;
+}
+
+/**
+ * cmp_sizes() - the message sizes a compare measures, as kvperf runs do
+ * @o: from cmp_parse()
+ * @sizes: receives them: the first, doubled while not above the last
+ * @max: room in @sizes
+ *
+ * Return: how many.
+ */
+size_t cmp_sizes(const struct cmp_opts *o, uint32_t *sizes, size_t max)
+{
+	uint64_t s;
+	size_t n = 0;
+
+	for (s = o->size; s <= o->size_max && n < max; s *= 2)
+		sizes[n++] = s;
+	return n;
+}
+
+static const char *cmp_num(struct cmp_argv *av, uint32_t v)
+{
+	char *b;
+
+	if (av->bufs == (int)ARRAY_SIZE(av->buf))
+		return "0";
+	b = av->buf[av->bufs++];
+	snprintf(b, sizeof(av->buf[0]), "%u", v);
+	return b;
+}
+
+static void cmp_arg(struct cmp_argv *av, const char *arg)
+{
+	if (av->argc < CMP_ARGV_MAX - 1)
+		av->argv[av->argc++] = arg;
+}
+
+static void cmp_arg2(struct cmp_argv *av, const char *kw, const char *val)
+{
+	cmp_arg(av, kw);
+	cmp_arg(av, val);
+}
+
+/**
+ * cmp_run_argv() - the command line of one kvperf measurement
+ * @av: receives the argv, NULL-terminated, for running the tool itself
+ * @o: the compare
+ * @path: CMP_KERNEL or CMP_USER
+ *
+ * "kvperf -j run lat|bw op OP addr ADDR port PORT size N|sizes ... poll
+ * MODE [iters N] [inline N] [tx-depth N] [qps N] path kernel|user": the
+ * size and poll mode always, so that every column measures the same;
+ * the user path on PORT+1, where its own server listens.
+ */
+void cmp_run_argv(struct cmp_argv *av, const struct cmp_opts *o,
+		  enum cmp_path path)
+{
+	const char *sizes;
+	bool user = path == CMP_USER;
+	char *b;
+
+	memset(av, 0, sizeof(*av));
+	cmp_arg(av, "kvperf");
+	cmp_arg(av, "-j");
+	cmp_arg(av, "run");
+	cmp_arg(av, o->type == KVPERF_RUN_TYPE_BW ? "bw" : "lat");
+	cmp_arg2(av, "op", fmt_name(&fmt_op, o->op));
+	cmp_arg2(av, "addr", o->addr);
+	cmp_arg2(av, "port", cmp_num(av, o->port + (user ? 1 : 0)));
+	if (o->sizes_all) {
+		cmp_arg2(av, "sizes", "all");
+	} else if (cmp_opt(o, CMP_KW_SIZES)) {
+		b = av->buf[av->bufs++];
+		snprintf(b, sizeof(av->buf[0]), "%u-%u", o->size, o->size_max);
+		sizes = b;
+		cmp_arg2(av, "sizes", sizes);
+	} else {
+		cmp_arg2(av, "size", cmp_num(av, o->size));
+	}
+	if (cmp_opt(o, CMP_KW_ITERS))
+		cmp_arg2(av, "iters", cmp_num(av, o->iterations));
+	cmp_arg2(av, "poll", fmt_name(&fmt_poll, o->poll));
+	if (cmp_opt(o, CMP_KW_INLINE))
+		cmp_arg2(av, "inline", cmp_num(av, o->inline_size));
+	if (cmp_opt(o, CMP_KW_TX_DEPTH))
+		cmp_arg2(av, "tx-depth", cmp_num(av, o->tx_depth));
+	if (cmp_opt(o, CMP_KW_QPS))
+		cmp_arg2(av, "qps", cmp_num(av, o->qps));
+	cmp_arg2(av, "path", user ? "user" : "kernel");
+	av->argv[av->argc] = NULL;
+}
+
+/**
+ * cmp_result_init() - an empty result: a row per size, NAN everywhere
+ * @r: the result
+ * @o: the compare
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int cmp_result_init(struct cmp_result *r, const struct cmp_opts *o)
+{
+	uint32_t sizes[CMP_SIZES_MAX];
+	size_t i, j, k, p;
+
+	memset(r, 0, sizeof(*r));
+	r->type = o->type;
+	r->op = o->op;
+	r->poll = o->poll;
+	r->rounds = o->rounds;
+	if (cmp_opt(o, CMP_KW_ITERS))
+		r->iterations = o->iterations;
+	r->count = cmp_sizes(o, sizes, CMP_SIZES_MAX);
+	for (i = 0; i < r->count; i++) {
+		r->rows[i].size = sizes[i];
+		for (p = 0; p < CMP_PATHS; p++) {
+			struct cmp_cell *c = &r->rows[i].cell[p];
+
+			c->value = calloc(o->rounds, sizeof(*c->value));
+			c->points = calloc(o->rounds, sizeof(*c->points));
+			if (!c->value || !c->points) {
+				cmp_result_free(r);
+				return -ENOMEM;
+			}
+			for (j = 0; j < o->rounds; j++) {
+				c->value[j] = NAN;
+				for (k = 0; k < CMP_PTS; k++)
+					c->points[j][k] = NAN;
+			}
+		}
+	}
+	return 0;
+}
+
+/** cmp_result_free() - free what cmp_result_init() allocated */
+void cmp_result_free(struct cmp_result *r)
+{
+	size_t i, p;
+
+	for (i = 0; i < r->count; i++) {
+		for (p = 0; p < CMP_PATHS; p++) {
+			free(r->rows[i].cell[p].value);
+			free(r->rows[i].cell[p].points);
+			r->rows[i].cell[p].value = NULL;
+			r->rows[i].cell[p].points = NULL;
+		}
+	}
+	r->count = 0;
+}
+
+/** cmp_row_find() - the row of a message size, or NULL */
+struct cmp_row *cmp_row_find(struct cmp_result *r, uint32_t size)
+{
+	size_t i;
+
+	for (i = 0; i < r->count; i++)
+		if (r->rows[i].size == size)
+			return &r->rows[i];
+	return NULL;
+}
+
+/**
+ * cmp_summarize() - median, minimum and maximum over the rounds
+ * @v: a value per round; NAN for rounds without one
+ * @n: how many rounds
+ * @s: receives the summary; NAN when no round has a value
+ *
+ * The median of an even count is the mean of the middle two;
+ * @s->median_round is then the round of the lower one.
+ *
+ * Return: the number of rounds with a value.
+ */
+size_t cmp_summarize(const double *v, size_t n, struct cmp_summary *s)
+{
+	size_t idx[CMP_ROUNDS_MAX], m = 0, i, j, t;
+
+	*s = (struct cmp_summary){ .median = NAN, .min = NAN, .max = NAN };
+	for (i = 0; i < n && i < CMP_ROUNDS_MAX; i++)
+		if (!isnan(v[i]))
+			idx[m++] = i;
+	if (!m)
+		return 0;
+	/* insertion sort of the round numbers by value; stable */
+	for (i = 1; i < m; i++)
+		for (j = i; j > 0 && v[idx[j - 1]] > v[idx[j]]; j--) {
+			t = idx[j];
+			idx[j] = idx[j - 1];
+			idx[j - 1] = t;
+		}
+	s->n = m;
+	s->min = v[idx[0]];
+	s->max = v[idx[m - 1]];
+	s->median_round = idx[(m - 1) / 2];
+	if (m % 2)
+		s->median = v[idx[m / 2]];
+	else
+		s->median = (v[idx[m / 2 - 1]] + v[idx[m / 2]]) / 2;
+	return m;
+}
+
+/** cmp_ratio() - @a / @b, or NAN when either is missing or @b is not > 0 */
+double cmp_ratio(double a, double b)
+{
+	if (isnan(a) || isnan(b) || b <= 0)
+		return NAN;
+	return a / b;
+}
+
+static void cmp_err(char *err, size_t len, const char *msg, const char *what)
+{
+	if (err && len)
+		snprintf(err, len, "%s%s%s", msg, what ? ": " : "",
+			 what ? what : "");
+}
+
+static double cmp_ns_to_us(const struct jr_value *res, const char *key)
+{
+	double v;
+
+	return jr_get_double(res, key, &v) ? v / 1000 : NAN;
+}
+
+/* One element of "results" of a "-j run" into its row. */
+static int cmp_read_result(struct cmp_result *r, enum cmp_path path,
+			   uint32_t round, const struct jr_value *res)
+{
+	static const char *const keys[CMP_PTS] = {
+		[CMP_PT_MIN] = "min_ns", [CMP_PT_P50] = "p50_ns",
+		[CMP_PT_P90] = "p90_ns", [CMP_PT_P99] = "p99_ns",
+		[CMP_PT_P999] = "p999_ns", [CMP_PT_MAX] = "max_ns",
+	};
+	struct cmp_row *row;
+	struct cmp_cell *c;
+	uint64_t size;
+	double v;
+	int k;
+
+	if (jr_u64(jr_get(res, "size"), &size))
+		return -EINVAL;
+	row = size <= UINT32_MAX ? cmp_row_find(r, size) : NULL;
+	if (!row)
+		return 0;
+	c = &row->cell[path];
+	if (r->type == KVPERF_RUN_TYPE_BW) {
+		if (!jr_get_double(res, "bw_avg_mibps", &v))
+			return -EINVAL;
+		c->value[round] = v;
+		return 1;
+	}
+	for (k = 0; k < CMP_PTS; k++)
+		c->points[round][k] = cmp_ns_to_us(res, keys[k]);
+	if (isnan(c->points[round][CMP_PT_P50]))
+		return -EINVAL;
+	c->value[round] = c->points[round][CMP_PT_P50];
+	return 1;
+}
+
+/**
+ * cmp_read_run() - the results of one kvperf measurement
+ * @r: the result to fill in
+ * @path: the column
+ * @round: the round
+ * @json: what "kvperf -j run lat|bw" printed
+ * @len: its length
+ * @err: receives why it could not be read
+ * @errlen: the size of @err
+ *
+ * Latency: each size's p50 (and its distribution) in usec; bandwidth:
+ * bw_avg_mibps. A run's "dev" fills in the environment's device when it
+ * is not known yet.
+ *
+ * Return: the number of sizes read, or -EINVAL.
+ */
+int cmp_read_run(struct cmp_result *r, enum cmp_path path, uint32_t round,
+		 const char *json, size_t len, char *err, size_t errlen)
+{
+	const struct jr_value *results, *type;
+	char perr[128];
+	struct jr_value *root;
+	size_t i;
+	int n = 0, ret;
+
+	root = jr_parse(json, len, perr, sizeof(perr));
+	if (!root) {
+		cmp_err(err, errlen, "the run's output is not JSON", perr);
+		return -EINVAL;
+	}
+	type = jr_get(root, "type");
+	if (!jr_string(type) ||
+	    strcmp(jr_string(type), r->type == KVPERF_RUN_TYPE_BW ? "bw" :
+								    "lat")) {
+		cmp_err(err, errlen, "the run's output is not of this type",
+			NULL);
+		n = -EINVAL;
+		goto out;
+	}
+	if (!r->env.dev[0] && jr_string(jr_get(root, "dev")))
+		snprintf(r->env.dev, sizeof(r->env.dev), "%s",
+			 jr_string(jr_get(root, "dev")));
+	results = jr_get(root, "results");
+	for (i = 0; i < jr_count(results); i++) {
+		ret = cmp_read_result(r, path, round, jr_at(results, i));
+		if (ret < 0) {
+			cmp_err(err, errlen, "a result without its numbers",
+				NULL);
+			n = ret;
+			goto out;
+		}
+		n += ret;
+	}
+	if (!n) {
+		cmp_err(err, errlen, "the run has no results", NULL);
+		n = -EINVAL;
+	}
+out:
+	jr_free(root);
+	return n;
+}
+
+/**
+ * cmp_read_perftest() - the results of one perftest measurement
+ * @r: the result to fill in, column CMP_PERFTEST
+ * @round: the round
+ * @out: what the perftest client printed
+ * @err: receives why it could not be read
+ * @errlen: the size of @err
+ *
+ * Latency: t_typical (perftest's median) and the distribution from
+ * t_min, the percentiles and t_max (perftest has no p90); bandwidth: BW
+ * average.
+ *
+ * Return: the number of sizes read, or -EINVAL.
+ */
+int cmp_read_perftest(struct cmp_result *r, uint32_t round, const char *out,
+		      char *err, size_t errlen)
+{
+	struct perftest_lat lat[CMP_SIZES_MAX];
+	struct perftest_bw bw[CMP_SIZES_MAX];
+	struct cmp_row *row;
+	double *pt, v;
+	int n, i, found = 0;
+
+	if (r->type == KVPERF_RUN_TYPE_BW)
+		n = perftest_parse_bw(out, bw, CMP_SIZES_MAX);
+	else
+		n = perftest_parse_lat(out, lat, CMP_SIZES_MAX);
+	if (n < 0) {
+		cmp_err(err, errlen, "no table in perftest's output", NULL);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		row = cmp_row_find(r, r->type == KVPERF_RUN_TYPE_BW ?
+				   bw[i].size : lat[i].size);
+		if (!row)
+			continue;
+		/* nothing measured is a failure, not a number to compare */
+		v = r->type == KVPERF_RUN_TYPE_BW ? bw[i].bw_avg :
+						    lat[i].t_typical;
+		if (!(v > 0)) {
+			cmp_err(err, errlen, "perftest reports nothing measured",
+				NULL);
+			return -EINVAL;
+		}
+		found++;
+		if (r->type == KVPERF_RUN_TYPE_BW) {
+			row->cell[CMP_PERFTEST].value[round] = bw[i].bw_avg;
+			continue;
+		}
+		pt = row->cell[CMP_PERFTEST].points[round];
+		pt[CMP_PT_MIN] = lat[i].t_min;
+		pt[CMP_PT_P50] = lat[i].t_typical;
+		pt[CMP_PT_P90] = NAN;
+		pt[CMP_PT_P99] = lat[i].p99;
+		pt[CMP_PT_P999] = lat[i].p999;
+		pt[CMP_PT_MAX] = lat[i].t_max;
+		row->cell[CMP_PERFTEST].value[round] = lat[i].t_typical;
+	}
+	if (!found) {
+		cmp_err(err, errlen, "perftest's table has none of the sizes",
+			NULL);
+		return -EINVAL;
+	}
+	return found;
+}
+
+/**
+ * cmp_env_is_tcg() - does this run in a QEMU guest without acceleration?
+ * @cpu_model: "model name" of /proc/cpuinfo ("QEMU TCG CPU version 2.5+")
+ * @sys_vendor: /sys/class/dmi/id/sys_vendor, or ""
+ * @clocksources: available_clocksource, which a KVM guest has kvm-clock in
+ *
+ * Return: true when the CPU says TCG, or the machine is QEMU's and has no
+ * kvm-clock.
+ */
+bool cmp_env_is_tcg(const char *cpu_model, const char *sys_vendor,
+		    const char *clocksources)
+{
+	if (strstr(cpu_model, "QEMU TCG"))
+		return true;
+	return !strncmp(sys_vendor, "QEMU", 4) &&
+	       !strstr(clocksources, "kvm-clock");
+}
+
+/* Numbers: usec to the ns, MiB/s to two decimals, ratios to three. */
+static const char *cmp_fmt(char *buf, size_t len, double v,
+			   unsigned int decimals)
+{
+	snprintf(buf, len, "%.*f", decimals, v);
+	return buf;
+}
+
+static unsigned int cmp_decimals(const struct cmp_result *r)
+{
+	return r->type == KVPERF_RUN_TYPE_BW ? 2 : 3;
+}
+
+static void cmp_json_num(struct json_writer *jw, double v,
+			 unsigned int decimals)
+{
+	char buf[64];
+
+	if (isnan(v) || isinf(v))
+		json_null(jw);
+	else
+		json_number(jw, cmp_fmt(buf, sizeof(buf), v, decimals));
+}
+
+static void cmp_json_key_num(struct json_writer *jw, const char *key,
+			     double v, unsigned int decimals)
+{
+	json_key(jw, key);
+	cmp_json_num(jw, v, decimals);
+}
+
+static void cmp_json_cell(struct json_writer *jw, const struct cmp_result *r,
+			  const struct cmp_cell *c)
+{
+	unsigned int d = cmp_decimals(r);
+	struct cmp_summary s;
+	size_t i, k;
+
+	cmp_summarize(c->value, r->rounds, &s);
+	json_obj_open(jw);
+	cmp_json_key_num(jw, "median", s.median, d);
+	cmp_json_key_num(jw, "min", s.min, d);
+	cmp_json_key_num(jw, "max", s.max, d);
+	json_key(jw, "values");
+	json_arr_open(jw);
+	for (i = 0; i < r->rounds; i++)
+		cmp_json_num(jw, c->value[i], d);
+	json_arr_close(jw);
+	json_key(jw, "failed");
+	json_u64(jw, c->failed);
+	if (r->type == KVPERF_RUN_TYPE_LAT) {
+		json_key(jw, "median_round");
+		if (s.n)
+			json_u64(jw, s.median_round);
+		else
+			json_null(jw);
+		json_key(jw, "points");
+		json_arr_open(jw);
+		for (i = 0; i < r->rounds; i++) {
+			json_obj_open(jw);
+			for (k = 0; k < CMP_PTS; k++)
+				cmp_json_key_num(jw, cmp_point_names[k],
+						 c->points[i][k], d);
+			json_obj_close(jw);
+		}
+		json_arr_close(jw);
+	}
+	json_obj_close(jw);
+}
+
+static double cmp_median(const struct cmp_result *r, const struct cmp_row *row,
+			 enum cmp_path path)
+{
+	struct cmp_summary s;
+
+	if (!r->active[path])
+		return NAN;
+	cmp_summarize(row->cell[path].value, r->rounds, &s);
+	return s.median;
+}
+
+static void cmp_print_json(struct printer *p, const struct cmp_result *r)
+{
+	struct json_writer *jw = &p->jw;
+	const struct cmp_row *row;
+	size_t i, k;
+
+	json_obj_open(jw);
+	json_key(jw, "compare");
+	json_str(jw, r->type == KVPERF_RUN_TYPE_BW ? "bw" : "lat");
+	json_key(jw, "op");
+	json_str(jw, fmt_name(&fmt_op, r->op));
+	json_key(jw, "rounds");
+	json_u64(jw, r->rounds);
+	json_key(jw, "poll");
+	json_str(jw, fmt_name(&fmt_poll, r->poll));
+	if (r->iterations) {
+		json_key(jw, "iterations");
+		json_u64(jw, r->iterations);
+	}
+	json_key(jw, "unit");
+	json_str(jw, r->type == KVPERF_RUN_TYPE_BW ? "MiB/s" : "usec");
+	json_key(jw, "paths");
+	json_arr_open(jw);
+	for (k = 0; k < CMP_PATHS; k++)
+		if (r->active[k])
+			json_str(jw, cmp_path_names[k]);
+	json_arr_close(jw);
+	if (r->perftest_note) {
+		json_key(jw, "perftest_note");
+		json_str(jw, r->perftest_note);
+	}
+	if (r->active[CMP_PERFTEST]) {
+		json_key(jw, "perftest_events");
+		json_bool(jw, r->perftest_events);
+	}
+	json_key(jw, "env");
+	json_obj_open(jw);
+	json_key(jw, "kernel");
+	json_str(jw, r->env.kernel);
+	json_key(jw, "dev");
+	if (r->env.dev[0])
+		json_str(jw, r->env.dev);
+	else
+		json_null(jw);
+	json_key(jw, "cpu");
+	json_str(jw, r->env.cpu);
+	json_key(jw, "tcg");
+	json_bool(jw, r->env.tcg);
+	json_key(jw, "perftest");
+	if (r->env.perftest[0])
+		json_str(jw, r->env.perftest);
+	else
+		json_null(jw);
+	json_obj_close(jw);
+	json_key(jw, "rows");
+	json_arr_open(jw);
+	for (i = 0; i < r->count; i++) {
+		row = &r->rows[i];
+		json_obj_open(jw);
+		json_key(jw, "size");
+		json_u64(jw, row->size);
+		for (k = 0; k < CMP_PATHS; k++) {
+			json_key(jw, cmp_path_names[k]);
+			if (r->active[k])
+				cmp_json_cell(jw, r, &row->cell[k]);
+			else
+				json_null(jw);
+		}
+		cmp_json_key_num(jw, "kernel_user_ratio",
+				 cmp_ratio(cmp_median(r, row, CMP_KERNEL),
+					   cmp_median(r, row, CMP_USER)), 3);
+		cmp_json_key_num(jw, "kernel_perftest_ratio",
+				 cmp_ratio(cmp_median(r, row, CMP_KERNEL),
+					   cmp_median(r, row, CMP_PERFTEST)),
+				 3);
+		json_obj_close(jw);
+	}
+	json_arr_close(jw);
+	json_obj_close(jw);
+}
+
+/* "14.20 (13.90-15.10)", or "-" when no round has a value */
+static const char *cmp_cell_text(char *buf, size_t len,
+				 const struct cmp_result *r,
+				 const struct cmp_cell *c)
+{
+	struct cmp_summary s;
+
+	if (!cmp_summarize(c->value, r->rounds, &s))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f (%.2f-%.2f)", s.median, s.min,
+			 s.max);
+	return buf;
+}
+
+static const char *cmp_ratio_text(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f", v);
+	return buf;
+}
+
+static void cmp_print_sizes(FILE *f, const struct cmp_result *r)
+{
+	if (r->count == 1)
+		fprintf(f, "%u B", r->rows[0].size);
+	else if (r->count > 1)
+		fprintf(f, "sizes %u-%u", r->rows[0].size,
+			r->rows[r->count - 1].size);
+}
+
+static void cmp_print_text(FILE *f, const struct cmp_result *r)
+{
+	const char *unit = r->type == KVPERF_RUN_TYPE_BW ? "MiB/sec" : "usec";
+	bool perftest = r->active[CMP_PERFTEST];
+	char head[32], buf[64];
+	const struct cmp_row *row;
+	size_t i, k;
+
+	fprintf(f, "# compare %s %s, ",
+		r->type == KVPERF_RUN_TYPE_BW ? "bw" : "lat",
+		fmt_name(&fmt_op, r->op));
+	cmp_print_sizes(f, r);
+	fprintf(f, ", %u round%s, poll %s", r->rounds, r->rounds == 1 ? "" : "s",
+		fmt_name(&fmt_poll, r->poll));
+	if (r->iterations)
+		fprintf(f, ", iters %u", r->iterations);
+	if (r->env.dev[0])
+		fprintf(f, ", dev %s", r->env.dev);
+	fprintf(f, ", kernel %s%s\n", r->env.kernel, r->env.tcg ? " (TCG)" : "");
+	fprintf(f, "# cpu %s; perftest %s%s\n", r->env.cpu[0] ? r->env.cpu : "?",
+		perftest ? r->env.perftest :
+		(r->perftest_note ? r->perftest_note : "off"),
+		!perftest ? "" : r->perftest_events ? ", events (-e)" :
+		r->poll == KVPERF_POLL_BUSY ? ", polling" :
+		", polling (-e is not for write)");
+	fprintf(f, "# median (min-max) over the rounds of %s\n",
+		r->type == KVPERF_RUN_TYPE_BW ? "the average bandwidth" :
+		"the p50 latency (perftest: t_typical)");
+
+	fprintf(f, " %-10s", "#bytes");
+	for (k = 0; k < CMP_PATHS; k++) {
+		if (!r->active[k])
+			continue;
+		snprintf(head, sizeof(head), "%s[%s]", cmp_path_names[k], unit);
+		fprintf(f, " %-26s", head);
+	}
+	/* no trailing blanks: the last column is not padded */
+	if (perftest)
+		fprintf(f, " %-13s %s\n", "kernel/user", "kernel/perftest");
+	else
+		fprintf(f, " %s\n", "kernel/user");
+
+	for (i = 0; i < r->count; i++) {
+		row = &r->rows[i];
+		fprintf(f, " %-10u", row->size);
+		for (k = 0; k < CMP_PATHS; k++)
+			if (r->active[k])
+				fprintf(f, " %-26s",
+					cmp_cell_text(buf, sizeof(buf), r,
+						      &row->cell[k]));
+		fprintf(f, perftest ? " %-13s" : " %s",
+			cmp_ratio_text(buf, sizeof(buf),
+				       cmp_ratio(cmp_median(r, row, CMP_KERNEL),
+						 cmp_median(r, row, CMP_USER))));
+		if (perftest)
+			fprintf(f, " %s", cmp_ratio_text(buf, sizeof(buf),
+				cmp_ratio(cmp_median(r, row, CMP_KERNEL),
+					  cmp_median(r, row, CMP_PERFTEST))));
+		fputc('\n', f);
+	}
+	/* perftest measures a range size by size: the worst size counts */
+	for (k = 0; k < CMP_PATHS; k++) {
+		unsigned int failed = 0;
+
+		for (i = 0; i < r->count; i++)
+			if (r->rows[i].cell[k].failed > failed)
+				failed = r->rows[i].cell[k].failed;
+		if (r->active[k] && failed)
+			fprintf(f, "# %s: %u of %u rounds failed\n",
+				cmp_path_names[k], failed, r->rounds);
+	}
+}
+
+/**
+ * cmp_print() - the comparison, as a table or JSON
+ * @p: the printer
+ * @r: the result
+ *
+ * Text: a header with the environment, then per size each column's
+ * median over the rounds with the min-max spread, and the kernel/user
+ * and kernel/perftest ratios of the medians. JSON: everything, with each
+ * round's value and, for latency, each round's distribution.
+ */
+void cmp_print(struct printer *p, const struct cmp_result *r)
+{
+	if (p->json)
+		cmp_print_json(p, r);
+	else
+		cmp_print_text(p->f, r);
+	pr_finish(p);
+}
+
+static int cmp_measure(struct kvperf *kv, struct args *a, uint8_t type)
+{
+	struct cmp_opts o;
+	int ret;
+
+	ret = show_cmd_help(kv, a, &compare_object, cmp_keywords,
+			    CMP_KW_COUNT);
+	if (ret >= 0)
+		return ret;
+	ret = cmp_parse(kv, a, type, &o);
+	if (ret)
+		return ret;
+	return cmp_execute(kv, &o);
+}
+
+static int cmp_lat(struct kvperf *kv, struct args *a)
+{
+	return cmp_measure(kv, a, KVPERF_RUN_TYPE_LAT);
+}
+
+static int cmp_bw(struct kvperf *kv, struct args *a)
+{
+	return cmp_measure(kv, a, KVPERF_RUN_TYPE_BW);
+}
+
+static const struct kvperf_cmd cmp_lat_cmd = {
+	.name = "lat",
+	.summary = "compare latency",
+	.run = cmp_lat,
+};
+
+static const struct kvperf_cmd cmp_bw_cmd = {
+	.name = "bw",
+	.summary = "compare bandwidth",
+	.run = cmp_bw,
+};
+
+static const struct kvperf_cmd *const cmp_cmds[] = {
+	&cmp_lat_cmd,
+	&cmp_bw_cmd,
+	NULL,
+};
+
+static int cmp_run(struct kvperf *kv, struct args *a)
+{
+	const struct kvperf_cmd *cmd;
+	const char *w = args_next(a);
+
+	if (!w)
+		return kvperf_usage(kv, "compare", "missing lat or bw");
+	cmd = strcmp(w, "help") ? args_lookup(cmp_cmds, w) : NULL;
+	if (cmd)
+		return cmd->run(kv, a);
+	if (args_matches(w, "help")) {
+		if (!args_empty(a))
+			return kvperf_no_more_args(kv, a, "compare");
+		compare_object.help(kv->out);
+		return KVPERF_EXIT_OK;
+	}
+	return kvperf_usage(kv, "compare", "unknown compare command '%s'", w);
+}
+
+static void cmp_help(FILE *f)
+{
+	fputs("Usage: kvperf [-j [-p]] compare lat op {send|write|read} addr ADDR [port PORT]\n"
+	      "              [size N | sizes all | sizes MIN-MAX] [rounds R] [iters N]\n"
+	      "              [poll {busy|softirq|workqueue}] [inline N]\n"
+	      "              [plot FILE.svg|FILE.png] [no-perftest] [remote]\n"
+	      "       kvperf [-j [-p]] compare bw op {send|write|read} addr ADDR [port PORT]\n"
+	      "              [size N | sizes all | sizes MIN-MAX] [rounds R] [iters N]\n"
+	      "              [poll {busy|softirq|workqueue}] [inline N]\n"
+	      "              [plot FILE.svg|FILE.png] [no-perftest] [remote]\n"
+	      "              [tx-depth N] [qps N]\n"
+	      "       kvperf compare help\n"
+	      "\n"
+	      "Run the same test on the kernel path (kvperf run ... path kernel), the\n"
+	      "user path (kvperf run ... path user) and, where perftest is installed,\n"
+	      "with the matching ib_{send,write,read}_{lat,bw}, one after the other in\n"
+	      "each of R rounds, so that drift hits all alike. Then print, per message\n"
+	      "size, each column's median over the rounds with the min-max spread and\n"
+	      "the ratios kernel/user and kernel/perftest of the medians: for lat the\n"
+	      "p50 latency (perftest's t_typical) in usec, below 1 when the kernel path\n"
+	      "is faster; for bw the average bandwidth in MiB/s, above 1 when it is.\n"
+	      "\n"
+	      "ADDR must be an address of this host: compare starts what it measures\n"
+	      "against. The kernel path uses the kvperf server on ADDR:PORT (started,\n"
+	      "and stopped at the end, when kvperf server show has none), the user path\n"
+	      "a user-path server it runs on PORT+1, perftest a server per measurement\n"
+	      "on PORT+2, on the RDMA device that owns ADDR. With remote, ADDR is\n"
+	      "another host's, where these are started by hand:\n"
+	      "  kvperf server start addr ADDR port PORT\n"
+	      "  kvperf server start addr ADDR port PORT+1 path user\n"
+	      "and perftest is left out (its server serves one measurement only).\n"
+	      "\n"
+	      "  op           send, write or read\n"
+	      "  addr         a local IPv4 or IPv6 address on an RDMA device\n"
+	      "  port         the kernel path's server port (default 18515)\n"
+	      "  size         message size, K and M suffixes (default 2; bw 64K)\n"
+	      "  sizes        all: 2 B to 8 MiB; MIN-MAX: MIN doubled until MAX\n"
+	      "  rounds       rounds, 1 to 100 (default 5)\n"
+	      "  iters        iterations per size (lat, default 1000), or messages\n"
+	      "               per queue pair (bw, default 5000), for every column\n"
+	      "  poll         completion handling of kvperf (default busy);\n"
+	      "               perftest polls for busy, waits for events (-e) else\n"
+	      "  inline       send inline up to N bytes (send and write; perftest\n"
+	      "               gets -I 0 unless given, as kvperf's default)\n"
+	      "  plot         draw with gnuplot (Debian package gnuplot-nox): lat,\n"
+	      "               the latency CDF of each column's median round, one\n"
+	      "               panel per size (the first size when more than 4);\n"
+	      "               bw, bandwidth against message size\n"
+	      "  no-perftest  leave perftest out\n"
+	      "  remote       ADDR is another host's, with the servers started there\n"
+	      "  tx-depth     bw: work requests in flight per queue pair (perftest -t)\n"
+	      "  qps          bw: queue pairs (perftest -q)\n"
+	      "\n"
+	      "Each measurement is a child process: this tool with -j run, or\n"
+	      "perftest's client against its own server (-R -F -p PORT+2). A\n"
+	      "measurement that fails is reported and left out (its cell shows the\n"
+	      "others); the exit status is then 1. -j prints every round's value,\n"
+	      "for lat also each round's min, p50, p90, p99, p99.9 and max (perftest\n"
+	      "has no p90: null), and the environment: kernel, device, CPU model,\n"
+	      "TCG (an emulated guest, where numbers are low and noisy), perftest's\n"
+	      "version. Needs CAP_NET_ADMIN, as kvperf run does.\n"
+	      "\n"
+	      "Examples:\n"
+	      "  kvperf compare lat op send addr 198.18.0.1 size 64 rounds 3\n"
+	      "  kvperf compare lat op write addr 198.18.0.1 sizes 2-4K plot lat.svg\n"
+	      "  kvperf compare bw op write addr 198.18.0.1 sizes 4K-1M iters 2000 plot bw.png\n"
+	      "  kvperf -j -p compare lat op read addr 198.18.0.1 poll softirq no-perftest\n"
+	      "  kvperf compare lat op send addr 192.0.2.7 remote\n", f);
+}
+
+const struct kvperf_cmd compare_object = {
+	.name = "compare",
+	.summary = "kernel path, user path and perftest side by side",
+	.run = cmp_run,
+	.help = cmp_help,
+};

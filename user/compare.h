@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kvperf compare: the same test on the kernel path, the user path and
+ * perftest, interleaved round by round, summarized side by side.
+ */
+#ifndef KVPERF_COMPARE_H
+#define KVPERF_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct args;
+struct kvperf;
+struct kvperf_cmd;
+struct printer;
+
+/* The columns, in the order each round measures them. */
+enum cmp_path {
+	CMP_KERNEL,
+	CMP_USER,
+	CMP_PERFTEST,
+	CMP_PATHS
+};
+
+extern const char *const cmp_path_names[CMP_PATHS];
+
+/* The points of a latency distribution each tool reports, in usec. */
+enum cmp_point {
+	CMP_PT_MIN,
+	CMP_PT_P50,
+	CMP_PT_P90,
+	CMP_PT_P99,
+	CMP_PT_P999,
+	CMP_PT_MAX,
+	CMP_PTS
+};
+
+extern const char *const cmp_point_names[CMP_PTS];
+/* the fraction of iterations at or below each point */
+extern const double cmp_point_fraction[CMP_PTS];
+
+#define CMP_ROUNDS_DEFAULT	5
+#define CMP_ROUNDS_MAX		100
+/* sizes all: 2 B to 8 MiB, 23 sizes */
+#define CMP_SIZES_MAX		24
+
+/*
+ * The keywords of "compare lat" and "compare bw", in the order prefixes
+ * resolve (s is size, r rounds, p port, i iters). Only ever appended.
+ */
+enum cmp_kw {
+	CMP_KW_OP,
+	CMP_KW_ADDR,
+	CMP_KW_PORT,
+	CMP_KW_SIZE,
+	CMP_KW_SIZES,
+	CMP_KW_ROUNDS,
+	CMP_KW_ITERS,
+	CMP_KW_POLL,
+	CMP_KW_INLINE,
+	CMP_KW_PLOT,
+	CMP_KW_NO_PERFTEST,
+	CMP_KW_REMOTE,
+	/* compare bw only from here */
+	CMP_KW_TX_DEPTH,
+	CMP_KW_QPS,
+	CMP_KW_COUNT
+};
+
+/* What "compare lat" or "compare bw" asks for; @given: bit per keyword. */
+struct cmp_opts {
+	unsigned int given;
+	uint8_t type;
+	uint8_t op;
+	const char *addr;
+	uint8_t addr_bin[16];
+	int addr_len;
+	uint16_t port;
+	uint32_t size;
+	uint32_t size_max;
+	bool sizes_all;
+	uint32_t rounds;
+	uint32_t iterations;
+	uint8_t poll;
+	uint32_t inline_size;
+	const char *plot;
+	uint32_t tx_depth;
+	uint32_t qps;
+};
+
+static inline bool cmp_opt(const struct cmp_opts *o, enum cmp_kw kw)
+{
+	return o->given & (1U << kw);
+}
+
+int cmp_parse(struct kvperf *kv, struct args *a, uint8_t type,
+	      struct cmp_opts *o);
+size_t cmp_sizes(const struct cmp_opts *o, uint32_t *sizes, size_t max);
+
+/* The command line of one kvperf measurement, run as a child. */
+#define CMP_ARGV_MAX	40
+struct cmp_argv {
+	const char *argv[CMP_ARGV_MAX];
+	int argc;
+	char buf[12][24];
+	int bufs;
+};
+
+void cmp_run_argv(struct cmp_argv *av, const struct cmp_opts *o,
+		  enum cmp_path path);
+
+/* One path at one size: a value per round, NAN where it failed. */
+struct cmp_cell {
+	double *value;
+	/* lat: the distribution per round, NAN where not reported */
+	double (*points)[CMP_PTS];
+	unsigned int failed;
+};
+
+struct cmp_row {
+	uint32_t size;
+	struct cmp_cell cell[CMP_PATHS];
+};
+
+struct cmp_env {
+	char kernel[65];
+	char dev[64];
+	char cpu[128];
+	bool tcg;
+	char perftest[32];	/* its version, "" when not used */
+};
+
+struct cmp_result {
+	uint8_t type;
+	uint8_t op;
+	uint8_t poll;
+	uint32_t rounds;
+	uint32_t iterations;	/* 0: the tools' defaults */
+	bool active[CMP_PATHS];
+	/* why perftest is not a column, when it is not */
+	const char *perftest_note;
+	/* perftest waits for completion events (-e) rather than polls */
+	bool perftest_events;
+	struct cmp_env env;
+	size_t count;
+	struct cmp_row rows[CMP_SIZES_MAX];
+};
+
+int cmp_result_init(struct cmp_result *r, const struct cmp_opts *o);
+void cmp_result_free(struct cmp_result *r);
+struct cmp_row *cmp_row_find(struct cmp_result *r, uint32_t size);
+
+/* Median and spread of the rounds that produced a value. */
+struct cmp_summary {
+	size_t n;
+	double median;
+	double min;
+	double max;
+	/* the round whose value is the median (the lower one of two) */
+	size_t median_round;
+};
+
+size_t cmp_summarize(const double *v, size_t n, struct cmp_summary *s);
+double cmp_ratio(double a, double b);
+
+int cmp_read_run(struct cmp_result *r, enum cmp_path path, uint32_t round,
+		 const char *json, size_t len, char *err, size_t errlen);
+int cmp_read_perftest(struct cmp_result *r, uint32_t round, const char *out,
+		      char *err, size_t errlen);
+
+bool cmp_env_is_tcg(const char *cpu_model, const char *sys_vendor,
+		    const char *clocksources);
+void cmp_print(struct printer *p, const struct cmp_result *r);
+
+#endif /* KVPERF_COMPARE_H */

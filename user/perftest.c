@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perftest's command lines and tables. The tables are read by their
+ * header line, so the banners, warnings and connection details perftest
+ * prints around them do not matter; rows are the lines of numbers that
+ * follow a header, up to the next line of dashes.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/kvperf.h>
+
+#include "compiler.h"
+#include "perftest.h"
+
+/* The most numbers a table row has: a latency row has 9. */
+#define PERFTEST_COLS_MAX	12
+
+/* Gb/s (10^9 bits, --report_gbits) in MiB/s */
+#define GBITS_TO_MIBPS		(1e9 / 8 / 1048576)
+
+/* The next line of @s, or NULL at the end; @len gets its length. */
+static const char *next_line(const char **s, size_t *len)
+{
+	const char *line = *s, *nl;
+
+	if (!*line)
+		return NULL;
+	nl = strchr(line, '\n');
+	*len = nl ? (size_t)(nl - line) : strlen(line);
+	*s = nl ? nl + 1 : line + *len;
+	return line;
+}
+
+static bool line_has(const char *line, size_t len, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (; len >= n; line++, len--)
+		if (!memcmp(line, word, n))
+			return true;
+	return false;
+}
+
+/* A line of dashes, as perftest draws around its tables. */
+static bool line_is_rule(const char *line, size_t len)
+{
+	while (len && isspace((unsigned char)*line)) {
+		line++;
+		len--;
+	}
+	return len >= 3 && !strncmp(line, "---", 3);
+}
+
+/*
+ * The numbers of a row: the line must start (after blanks) with the
+ * message size, an integer, and hold nothing but numbers.
+ *
+ * Return: how many numbers, or 0 if the line is not a row.
+ */
+static int parse_row(const char *line, size_t len, double *v, int max)
+{
+	char buf[512], *p, *end;
+	int n = 0;
+
+	if (len >= sizeof(buf))
+		return 0;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	p = buf;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return 0;
+	while (*p) {
+		if (n == max)
+			return 0;
+		v[n] = strtod(p, &end);
+		if (end == p || (*end && !isspace((unsigned char)*end)))
+			return 0;
+		n++;
+		p = end;
+		while (isspace((unsigned char)*p))
+			p++;
+	}
+	return n;
+}
+
+static bool row_size_ok(const double *v)
+{
+	return v[0] >= 1 && v[0] <= UINT32_MAX && v[0] == floor(v[0]) &&
+	       v[1] >= 0;
+}
+
+/**
+ * perftest_parse_lat() - the rows of an ib_*_lat table
+ * @out: what the client printed
+ * @rows: receives the rows
+ * @max: room in @rows
+ *
+ * The header is perftest's "#bytes #iterations t_min[usec] t_max[usec]
+ * t_typical[usec] t_avg[usec] t_stdev[usec] 99% percentile[usec] 99.9%
+ * percentile[usec]"; versions without the percentiles leave them NAN.
+ *
+ * Return: the number of rows, or -EINVAL if there is no table or it has
+ * no rows, -E2BIG if more rows than @max.
+ */
+int perftest_parse_lat(const char *out, struct perftest_lat *rows,
+		       size_t max)
+{
+	double v[PERFTEST_COLS_MAX];
+	const char *line;
+	bool table = false;
+	size_t len, count = 0;
+	int n;
+
+	while ((line = next_line(&out, &len))) {
+		if (line_has(line, len, "#bytes")) {
+			table = line_has(line, len, "t_typical");
+			continue;
+		}
+		if (!table)
+			continue;
+		if (line_is_rule(line, len)) {
+			table = false;
+			continue;
+		}
+		n = parse_row(line, len, v, PERFTEST_COLS_MAX);
+		if (n < 7 || !row_size_ok(v))
+			continue;
+		if (count == max)
+			return -E2BIG;
+		rows[count] = (struct perftest_lat){
+			.size = v[0], .iterations = v[1], .t_min = v[2],
+			.t_max = v[3], .t_typical = v[4], .t_avg = v[5],
+			.t_stdev = v[6],
+			.p99 = n > 7 ? v[7] : NAN,
+			.p999 = n > 8 ? v[8] : NAN,
+		};
+		count++;
+	}
+	return count ? (int)count : -EINVAL;
+}
+
+/**
+ * perftest_parse_bw() - the rows of an ib_*_bw table
+ * @out: what the client printed
+ * @rows: receives the rows, bandwidth in MiB/s
+ * @max: room in @rows
+ *
+ * The header is "#bytes #iterations BW peak[MB/sec] BW average[MB/sec]
+ * MsgRate[Mpps]"; perftest's MB is 2^20 bytes (newer versions say MiB).
+ * A table in Gb/sec (--report_gbits) is converted.
+ *
+ * Return: the number of rows, or -EINVAL if there is no table or it has
+ * no rows, -E2BIG if more rows than @max.
+ */
+int perftest_parse_bw(const char *out, struct perftest_bw *rows, size_t max)
+{
+	double v[PERFTEST_COLS_MAX], scale = 1;
+	const char *line;
+	bool table = false;
+	size_t len, count = 0;
+	int n;
+
+	while ((line = next_line(&out, &len))) {
+		if (line_has(line, len, "#bytes")) {
+			table = line_has(line, len, "BW average");
+			scale = line_has(line, len, "Gb/sec") ? GBITS_TO_MIBPS :
+								 1;
+			continue;
+		}
+		if (!table)
+			continue;
+		if (line_is_rule(line, len)) {
+			table = false;
+			continue;
+		}
+		n = parse_row(line, len, v, PERFTEST_COLS_MAX);
+		if (n < 5 || !row_size_ok(v))
+			continue;
+		if (count == max)
+			return -E2BIG;
+		rows[count] = (struct perftest_bw){
+			.size = v[0], .iterations = v[1],
+			.bw_peak = v[2] * scale, .bw_avg = v[3] * scale,
+			.msg_rate = v[4],
+		};
+		count++;
+	}
+	return count ? (int)count : -EINVAL;
+}
+
+/**
+ * perftest_parse_version() - the version "ib_send_lat --version" prints
+ * @out: its output, "Version: 6.06"
+ * @ver: receives the version
+ * @len: room in @ver
+ *
+ * Return: 0, or -EINVAL if there is no version in @out.
+ */
+int perftest_parse_version(const char *out, char *ver, size_t len)
+{
+	const char *p = strstr(out, "Version:");
+	size_t n = 0;
+
+	if (!p || !len)
+		return -EINVAL;
+	p += strlen("Version:");
+	while (*p == ' ' || *p == '\t')
+		p++;
+	while (p[n] && !isspace((unsigned char)p[n]))
+		n++;
+	if (!n || n >= len)
+		return -EINVAL;
+	memcpy(ver, p, n);
+	ver[n] = '\0';
+	return 0;
+}
+
+/**
+ * perftest_prog() - the perftest program of a test
+ * @buf: receives the name, e.g. "ib_send_lat"
+ * @len: room in @buf (16 is enough)
+ * @type: KVPERF_RUN_TYPE_LAT or KVPERF_RUN_TYPE_BW
+ * @op: KVPERF_OP_SEND, _WRITE or _READ
+ *
+ * Return: @buf.
+ */
+const char *perftest_prog(char *buf, size_t len, uint8_t type, uint8_t op)
+{
+	static const char *const ops[] = {
+		[KVPERF_OP_SEND] = "send",
+		[KVPERF_OP_WRITE] = "write",
+		[KVPERF_OP_READ] = "read",
+	};
+
+	snprintf(buf, len, "ib_%s_%s", op < ARRAY_SIZE(ops) ? ops[op] : "send",
+		 type == KVPERF_RUN_TYPE_BW ? "bw" : "lat");
+	return buf;
+}
+
+static void add(struct perftest_cmd *c, const char *arg)
+{
+	if (c->argc < PERFTEST_ARGV_MAX - 1)
+		c->argv[c->argc++] = arg;
+}
+
+static void add_num(struct perftest_cmd *c, const char *opt, uint32_t val)
+{
+	if (c->nums == PERFTEST_NUMS_MAX)
+		return;
+	snprintf(c->num[c->nums], sizeof(c->num[0]), "%u", val);
+	add(c, opt);
+	add(c, c->num[c->nums++]);
+}
+
+/**
+ * perftest_cmd_build() - the command line of a perftest server or client
+ * @c: receives the argv, NULL-terminated
+ * @cfg: the measurement; @cfg->addr set makes the client
+ *
+ * Always RDMA CM (-R, as kvperf connects) and -F (no cpufreq warning);
+ * the port, size (or -a) and iterations, and for send and write the
+ * inline size, so that perftest's own default (up to 236 bytes inline on
+ * some devices) does not differ from kvperf's.
+ */
+void perftest_cmd_build(struct perftest_cmd *c, const struct perftest_cfg *cfg)
+{
+	memset(c, 0, sizeof(*c));
+	add(c, perftest_prog(c->prog, sizeof(c->prog), cfg->type, cfg->op));
+	add(c, "-R");
+	add(c, "-F");
+	if (!cfg->addr && cfg->dev) {
+		add(c, "-d");
+		add(c, cfg->dev);
+	}
+	add_num(c, "-p", cfg->port);
+	if (cfg->size)
+		add_num(c, "-s", cfg->size);
+	else
+		add(c, "-a");
+	if (cfg->iterations)
+		add_num(c, "-n", cfg->iterations);
+	if (cfg->op != KVPERF_OP_READ)
+		add_num(c, "-I", cfg->inline_size);
+	if (cfg->type == KVPERF_RUN_TYPE_BW) {
+		if (cfg->tx_depth)
+			add_num(c, "-t", cfg->tx_depth);
+		if (cfg->qps)
+			add_num(c, "-q", cfg->qps);
+	}
+	if (cfg->events)
+		add(c, "-e");
+	if (cfg->addr)
+		add(c, cfg->addr);
+	c->argv[c->argc] = NULL;
+}

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A user-path run's configuration from the command line: the defaults the
+ * module applies to a run-start request (kmod/nl_run.c), the ranges of the
+ * netlink spec the command line does not check itself, and the module's
+ * refusals, with the module's words where it has them.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/kvperf.h>
+#include <linux/kvperf_wire.h>
+
+#include "run.h"
+#include "upath_cfg.h"
+
+/* Is @cpu one this process may run on? */
+static bool upath_cpu_ok(unsigned long cpu)
+{
+	cpu_set_t set;
+
+	if (cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof(set), &set))
+		return false;
+	return CPU_ISSET(cpu, &set);
+}
+
+/* The CPU list (its form checked by run_cpus_valid()), ascending. */
+static int upath_cfg_cpus(struct upath_cfg *cfg, const char *list,
+			  const char **why)
+{
+	unsigned long first, last, cpu;
+	const char *s = list;
+	cpu_set_t set;
+	char *end;
+
+	CPU_ZERO(&set);
+	for (;;) {
+		first = strtoul(s, &end, 10);
+		last = *end == '-' ? strtoul(end + 1, &end, 10) : first;
+		for (cpu = first; cpu <= last; cpu++) {
+			if (!upath_cpu_ok(cpu)) {
+				*why = "cpus names a CPU that is not online (or not allowed to this process)";
+				return -EINVAL;
+			}
+			CPU_SET(cpu, &set);
+		}
+		if (*end != ',')
+			break;
+		s = end + 1;
+	}
+	if ((uint32_t)CPU_COUNT(&set) > cfg->qps) {
+		*why = "more cpus than qps: each CPU's thread needs a queue pair";
+		return -EINVAL;
+	}
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			cfg->cpus[cfg->ncpus++] = cpu;
+	cfg->cpulist = list;
+	return 0;
+}
+
+static uint32_t upath_opt(const struct run_opts *o, enum run_kw kw,
+			  uint32_t val, uint32_t def)
+{
+	return run_opt(o, kw) ? val : def;
+}
+
+/* What only bandwidth runs have. */
+static int upath_cfg_bw(struct upath_cfg *cfg, const struct run_opts *o,
+			const char **why)
+{
+	cfg->tx_depth = upath_opt(o, RUN_KW_TX_DEPTH, o->tx_depth,
+				  UPATH_DEFAULT_TX_DEPTH);
+	cfg->qps = upath_opt(o, RUN_KW_QPS, o->qps, 1);
+	cfg->post_list = upath_opt(o, RUN_KW_POST_LIST, o->post_list, 1);
+	cfg->signal_every = upath_opt(o, RUN_KW_SIGNAL_EVERY, o->signal_every,
+				      cfg->tx_depth < UPATH_DEFAULT_SIGNAL_EVERY ?
+				      cfg->tx_depth :
+				      UPATH_DEFAULT_SIGNAL_EVERY);
+	cfg->bidir = run_opt(o, RUN_KW_BIDIR);
+	cfg->interval_ms = upath_opt(o, RUN_KW_INTERVAL, o->interval_ms, 0);
+	if (cfg->post_list > cfg->tx_depth) {
+		*why = "post-list is larger than tx-depth";
+		return -EINVAL;
+	}
+	if (cfg->signal_every > cfg->tx_depth) {
+		*why = "signal-every is larger than tx-depth";
+		return -EINVAL;
+	}
+	if (cfg->verify && cfg->op == KVPERF_OP_READ) {
+		*why = "verify applies to send and write bandwidth only";
+		return -EINVAL;
+	}
+	if (!run_opt(o, RUN_KW_CPUS))
+		return 0;
+	if (run_opt(o, RUN_KW_CPU)) {
+		*why = "cpu and cpus exclude each other";
+		return -EINVAL;
+	}
+	return upath_cfg_cpus(cfg, o->cpus, why);
+}
+
+/* The spec's ranges of what the command line passes on unchecked. */
+static int upath_cfg_ranges(const struct run_opts *o, const char **why)
+{
+	if (run_opt(o, RUN_KW_ITERS) &&
+	    (!o->iterations || o->iterations > UPATH_ITERATIONS_MAX)) {
+		*why = "iters is out of range (1 to 100000000)";
+		return -EINVAL;
+	}
+	if (run_opt(o, RUN_KW_WARMUP) && !o->warmup_ms &&
+	    o->warmup > UPATH_WARMUP_MAX) {
+		*why = "warmup is out of range (0 to 1000000)";
+		return -EINVAL;
+	}
+	if (run_opt(o, RUN_KW_INLINE) && o->inline_size > UPATH_INLINE_MAX) {
+		*why = "inline is out of range (0 to 4096)";
+		return -EINVAL;
+	}
+	if (run_opt(o, RUN_KW_TIMEOUT) &&
+	    (o->timeout_ms < UPATH_TIMEOUT_MS_MIN ||
+	     o->timeout_ms > UPATH_TIMEOUT_MS_MAX)) {
+		*why = "timeout is out of range (10 to 600000)";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * upath_cfg_init() - a user-path run's configuration
+ * @cfg: filled in
+ * @o: the command line, from run_parse()
+ * @why: the reason of a refusal, static text
+ *
+ * Return: 0, or -EINVAL with @why set: what the module would refuse.
+ */
+int upath_cfg_init(struct upath_cfg *cfg, const struct run_opts *o,
+		   const char **why)
+{
+	bool bw = o->type == KVPERF_RUN_TYPE_BW;
+	int err;
+
+	memset(cfg, 0, sizeof(*cfg));
+	err = upath_cfg_ranges(o, why);
+	if (err)
+		return err;
+	cfg->type = o->type;
+	cfg->op = o->op;
+	memcpy(cfg->addr, o->addr, sizeof(cfg->addr));
+	cfg->addr_len = o->addr_len;
+	cfg->port = o->port;
+	cfg->size = run_opt(o, RUN_KW_SIZE) || run_opt(o, RUN_KW_SIZES) ?
+		    o->size : 2;
+	cfg->size_max = run_opt(o, RUN_KW_SIZES) ? o->size_max : cfg->size;
+	cfg->duration_ms = upath_opt(o, RUN_KW_TIME, o->duration_ms, 0);
+	cfg->iterations = upath_opt(o, RUN_KW_ITERS, o->iterations,
+				    bw ? UPATH_DEFAULT_BW_ITERATIONS :
+					 UPATH_DEFAULT_ITERATIONS);
+	cfg->warmup_ms = run_opt(o, RUN_KW_WARMUP) ? o->warmup_ms : 0;
+	cfg->warmup = cfg->warmup_ms ? 0 :
+		      upath_opt(o, RUN_KW_WARMUP, o->warmup,
+				UPATH_DEFAULT_WARMUP);
+	cfg->poll = upath_opt(o, RUN_KW_POLL, o->poll, KVPERF_POLL_BUSY);
+	cfg->inline_size = upath_opt(o, RUN_KW_INLINE, o->inline_size, 0);
+	if (cfg->inline_size && cfg->op == KVPERF_OP_READ) {
+		*why = "inline applies to send and write only";
+		return -EINVAL;
+	}
+	cfg->verify = run_opt(o, RUN_KW_VERIFY);
+	cfg->timeout_ms = upath_opt(o, RUN_KW_TIMEOUT, o->timeout_ms,
+				    UPATH_DEFAULT_TIMEOUT_MS);
+	cfg->cpu = -1;
+	if (run_opt(o, RUN_KW_CPU)) {
+		if (!upath_cpu_ok(o->cpu)) {
+			*why = "that CPU is not online (or not allowed to this process)";
+			return -EINVAL;
+		}
+		cfg->cpu = o->cpu;
+	}
+	return bw ? upath_cfg_bw(cfg, o, why) : 0;
+}
+
+/**
+ * upath_cfg_nsizes() - the message sizes of a run
+ * @cfg: the run
+ *
+ * Return: how many: @cfg->size doubled while at most @cfg->size_max.
+ */
+uint32_t upath_cfg_nsizes(const struct upath_cfg *cfg)
+{
+	uint32_t size, n = 0;
+
+	for (size = cfg->size; size <= cfg->size_max; size *= 2) {
+		n++;
+		if (size > KVPERF_SIZE_MAX / 2)
+			break;
+	}
+	return n;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A user-path run's configuration: the command line's options with the
+ * module's defaults filled in and the module's checks applied, so that the
+ * same command line means the same run on either path.
+ */
+#ifndef KVPERF_UPATH_CFG_H
+#define KVPERF_UPATH_CFG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct run_opts;
+
+/* The module's defaults (kmod/nl_run.c) and limits. */
+#define UPATH_DEFAULT_ITERATIONS	1000
+#define UPATH_DEFAULT_BW_ITERATIONS	5000
+#define UPATH_DEFAULT_WARMUP		16
+#define UPATH_DEFAULT_TX_DEPTH		128
+#define UPATH_DEFAULT_SIGNAL_EVERY	100
+#define UPATH_DEFAULT_TIMEOUT_MS	5000
+#define UPATH_ITERATIONS_MAX		100000000
+#define UPATH_WARMUP_MAX		1000000
+#define UPATH_INLINE_MAX		4096
+#define UPATH_TIMEOUT_MS_MIN		10
+#define UPATH_TIMEOUT_MS_MAX		600000
+#define UPATH_QPS_MAX			16
+#define UPATH_TX_DEPTH_MAX		4096
+#define UPATH_POST_LIST_MAX		64
+/* Sampling window of bandwidth runs without an interval. */
+#define UPATH_WINDOW_MS			1000
+
+/**
+ * struct upath_cfg - what a user-path run does, as struct kvperf_run_cfg
+ * @type: enum kvperf_run_type
+ * @op: enum kvperf_op
+ * @poll: enum kvperf_poll: busy polls the CQ, the others sleep on a
+ *	  completion channel
+ * @verify: check payloads
+ * @bidir: bandwidth, traffic both ways
+ * @addr: the server's address, @addr_len bytes (4 or 16)
+ * @addr_len: 4 or 16
+ * @port: the server's port
+ * @size: smallest message
+ * @size_max: largest message
+ * @iterations: per size, when @duration_ms is 0
+ * @duration_ms: time per size instead
+ * @warmup: unmeasured iterations per size
+ * @warmup_ms: warm up for this long instead, when not 0
+ * @inline_size: inline threshold
+ * @timeout_ms: longest silence
+ * @cpu: CPU of the measuring thread, or -1
+ * @tx_depth: bandwidth, requests in flight per queue pair
+ * @qps: bandwidth, queue pairs
+ * @post_list: bandwidth, requests per post
+ * @signal_every: bandwidth, completion moderation
+ * @interval_ms: bandwidth, live-line interval (0: none asked)
+ * @ncpus: bandwidth, entries in @cpus (0: one thread, on @cpu if set)
+ * @cpus: bandwidth, each thread's CPU, ascending
+ * @cpulist: bandwidth, @cpus as written, or NULL
+ */
+struct upath_cfg {
+	uint8_t type;
+	uint8_t op;
+	uint8_t poll;
+	bool verify;
+	bool bidir;
+	uint8_t addr[16];
+	int addr_len;
+	uint16_t port;
+	uint32_t size;
+	uint32_t size_max;
+	uint32_t iterations;
+	uint32_t duration_ms;
+	uint32_t warmup;
+	uint32_t warmup_ms;
+	uint32_t inline_size;
+	uint32_t timeout_ms;
+	int32_t cpu;
+	uint32_t tx_depth;
+	uint32_t qps;
+	uint32_t post_list;
+	uint32_t signal_every;
+	uint32_t interval_ms;
+	uint32_t ncpus;
+	int16_t cpus[UPATH_QPS_MAX];
+	const char *cpulist;
+};
+
+int upath_cfg_init(struct upath_cfg *cfg, const struct run_opts *o,
+		   const char **why);
+uint32_t upath_cfg_nsizes(const struct upath_cfg *cfg);
+
+#endif /* KVPERF_UPATH_CFG_H */

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A user-path run: its configuration, state and results, shaped as the
+ * module's struct kvperf_run, so that upath_result.c can describe it with
+ * the attributes of a run-get reply and the tool print it as it prints
+ * the kernel's runs.
+ */
+#ifndef KVPERF_UPATH_RUN_H
+#define KVPERF_UPATH_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "upath_cfg.h"
+#include "upath_stats.h"
+
+struct nl_msg;
+
+/**
+ * struct upath_lat_result - one message size of a latency run
+ * @size: message size
+ * @hist: its samples
+ * @stats: their summary, once the size is done
+ * @mismatches: payloads that failed verification
+ * @elapsed_ns: wall time of the measured iterations
+ */
+struct upath_lat_result {
+	uint32_t size;
+	struct upath_hist *hist;
+	struct upath_stats stats;
+	uint64_t mismatches;
+	uint64_t elapsed_ns;
+};
+
+/**
+ * struct upath_bw_qp_result - one queue pair in one size
+ * @cpu: CPU of the thread that drove it, -1 when not bound
+ * @messages: measured messages completed
+ * @bytes: their bytes
+ * @elapsed_ns: its first measured post to its last completion
+ * @start_ns: its first measured post
+ * @end_ns: its last completion
+ * @peer_messages: send runs, what the server received on it
+ */
+struct upath_bw_qp_result {
+	int32_t cpu;
+	uint64_t messages;
+	uint64_t bytes;
+	uint64_t elapsed_ns;
+	uint64_t start_ns;
+	uint64_t end_ns;
+	uint64_t peer_messages;
+};
+
+/**
+ * struct upath_bw_result - one size of a bandwidth run, all queue pairs
+ * @size: message size
+ * @messages: measured messages completed, client to server
+ * @bytes: their bytes
+ * @elapsed_ns: first measured post to last completion, any queue pair
+ * @peak_bps: best sampling window, bytes per second
+ * @cpu_ns: CPU time of the worker threads in the measured phase
+ * @mismatches: what the server found wrong
+ * @peer_messages: send runs, messages the server received
+ * @rx_messages: bidir runs, messages the server completed
+ * @rx_bytes: their bytes
+ * @rx_elapsed_ns: the server's longest measured phase
+ * @qp: one entry per queue pair
+ */
+struct upath_bw_result {
+	uint32_t size;
+	uint64_t messages;
+	uint64_t bytes;
+	uint64_t elapsed_ns;
+	uint64_t peak_bps;
+	uint64_t cpu_ns;
+	uint64_t mismatches;
+	uint64_t peer_messages;
+	uint64_t rx_messages;
+	uint64_t rx_bytes;
+	uint64_t rx_elapsed_ns;
+	struct upath_bw_qp_result *qp;
+};
+
+/**
+ * struct upath_run - one run of the user path
+ * @cfg: what it does
+ * @state: enum kvperf_run_state
+ * @error: why it failed
+ * @dev: the client's device
+ * @kernel: the release of the running kernel
+ * @mtu: the path MTU
+ * @progress: latency: iterations done, warm-ups included; bandwidth:
+ *	      measured messages
+ * @bytes: bandwidth, measured bytes
+ * @nresults: sizes
+ * @ndone: sizes done
+ * @lat: latency results, @nresults of them
+ * @bw: bandwidth results, @nresults of them
+ * @live: where a bandwidth run's interval lines go, or NULL
+ * @gbits: those lines in Gb/s
+ * @start_ns: when the run started
+ */
+struct upath_run {
+	struct upath_cfg cfg;
+	uint8_t state;
+	char error[128];
+	char dev[64];
+	char kernel[65];
+	uint32_t mtu;
+	uint64_t progress;
+	uint64_t bytes;
+	uint32_t nresults;
+	uint32_t ndone;
+	struct upath_lat_result *lat;
+	struct upath_bw_result *bw;
+	FILE *live;
+	bool gbits;
+	uint64_t start_ns;
+};
+
+/* upath_run_bw.c */
+int upath_run_bw(struct upath_run *run, const char **reason);
+
+/* upath_result.c */
+struct nl_msg *upath_result_msg(const struct upath_run *run);
+void upath_result_live(const struct upath_run *run, uint32_t size,
+		       uint64_t bytes, uint64_t messages, uint64_t ns);
+
+/* upath_run.c */
+int upath_pin(int cpu);
+
+#endif /* KVPERF_UPATH_RUN_H */

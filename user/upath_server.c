@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "kvperf server start ... path user": a kvperf server in this process,
+ * in the foreground until SIGINT or SIGTERM. It accepts what the module's
+ * server accepts (kmod/server.c), with the same rejects and limits, and
+ * gives each connection a thread of its own that answers the client's
+ * latency or bandwidth loop, kernel path or user path, until the client
+ * disconnects. Each accepted connection's CM id moves to an event channel
+ * of its own, so that its thread follows its events itself and tears it
+ * down; this thread only listens and collects the threads that ended.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <linux/kvperf.h>
+#include <linux/kvperf_wire.h>
+
+#include "fmt.h"
+#include "kvperf.h"
+#include "print.h"
+#include "server.h"
+#include "upath.h"
+#include "upath_bw.h"
+#include "upath_conn.h"
+#include "upath_lat.h"
+#include "upath_signal.h"
+#include "upath_wire.h"
+
+/* The module's limits: connections per listener, pinned memory. */
+#define UPATH_SERVER_CONNS_MAX	16
+#define UPATH_PINNED_MAX	(256ULL << 20)
+#define UPATH_PAGE		4096
+
+struct upath_server;
+
+/**
+ * struct upath_sconn - one connection the server accepted
+ * @next: the next in the server's list
+ * @srv: the server
+ * @id: its number, for the output
+ * @conn: the connection
+ * @waiter: what its thread sleeps on
+ * @bw: bandwidth runs, the connection's bandwidth state
+ * @req: what the client asked for
+ * @pinned: bytes of its buffers
+ * @served: iterations or messages answered
+ * @thread: its thread
+ * @finished: the thread has freed the connection
+ */
+struct upath_sconn {
+	struct upath_sconn *next;
+	struct upath_server *srv;
+	unsigned int id;
+	struct upath_conn conn;
+	struct upath_waiter waiter;
+	struct upath_bw_qp bw;
+	struct upath_req req;
+	size_t pinned;
+	uint64_t served;
+	pthread_t thread;
+	bool finished;
+};
+
+/**
+ * struct upath_server - the listener
+ * @kv: the invocation, for the output
+ * @ch: the listener's CM event channel
+ * @listen_id: the listening CM id
+ * @conns: the connections whose threads run or were not collected
+ * @nconns: how many
+ * @next_id: the number of the next connection
+ * @pinned: bytes of all their buffers
+ * @stopping: the server is going away: threads end
+ * @lock: serializes the output lines of the threads
+ */
+struct upath_server {
+	struct kvperf *kv;
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *listen_id;
+	struct upath_sconn *conns;
+	unsigned int nconns;
+	unsigned int next_id;
+	size_t pinned;
+	bool stopping;
+	pthread_mutex_t lock;
+};
+
+/* What a connect request event said, kept past its acknowledgement. */
+struct upath_conn_req {
+	struct rdma_cm_id *id;
+	uint8_t data[sizeof(struct kvperf_wire_req)];
+	uint8_t len;
+	uint8_t responder_resources;
+	uint8_t initiator_depth;
+};
+
+static bool upath_sconn_should_stop(void *arg)
+{
+	struct upath_sconn *sc = arg;
+
+	return upath_signalled() ||
+	       __atomic_load_n(&sc->srv->stopping, __ATOMIC_ACQUIRE);
+}
+
+/* The client's address and port, "198.18.0.1:34567". */
+static void upath_peer(struct rdma_cm_id *id, char *addr, uint16_t *port)
+{
+	struct sockaddr *sa = rdma_get_peer_addr(id);
+
+	*port = ntohs(rdma_get_dst_port(id));
+	if (sa->sa_family == AF_INET6)
+		fmt_addr(addr, &((struct sockaddr_in6 *)sa)->sin6_addr, 16);
+	else
+		fmt_addr(addr, &((struct sockaddr_in *)sa)->sin_addr, 4);
+}
+
+/* JSON true or false; text ", NAME" when set */
+static void upath_print_flag(struct printer *p, const char *name, bool val)
+{
+	if (val)
+		pr_text(p, ",");
+	pr_flag(p, name, name, val);
+}
+
+/* "connection 3 from 198.18.0.1:34567: bw write, size-max 65536, ..." */
+static void upath_print_conn(struct upath_server *srv,
+			     const struct upath_sconn *sc)
+{
+	const struct upath_req *r = &sc->req;
+	char addr[FMT_ADDR_LEN], text[FMT_ADDR_LEN + 8];
+	struct kvperf *kv = srv->kv;
+	struct printer p;
+	uint16_t port;
+
+	upath_peer(sc->conn.id, addr, &port);
+	snprintf(text, sizeof(text), "%s:%u:", addr, port);
+	pthread_mutex_lock(&srv->lock);
+	pr_init(&p, kv->out, kv->json, false);
+	pr_obj_open(&p, NULL);
+	pr_str(&p, "event", NULL, "connection");
+	pr_u64(&p, "id", "connection %s", sc->id);
+	pr_str_as(&p, "peer_addr", "from %s", addr, text);
+	pr_u64(&p, "peer_port", NULL, port);
+	pr_enum(&p, "type", "%s", r->type, &fmt_run_type);
+	pr_enum(&p, "op", "%s,", r->op, &fmt_op);
+	pr_enum(&p, "poll", "poll %s,", r->poll, &fmt_poll);
+	pr_u64(&p, "size_max", "size-max %s", r->size_max);
+	upath_print_flag(&p, "verify", r->flags & KVPERF_WIRE_VERIFY);
+	upath_print_flag(&p, "bidir", r->flags & KVPERF_WIRE_BIDIR);
+	pr_obj_close(&p);
+	pr_finish(&p);
+	fflush(kv->out);
+	pthread_mutex_unlock(&srv->lock);
+}
+
+/* "connection from 198.18.0.1:34567 refused: too many connections" */
+static void upath_print_refused(struct upath_server *srv,
+				struct rdma_cm_id *id, uint8_t why)
+{
+	char addr[FMT_ADDR_LEN], text[FMT_ADDR_LEN + 8];
+	struct kvperf *kv = srv->kv;
+	struct printer p;
+	uint16_t port;
+
+	upath_peer(id, addr, &port);
+	snprintf(text, sizeof(text), "%s:%u", addr, port);
+	pthread_mutex_lock(&srv->lock);
+	pr_init(&p, kv->out, kv->json, false);
+	pr_obj_open(&p, NULL);
+	pr_str(&p, "event", "connection", "refused");
+	pr_str_as(&p, "peer_addr", "from %s", addr, text);
+	pr_u64(&p, "peer_port", NULL, port);
+	pr_str(&p, "reason", "refused: %s", upath_wire_reject_name(why));
+	pr_obj_close(&p);
+	pr_finish(&p);
+	fflush(kv->out);
+	pthread_mutex_unlock(&srv->lock);
+}
+
+static bool upath_sconn_established(struct upath_conn *c, void *arg)
+{
+	(void)arg;
+	return c->established;
+}
+
+static void *upath_sconn_thread(void *arg)
+{
+	struct upath_sconn *sc = arg;
+	struct upath_conn *c = &sc->conn;
+	bool verify = sc->req.flags & KVPERF_WIRE_VERIFY;
+	int err;
+
+	err = upath_conn_wait(c, upath_sconn_established, NULL);
+	if (!err && sc->req.type == KVPERF_RUN_TYPE_BW)
+		err = upath_bw_serve(&sc->bw, verify,
+				     sc->req.flags & KVPERF_WIRE_BIDIR,
+				     &sc->served);
+	else if (!err)
+		err = upath_lat_serve(c, sc->req.op, verify, &sc->served);
+	if (err != -EINTR && err != -ECONNRESET) {
+		pthread_mutex_lock(&sc->srv->lock);
+		kvperf_errorf(sc->srv->kv, "connection %u ended: %s", sc->id,
+			      c->reason ?: "failed");
+		pthread_mutex_unlock(&sc->srv->lock);
+	}
+	upath_conn_close(c);
+	upath_bw_qp_destroy(&sc->bw);
+	upath_waiter_destroy(&sc->waiter);
+	__atomic_store_n(&sc->finished, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Collect the threads that ended; all of them when @all. */
+static void upath_server_reap(struct upath_server *srv, bool all)
+{
+	struct upath_sconn **pp = &srv->conns, *sc;
+
+	while ((sc = *pp)) {
+		if (!all && !__atomic_load_n(&sc->finished, __ATOMIC_ACQUIRE)) {
+			pp = &sc->next;
+			continue;
+		}
+		pthread_join(sc->thread, NULL);
+		*pp = sc->next;
+		srv->nconns--;
+		srv->pinned -= sc->pinned;
+		free(sc);
+	}
+}
+
+/* The connection's queues; bandwidth runs keep their traffic in flight. */
+static void upath_sconn_attr(const struct upath_req *r,
+			     struct upath_conn_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->poll = r->poll;
+	attr->size_max = r->size_max;
+	attr->inline_size = r->inline_size;
+	attr->send_depth = UPATH_SEND_DEPTH;
+	attr->recv_depth = UPATH_RECV_DEPTH;
+	if (r->type != KVPERF_RUN_TYPE_BW)
+		return;
+	attr->any_vector = true;
+	if (r->flags & KVPERF_WIRE_BIDIR)
+		attr->send_depth += r->tx_depth;
+	if (r->op == KVPERF_OP_SEND)
+		attr->recv_depth += r->tx_depth;
+}
+
+/* A bandwidth run's connection: what a bidir run sends back. */
+static int upath_sconn_init_bw(struct upath_sconn *sc)
+{
+	const struct upath_req *r = &sc->req;
+	struct upath_bw_params p = {
+		.op = r->op,
+		.tx_depth = r->tx_depth,
+		.post_list = r->post_list,
+		.signal_every = r->signal_every,
+		.iterations = r->iterations,
+		.duration_ns = r->duration_ms * UPATH_NS_PER_MS,
+		.warmup = r->warmup,
+		.warmup_ns = r->warmup_ms * UPATH_NS_PER_MS,
+	};
+
+	if (r->type != KVPERF_RUN_TYPE_BW)
+		return 0;
+	sc->conn.count_data = r->op == KVPERF_OP_SEND;
+	return upath_bw_qp_init(&sc->bw, &sc->conn, &p);
+}
+
+/* Move the CM id to a channel of the connection's own. */
+static int upath_sconn_channel(struct upath_sconn *sc)
+{
+	struct upath_conn *c = &sc->conn;
+	int fl;
+
+	c->cm_ch = rdma_create_event_channel();
+	if (!c->cm_ch)
+		return -ENOMEM;
+	fl = fcntl(c->cm_ch->fd, F_GETFL);
+	if (fl < 0 || fcntl(c->cm_ch->fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
+	    rdma_migrate_id(c->id, c->cm_ch))
+		return -EIO;
+	return 0;
+}
+
+static int upath_sconn_accept(struct upath_sconn *sc,
+			      const struct upath_conn_req *cr)
+{
+	struct upath_conn *c = &sc->conn;
+	struct rdma_conn_param param;
+	struct kvperf_wire_rep rep;
+
+	upath_wire_rep_put(c->rx.mr->rkey, (uintptr_t)c->rx.p, &rep);
+	memset(&param, 0, sizeof(param));
+	param.private_data = &rep;
+	param.private_data_len = sizeof(rep);
+	/* the event's values are the client's, seen from this side */
+	param.responder_resources = cr->responder_resources < c->max_rd_atom ?
+				    cr->responder_resources : c->max_rd_atom;
+	param.initiator_depth = cr->initiator_depth < c->max_init_rd_atom ?
+				cr->initiator_depth : c->max_init_rd_atom;
+	/* bidir sends wait for the client's receives as long as it takes */
+	param.rnr_retry_count = 7;
+	return rdma_accept(c->id, &param) ? -EIO : 0;
+}
+
+/*
+ * Set up, accept and start a connection. On failure the request is
+ * refused here, after the id moved to the connection's channel perhaps,
+ * and the id destroyed with everything else.
+ */
+static void upath_server_accept(struct upath_server *srv,
+				const struct upath_conn_req *cr,
+				const struct upath_req *req, size_t pinned)
+{
+	uint8_t why = KVPERF_WIRE_REJ_RESOURCES;
+	struct upath_conn_attr attr;
+	struct upath_sconn *sc;
+
+	sc = calloc(1, sizeof(*sc));
+	if (!sc) {
+		upath_print_refused(srv, cr->id, why);
+		rdma_reject(cr->id, &why, sizeof(why));
+		rdma_destroy_id(cr->id);
+		return;
+	}
+	sc->srv = srv;
+	sc->pinned = pinned;
+	sc->req = *req;
+	upath_conn_init(&sc->conn, 0, upath_sconn_should_stop, sc,
+			&sc->waiter);
+	sc->conn.server = true;
+	sc->conn.id = cr->id;
+	cr->id->context = sc;
+	sc->conn.remote_rkey = req->rkey;
+	sc->conn.remote_addr = req->addr;
+	upath_sconn_attr(req, &attr);
+	if (upath_sconn_init_bw(sc) || upath_conn_create(&sc->conn, &attr) ||
+	    upath_conn_post_recvs(&sc->conn) || upath_sconn_channel(sc) ||
+	    upath_sconn_accept(sc, cr))
+		goto err;
+	sc->id = ++srv->next_id;
+	upath_print_conn(srv, sc);
+	if (pthread_create(&sc->thread, NULL, upath_sconn_thread, sc)) {
+		kvperf_errorf(srv->kv, "connection %u: cannot start its thread",
+			      sc->id);
+		goto err;
+	}
+	sc->next = srv->conns;
+	srv->conns = sc;
+	srv->nconns++;
+	srv->pinned += pinned;
+	return;
+
+err:
+	if (!sc->id)
+		upath_print_refused(srv, cr->id, why);
+	rdma_reject(cr->id, &why, sizeof(why));
+	upath_conn_close(&sc->conn);
+	upath_bw_qp_destroy(&sc->bw);
+	upath_waiter_destroy(&sc->waiter);
+	free(sc);
+}
+
+/* Both buffers of a connection, rounded up to pages. */
+static size_t upath_pinned(uint32_t size_max)
+{
+	size_t len = size_max > KVPERF_BUF_MIN ? size_max : KVPERF_BUF_MIN;
+
+	return 2 * ((len + UPATH_PAGE - 1) & ~(size_t)(UPATH_PAGE - 1));
+}
+
+/* A connect request: accept it, or reject it saying why. */
+static void upath_server_request(struct upath_server *srv,
+				 const struct upath_conn_req *cr)
+{
+	struct upath_req req;
+	size_t pinned = 0;
+	uint8_t why;
+
+	upath_server_reap(srv, false);
+	if (upath_wire_req_get(cr->data, cr->len, &req) ||
+	    !upath_wire_req_ok(&req)) {
+		why = KVPERF_WIRE_REJ_BAD_REQUEST;
+	} else {
+		pinned = upath_pinned(req.size_max);
+		if (srv->nconns >= UPATH_SERVER_CONNS_MAX)
+			why = KVPERF_WIRE_REJ_TOO_MANY;
+		else if (srv->pinned + pinned > UPATH_PINNED_MAX)
+			why = KVPERF_WIRE_REJ_MEMORY;
+		else
+			why = 0;
+	}
+	if (!why) {
+		upath_server_accept(srv, cr, &req, pinned);
+		return;
+	}
+	upath_print_refused(srv, cr->id, why);
+	rdma_reject(cr->id, &why, sizeof(why));
+	rdma_destroy_id(cr->id);
+}
+
+/* The events of the listener: connect requests, the device going away. */
+static int upath_server_events(struct upath_server *srv)
+{
+	struct rdma_cm_event *ev;
+	struct upath_conn_req cr;
+
+	while (!rdma_get_cm_event(srv->ch, &ev)) {
+		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL &&
+		    ev->id == srv->listen_id) {
+			rdma_ack_cm_event(ev);
+			kvperf_errorf(srv->kv, "the RDMA device was removed");
+			return -ENODEV;
+		}
+		if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
+			rdma_ack_cm_event(ev);
+			continue;
+		}
+		memset(&cr, 0, sizeof(cr));
+		cr.id = ev->id;
+		cr.len = ev->param.conn.private_data_len < sizeof(cr.data) ?
+			 ev->param.conn.private_data_len : sizeof(cr.data);
+		if (ev->param.conn.private_data)
+			memcpy(cr.data, ev->param.conn.private_data, cr.len);
+		cr.responder_resources = ev->param.conn.responder_resources;
+		cr.initiator_depth = ev->param.conn.initiator_depth;
+		/* acknowledged first: the id may move to a channel of its own */
+		rdma_ack_cm_event(ev);
+		upath_server_request(srv, &cr);
+	}
+	return 0;
+}
+
+static void upath_sockaddr(const struct server_opts *o,
+			   struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (o->addr_len == 4) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(o->port);
+		memcpy(&sin->sin_addr, o->addr, 4);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(o->port);
+		memcpy(&sin6->sin6_addr, o->addr, 16);
+	}
+}
+
+/* Bind and listen as kvperf_server_start() does, with its messages. */
+static int upath_server_listen(struct upath_server *srv,
+			       const struct server_opts *o)
+{
+	struct sockaddr_storage ss;
+	const char *dev;
+	int fl;
+
+	srv->ch = rdma_create_event_channel();
+	if (!srv->ch) {
+		kvperf_errorf(srv->kv, "cannot create an RDMA CM event channel: %s",
+			      strerror(errno));
+		return -ENODEV;
+	}
+	fl = fcntl(srv->ch->fd, F_GETFL);
+	if (fl < 0 || fcntl(srv->ch->fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
+	    rdma_create_id(srv->ch, &srv->listen_id, srv, RDMA_PS_TCP)) {
+		kvperf_errorf(srv->kv, "cannot create an RDMA CM id: %s",
+			      strerror(errno));
+		return -ENOMEM;
+	}
+	upath_sockaddr(o, &ss);
+	if (rdma_bind_addr(srv->listen_id, (struct sockaddr *)&ss)) {
+		kvperf_errorf(srv->kv, errno == EADDRINUSE ?
+			      "address and port already in use" :
+			      "cannot bind: no RDMA device has that address");
+		return -EADDRINUSE;
+	}
+	if (!srv->listen_id->verbs) {
+		kvperf_errorf(srv->kv, "no RDMA device has that address (a wildcard address is not supported)");
+		return -EADDRNOTAVAIL;
+	}
+	dev = ibv_get_device_name(srv->listen_id->verbs->device);
+	if (o->dev && strcmp(o->dev, dev)) {
+		kvperf_errorf(srv->kv, "the address belongs to %s, not %s", dev,
+			      o->dev);
+		return -EINVAL;
+	}
+	if (rdma_listen(srv->listen_id, UPATH_SERVER_CONNS_MAX)) {
+		kvperf_errorf(srv->kv, "rdma_listen failed: %s",
+			      strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* "server listening on 198.18.1.1:18515 (user path)" */
+static void upath_print_listening(struct upath_server *srv,
+				  const struct server_opts *o)
+{
+	char a[FMT_ADDR_LEN], text[FMT_ADDR_LEN];
+	struct kvperf *kv = srv->kv;
+	struct printer p;
+
+	pr_init(&p, kv->out, kv->json, false);
+	pr_obj_open(&p, NULL);
+	pr_str(&p, "event", NULL, "listening");
+	pr_str_as(&p, "addr", "server listening on %s",
+		  fmt_addr(a, o->addr, o->addr_len),
+		  fmt_addr_port(text, o->addr, o->addr_len, o->port));
+	pr_u64(&p, "port", NULL, o->port);
+	pr_str(&p, "dev", NULL,
+	       ibv_get_device_name(srv->listen_id->verbs->device));
+	pr_str(&p, "path", "(%s path)", "user");
+	pr_obj_close(&p);
+	pr_finish(&p);
+	fflush(kv->out);
+}
+
+/**
+ * upath_serve() - "kvperf server start ... path user"
+ * @kv: the invocation
+ * @o: the address, port and device, from server_start_parse()
+ *
+ * Serves kvperf clients, kernel or user path, until SIGINT or SIGTERM:
+ * a line when listening, then one per connection accepted or refused
+ * (with -j, one JSON object per line).
+ *
+ * Return: KVPERF_EXIT_OK after a signal, KVPERF_EXIT_ERROR when the
+ * listener could not start.
+ */
+int upath_serve(struct kvperf *kv, const struct server_opts *o)
+{
+	struct upath_server srv;
+	struct pollfd pfd;
+	int err;
+
+	memset(&srv, 0, sizeof(srv));
+	srv.kv = kv;
+	pthread_mutex_init(&srv.lock, NULL);
+	err = upath_catch_signals();
+	if (err)
+		kvperf_errorf(kv, "cannot catch signals: %s", strerror(-err));
+	else
+		err = upath_server_listen(&srv, o);
+	if (!err) {
+		upath_print_listening(&srv, o);
+		pfd.fd = srv.ch->fd;
+		pfd.events = POLLIN;
+		while (!err && !upath_signalled()) {
+			poll(&pfd, 1, 200);
+			err = upath_server_events(&srv);
+			upath_server_reap(&srv, false);
+		}
+	}
+	__atomic_store_n(&srv.stopping, true, __ATOMIC_RELEASE);
+	upath_server_reap(&srv, true);
+	if (srv.listen_id)
+		rdma_destroy_id(srv.listen_id);
+	if (srv.ch)
+		rdma_destroy_event_channel(srv.ch);
+	pthread_mutex_destroy(&srv.lock);
+	return err ? KVPERF_EXIT_ERROR : KVPERF_EXIT_OK;
+}

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The wire protocol's private data and report, encoded and decoded for
+ * the user path; kmod/run.c and kmod/server.c do the same for the kernel
+ * path, so each side reads exactly what the other writes.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <string.h>
+#include <linux/kvperf.h>
+
+#include "upath_cfg.h"
+#include "upath_wire.h"
+
+/* The layout both sides rely on. */
+_Static_assert(sizeof(struct kvperf_wire_req) == 56, "wire request size");
+_Static_assert(offsetof(struct kvperf_wire_req, rkey) == 12, "rkey");
+_Static_assert(offsetof(struct kvperf_wire_req, addr) == 16, "addr");
+_Static_assert(offsetof(struct kvperf_wire_req, type) == 24, "type");
+_Static_assert(offsetof(struct kvperf_wire_req, tx_depth) == 28, "tx_depth");
+_Static_assert(offsetof(struct kvperf_wire_req, warmup_ms) == 52, "warmup_ms");
+_Static_assert(sizeof(struct kvperf_wire_rep) == 16, "wire reply size");
+_Static_assert(offsetof(struct kvperf_wire_rep, addr) == 8, "reply addr");
+_Static_assert(sizeof(struct kvperf_wire_report) == 32, "report size");
+
+/**
+ * upath_wire_req_put() - a connect request's private data
+ * @r: the request
+ * @w: receives it, version set and reserved bytes zeroed
+ */
+void upath_wire_req_put(const struct upath_req *r, struct kvperf_wire_req *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->version = KVPERF_PROTO_VERSION;
+	w->op = r->op;
+	w->poll = r->poll;
+	w->flags = r->flags;
+	w->type = r->type;
+	w->size_max = htobe32(r->size_max);
+	w->inline_size = htobe32(r->inline_size);
+	w->rkey = htobe32(r->rkey);
+	w->addr = htobe64(r->addr);
+	w->tx_depth = htobe32(r->tx_depth);
+	w->post_list = htobe32(r->post_list);
+	w->signal_every = htobe32(r->signal_every);
+	w->iterations = htobe32(r->iterations);
+	w->duration_ms = htobe32(r->duration_ms);
+	w->warmup = htobe32(r->warmup);
+	w->warmup_ms = htobe32(r->warmup_ms);
+}
+
+/**
+ * upath_wire_req_get() - decode a connect request's private data
+ * @data: the private data
+ * @len: its length (the CM may pad it)
+ * @r: receives the request
+ *
+ * Return: 0, or -EPROTO when it is too short or of another version.
+ */
+int upath_wire_req_get(const void *data, size_t len, struct upath_req *r)
+{
+	struct kvperf_wire_req w;
+
+	if (!data || len < sizeof(w))
+		return -EPROTO;
+	memcpy(&w, data, sizeof(w));
+	if (w.version != KVPERF_PROTO_VERSION)
+		return -EPROTO;
+	r->op = w.op;
+	r->poll = w.poll;
+	r->flags = w.flags;
+	r->type = w.type;
+	r->size_max = be32toh(w.size_max);
+	r->inline_size = be32toh(w.inline_size);
+	r->rkey = be32toh(w.rkey);
+	r->addr = be64toh(w.addr);
+	r->tx_depth = be32toh(w.tx_depth);
+	r->post_list = be32toh(w.post_list);
+	r->signal_every = be32toh(w.signal_every);
+	r->iterations = be32toh(w.iterations);
+	r->duration_ms = be32toh(w.duration_ms);
+	r->warmup = be32toh(w.warmup);
+	r->warmup_ms = be32toh(w.warmup_ms);
+	return 0;
+}
+
+/**
+ * upath_wire_req_ok() - is this a request the server can serve?
+ * @r: the request, decoded
+ *
+ * The module's server accepts exactly the same (kvperf_server_req_ok()).
+ *
+ * Return: true if it is.
+ */
+bool upath_wire_req_ok(const struct upath_req *r)
+{
+	uint32_t list_max;
+
+	if (r->op > KVPERF_OP_READ || r->poll > KVPERF_POLL_WORKQUEUE ||
+	    r->type > KVPERF_RUN_TYPE_BW)
+		return false;
+	if (!r->size_max || r->size_max > KVPERF_SIZE_MAX ||
+	    r->inline_size > UPATH_INLINE_MAX)
+		return false;
+	if (r->type != KVPERF_RUN_TYPE_BW)
+		return true;
+	list_max = r->tx_depth < UPATH_POST_LIST_MAX ? r->tx_depth :
+						       UPATH_POST_LIST_MAX;
+	return r->tx_depth && r->tx_depth <= UPATH_TX_DEPTH_MAX &&
+	       r->post_list && r->post_list <= list_max &&
+	       r->signal_every && r->signal_every <= r->tx_depth &&
+	       (r->iterations || r->duration_ms);
+}
+
+/**
+ * upath_wire_rep_put() - the accept's private data
+ * @rkey: the server's receive buffer
+ * @addr: its address
+ * @w: receives it
+ */
+void upath_wire_rep_put(uint32_t rkey, uint64_t addr,
+			struct kvperf_wire_rep *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->version = KVPERF_PROTO_VERSION;
+	w->rkey = htobe32(rkey);
+	w->addr = htobe64(addr);
+}
+
+/**
+ * upath_wire_rep_get() - decode the accept's private data
+ * @data: the private data
+ * @len: its length
+ * @rkey: receives the server's rkey
+ * @addr: receives its buffer's address
+ *
+ * Return: 0, or -EPROTO when it is not a kvperf server's of this version.
+ */
+int upath_wire_rep_get(const void *data, size_t len, uint32_t *rkey,
+		       uint64_t *addr)
+{
+	struct kvperf_wire_rep w;
+
+	if (!data || len < sizeof(w))
+		return -EPROTO;
+	memcpy(&w, data, sizeof(w));
+	if (w.version != KVPERF_PROTO_VERSION)
+		return -EPROTO;
+	*rkey = be32toh(w.rkey);
+	*addr = be64toh(w.addr);
+	return 0;
+}
+
+/**
+ * upath_wire_report_put() - a report as it travels
+ * @r: the report
+ * @w: receives it
+ */
+void upath_wire_report_put(const struct upath_report *r,
+			   struct kvperf_wire_report *w)
+{
+	w->received = htobe64(r->received);
+	w->mismatches = htobe64(r->mismatches);
+	w->tx_messages = htobe64(r->tx_messages);
+	w->tx_elapsed_ns = htobe64(r->tx_elapsed_ns);
+}
+
+/**
+ * upath_wire_report_get() - a report as it arrived, in host order
+ * @w: the report
+ * @r: receives it
+ */
+void upath_wire_report_get(const struct kvperf_wire_report *w,
+			   struct upath_report *r)
+{
+	r->received = be64toh(w->received);
+	r->mismatches = be64toh(w->mismatches);
+	r->tx_messages = be64toh(w->tx_messages);
+	r->tx_elapsed_ns = be64toh(w->tx_elapsed_ns);
+}
+
+/**
+ * upath_wire_reject_reason() - why the server refused, for the user
+ * @status: the REJECTED event's status (the CM's reject reason)
+ * @data: its private data, or NULL
+ * @len: its length
+ *
+ * Return: the text the kernel path reports for the same reject.
+ */
+const char *upath_wire_reject_reason(int status, const void *data,
+				     size_t len)
+{
+	if (status != UPATH_REJ_CONSUMER_DEFINED || !data || len < 1)
+		return "connection rejected (is a kvperf server listening there?)";
+	switch (*(const uint8_t *)data) {
+	case KVPERF_WIRE_REJ_BAD_REQUEST:
+		return "the server refused the run's parameters";
+	case KVPERF_WIRE_REJ_TOO_MANY:
+		return "the server has too many connections";
+	case KVPERF_WIRE_REJ_MEMORY:
+		return "the server's pinned-memory limit is reached";
+	default:
+		return "the server could not allocate the connection";
+	}
+}
+
+/**
+ * upath_wire_reject_name() - a server's reject reason in a few words
+ * @why: KVPERF_WIRE_REJ_*
+ *
+ * Return: static text.
+ */
+const char *upath_wire_reject_name(uint8_t why)
+{
+	switch (why) {
+	case KVPERF_WIRE_REJ_BAD_REQUEST:
+		return "bad request";
+	case KVPERF_WIRE_REJ_TOO_MANY:
+		return "too many connections";
+	case KVPERF_WIRE_REJ_MEMORY:
+		return "memory limit";
+	default:
+		return "out of resources";
+	}
+}

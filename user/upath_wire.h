@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The user path's side of the wire protocol (<linux/kvperf_wire.h>): the
+ * connect request, the accept and reject private data and the bandwidth
+ * report, between their big-endian wire form and host order.
+ */
+#ifndef KVPERF_UPATH_WIRE_H
+#define KVPERF_UPATH_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/kvperf_wire.h>
+
+/**
+ * struct upath_req - a connect request in host order
+ * @op: enum kvperf_op
+ * @poll: enum kvperf_poll
+ * @flags: KVPERF_WIRE_VERIFY, KVPERF_WIRE_BIDIR
+ * @type: enum kvperf_run_type
+ * @size_max: largest message
+ * @inline_size: inline threshold
+ * @rkey: the client's receive buffer
+ * @addr: its address
+ * @tx_depth: bandwidth, requests in flight
+ * @post_list: bandwidth, requests per post
+ * @signal_every: bandwidth, completion moderation
+ * @iterations: bandwidth, messages per size (0: @duration_ms)
+ * @duration_ms: bandwidth, time per size
+ * @warmup: bandwidth, warm-up messages
+ * @warmup_ms: bandwidth, warm-up time instead
+ */
+struct upath_req {
+	uint8_t op;
+	uint8_t poll;
+	uint8_t flags;
+	uint8_t type;
+	uint32_t size_max;
+	uint32_t inline_size;
+	uint32_t rkey;
+	uint64_t addr;
+	uint32_t tx_depth;
+	uint32_t post_list;
+	uint32_t signal_every;
+	uint32_t iterations;
+	uint32_t duration_ms;
+	uint32_t warmup;
+	uint32_t warmup_ms;
+};
+
+/* A bandwidth block's report, host order. */
+struct upath_report {
+	uint64_t received;
+	uint64_t mismatches;
+	uint64_t tx_messages;
+	uint64_t tx_elapsed_ns;
+};
+
+/* IB_CM_REJ_CONSUMER_DEFINED: the reject carries the server's reason */
+#define UPATH_REJ_CONSUMER_DEFINED	28
+
+void upath_wire_req_put(const struct upath_req *r, struct kvperf_wire_req *w);
+int upath_wire_req_get(const void *data, size_t len, struct upath_req *r);
+bool upath_wire_req_ok(const struct upath_req *r);
+void upath_wire_rep_put(uint32_t rkey, uint64_t addr,
+			struct kvperf_wire_rep *w);
+int upath_wire_rep_get(const void *data, size_t len, uint32_t *rkey,
+		       uint64_t *addr);
+void upath_wire_report_put(const struct upath_report *r,
+			   struct kvperf_wire_report *w);
+void upath_wire_report_get(const struct kvperf_wire_report *w,
+			   struct upath_report *r);
+const char *upath_wire_reject_reason(int status, const void *data,
+				     size_t len);
+const char *upath_wire_reject_name(uint8_t why);
+
+#endif /* KVPERF_UPATH_WIRE_H */
