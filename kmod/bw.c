@@ -25,6 +25,7 @@
 #include <linux/slab.h>
 
 #include "bw.h"
+#include "lat.h"
 
 /*
  * Busy polling spins this long without a completion before it polls with
@@ -35,6 +36,8 @@
 #define KVPERF_BW_SPIN_JIFFIES	HZ
 /* Completions reaped per CQ and round when busy polling. */
 #define KVPERF_BW_POLL_BUDGET	64
+/* at most this much extra wait for a bidir server's report */
+#define KVPERF_BW_REPORT_SLACK_NS	(600ULL * NSEC_PER_SEC)
 
 /**
  * kvperf_bw_waiter_init() - prepare what a driving thread sleeps on
@@ -447,6 +450,7 @@ int kvperf_bw_finish(struct kvperf_bw_qp *q, struct kvperf_bw_block *b)
 {
 	struct kvperf_conn *c = q->c;
 	struct kvperf_wire_report rep;
+	unsigned long timeout, slack;
 	struct kvperf_recv r;
 	int err;
 
@@ -456,9 +460,20 @@ int kvperf_bw_finish(struct kvperf_bw_qp *q, struct kvperf_bw_block *b)
 	b->elapsed_ns = b->end_ns > b->start_ns ? b->end_ns - b->start_ns : 0;
 	b->handler_ns = atomic64_read(&q->handler_ns);
 
+	/*
+	 * A bidir server reads END only when its own traffic is done: give
+	 * it twice what ours took (warmup included) on top of the timeout.
+	 */
+	slack = nsecs_to_jiffies(min_t(u64, 2 * (b->elapsed_ns +
+						  q->p.warmup_ns),
+				       KVPERF_BW_REPORT_SLACK_NS));
 	err = kvperf_bw_send_ctrl(c, KVPERF_CTRL_END, 0, 0);
-	if (!err)
+	if (!err) {
+		timeout = c->timeout;
+		c->timeout += slack;
 		err = kvperf_bw_recv_ctrl(c, &r);
+		c->timeout = timeout;
+	}
 	if (err)
 		return err;
 	if (KVPERF_CTRL_OP(r.imm) != KVPERF_CTRL_REPORT ||
@@ -543,6 +558,7 @@ int kvperf_bw_serve(struct kvperf_bw_qp *q, bool verify, bool bidir,
 		err = kvperf_bw_recv_ctrl(c, &r);
 		if (err)
 			return err;
+		kvperf_serve_stall(c);
 		arg = KVPERF_CTRL_ARG(r.imm);
 		switch (KVPERF_CTRL_OP(r.imm)) {
 		case KVPERF_CTRL_SIZE:

@@ -680,6 +680,12 @@ int kvperf_conn_register(struct kvperf_conn *c)
 	return kvperf_conn_wait_sends(c);
 }
 
+/* Completed sends and received data messages: what moves on a live link. */
+static s64 kvperf_conn_progress(struct kvperf_conn *c)
+{
+	return atomic64_read(&c->data_recvs) + atomic_read(&c->sends_done);
+}
+
 /**
  * kvperf_conn_wait() - wait until a condition holds
  * @c: the connection
@@ -692,13 +698,15 @@ int kvperf_conn_register(struct kvperf_conn *c)
  * wakes it.
  *
  * Return: 0 when @cond held, -EINTR when the owner stops the loop,
- * -ETIMEDOUT after @c->timeout without it, or the connection's error.
+ * -ETIMEDOUT after @c->timeout without it and without any completed send
+ * or received data message, or the connection's error.
  */
 int kvperf_conn_wait(struct kvperf_conn *c,
 		     bool (*cond)(struct kvperf_conn *c, void *arg), void *arg)
 {
 	unsigned long deadline = jiffies + c->timeout;
 	unsigned long spin_until = jiffies + KVPERF_SPIN_JIFFIES;
+	s64 seen = kvperf_conn_progress(c), now;
 
 	for (;;) {
 		if (cond(c, arg))
@@ -707,6 +715,15 @@ int kvperf_conn_wait(struct kvperf_conn *c,
 			return READ_ONCE(c->error);
 		if (c->stop(c->stop_arg))
 			return -EINTR;
+		/*
+		 * Data still flowing (a bidir server's traffic while the
+		 * client waits for its report) is not silence either.
+		 */
+		now = kvperf_conn_progress(c);
+		if (now != seen) {
+			seen = now;
+			deadline = jiffies + c->timeout;
+		}
 		if (time_after(jiffies, deadline)) {
 			kvperf_conn_fail(c, -ETIMEDOUT,
 					 "no completion or event within the timeout");

@@ -168,7 +168,12 @@ int kvperf_lat_run_block(struct kvperf_conn *c, struct kvperf_lat_block *b)
  */
 bool kvperf_stall_servers;
 
-static void kvperf_serve_stall(struct kvperf_conn *c)
+/**
+ * kvperf_serve_stall() - hold a server connection silent while the
+ *			  stall_servers fault hook is set
+ * @c: the server's connection; its stop condition ends the stall too
+ */
+void kvperf_serve_stall(struct kvperf_conn *c)
 {
 	while (READ_ONCE(kvperf_stall_servers) && !c->stop(c->stop_arg))
 		msleep(20);

@@ -55,12 +55,14 @@ static int kvperf_nl_run_cpus(struct genl_info *info,
 		return -ENOMEM;
 	nla_strscpy(cfg->cpulist, info->attrs[KVPERF_A_RUN_CPUS],
 		    sizeof(cfg->cpulist));
-	if (cpulist_parse(cfg->cpulist, mask) || cpumask_empty(mask)) {
+	err = cpulist_parse(cfg->cpulist, mask);
+	if ((err && err != -ERANGE) || (!err && cpumask_empty(mask))) {
 		err = kvperf_nl_refuse(info, KVPERF_A_RUN_CPUS,
 				       "cpus is not a CPU list such as 0-3,6");
 		goto out;
 	}
-	if (!cpumask_subset(mask, cpu_online_mask)) {
+	/* -ERANGE: a CPU number beyond the kernel's CPU masks */
+	if (err || !cpumask_subset(mask, cpu_online_mask)) {
 		err = kvperf_nl_refuse(info, KVPERF_A_RUN_CPUS,
 				       "cpus names a CPU that is not online");
 		goto out;

@@ -60,7 +60,7 @@ static ssize_t kvperf_run_show_bw(struct kvperf_run *run,
 				  enum kvperf_run_field f, char *buf)
 {
 	const struct kvperf_bw_result *res;
-	u64 rate;
+	u64 rate, msgs, wall;
 
 	if (!run->ndone)
 		return f == F_SIZE ? sysfs_emit(buf, "%u\n", run->cfg.size) :
@@ -83,12 +83,14 @@ static ssize_t kvperf_run_show_bw(struct kvperf_run *run,
 		return sysfs_emit(buf, "%llu.%06llu\n", rate / 1000000,
 				  rate % 1000000);
 	case F_CPU_PER_MSG:
-		return sysfs_emit(buf, "%llu\n", res->messages ?
-				  div64_u64(res->cpu_ns, res->messages) : 0);
+		msgs = res->messages + res->rx_messages;
+		return sysfs_emit(buf, "%llu\n", msgs ?
+				  div64_u64(res->cpu_ns, msgs) : 0);
 	case F_CPU_PERCENT:
-		return sysfs_emit(buf, "%llu\n", res->elapsed_ns ?
-				  mul_u64_u64_div_u64(res->cpu_ns, 100,
-						      res->elapsed_ns) : 0);
+		wall = max(res->elapsed_ns, res->rx_elapsed_ns);
+		return sysfs_emit(buf, "%llu\n", wall ?
+				  mul_u64_u64_div_u64(res->cpu_ns, 100, wall) :
+				  0);
 	case F_MISMATCHES:
 		return sysfs_emit(buf, "%llu\n", res->mismatches);
 	default:

@@ -11,8 +11,8 @@
 # with the right reason and frees every connection and all pinned memory;
 # while such a run measures, the module counts exactly its connections
 # and pinned buffers. kvperf -j monitor sees one run-finished event per
-# run. The debugfs stall_servers hook applies to latency servers only, so
-# there is no silent-peer case here.
+# run. A silent server (the debugfs stall_servers hook) fails a run by
+# the run's own timeout.
 
 # shellcheck source=selftests/kvperf/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -34,6 +34,8 @@ addr1=$KVPERF_ADDR1
 sysfs=/sys/kernel/kvperf
 debugfs=/sys/kernel/debug/kvperf
 [ -d "$debugfs/runs" ] || kv_skip_all "no $debugfs (debugfs not mounted?)"
+stall=$debugfs/stall_servers
+[ -w "$stall" ] || kv_skip_all "no $stall"
 dev9=rxe9
 nd9=kvd9
 addr9=198.19.9.1
@@ -52,6 +54,7 @@ conn_pinned=$((2 * 65536))
 # Undone in reverse order, whatever happened.
 # shellcheck disable=SC2016 # expanded when the hook runs
 kv_on_exit 'kv_module_loaded || insmod "$KVPERF_KO"'
+kv_on_exit "echo N > $stall"
 kv_on_exit "ip link del $nd9"
 kv_on_exit "rdma link delete $dev9"
 # shellcheck disable=SC2016
@@ -294,6 +297,29 @@ server_stopped() {
 	return 0
 }
 
+# The server answers no control message but keeps its connections: the
+# run's own timeout (1000 ms) ends the run, with every queue pair's
+# receives and registrations released.
+stalled() {
+	local start=$SECONDS rc id
+
+	echo Y >"$stall" || return 1
+	kv_run "$KV_TMP/stall.json" "$KV_TMP/stall.err" timeout 60 \
+		kvperf -j run bw op send addr "$addr" size 4096 iters 1000 \
+		qps 8 tx-depth 128 timeout 1000
+	rc=$?
+	echo N >"$stall"
+	id=$(sed -n 's/^{"id":\([0-9]\+\),.*/\1/p' "$KV_TMP/stall.json")
+	[ -n "$id" ] && echo "$id failed" >>"$finals"
+	echo "exit $rc after $((SECONDS - start)) s"
+	cat "$KV_TMP/stall.err"
+	[ "$rc" = 1 ] || return 1
+	[ $((SECONDS - start)) -le 30 ] || { echo "took more than 30 s"; return 1; }
+	grep -qE "^kvperf: run $id failed: no completion or event within .*1000 ms" \
+		"$KV_TMP/stall.err" || return 1
+	bw run "$KV_TMP/stall.json" --state failed --field timeout_ms=1000
+}
+
 # run delete while the run measures, with a file of its qp0 directory
 # and its debugfs series open: the files fail to read afterwards, no
 # more.
@@ -460,7 +486,7 @@ after_reload() {
 }
 
 kv_dmesg_mark
-ktap_set_plan 24
+ktap_set_plan 25
 : >"$finals"
 
 kv_check "kvperf -j monitor starts" monitor_started
@@ -485,8 +511,10 @@ kv_check "run delete mid-run, its qp0 and series files open: gone, reads fail" \
 	delete_running
 kv_check "after the delete: connections and pinned memory freed" all_freed
 kv_check "stop, and delete, while the queue pairs connect: freed" early
-kv_skip "a silent server fails the run" \
-	"the debugfs stall_servers hook stalls latency servers only"
+kv_check "a silent server (stall_servers) fails a qps 8 run by its 1000 ms timeout" \
+	stalled
+kv_check "after the silent server: connections and pinned memory freed" \
+	all_freed
 kv_check "$dev9 on $nd9 ($addr9) with a server" make_dev9
 kv_check "rdma link delete $dev9 mid-run (qps 8 tx-depth 128): the run fails" \
 	dev9_removed
