@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A user-path run described as the module describes its runs: the
- * attributes of a run-get reply (KVPERF_A_RUN_* with nested results), in
- * a message built in memory, so that the tool's printers show it exactly
- * as they show a kernel-path run; and its interval lines, through the
- * printer of the kernel path's progress events.
+ * attributes of a run-get reply (the run attribute set with nested
+ * results), in a message built in memory, so that the tool's printers show
+ * it exactly as they show a kernel-path run; and its interval lines,
+ * through the printer of the kernel path's progress events.
  */
 #include <errno.h>
 #include <linux/kvperf.h>
