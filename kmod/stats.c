@@ -15,7 +15,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #else
-#include "kshim.h"	/* built on the host by selftests/unit/test_stats.c */
+#include "kshim.h"	/* user/upath_stats.c, unit tests */
 #endif
 
 #include "stats.h"
