@@ -20,9 +20,13 @@
  * @warmup_ns: warm up for this long instead, when not 0
  * @op: enum kvperf_op
  * @verify: check every received payload
+ * @stats: time every iteration and record the measured ones in @hist;
+ *	   when false the loop reads no clock per iteration but to end a
+ *	   timed phase
  * @divisor: each sample is the round trip divided by this (2 for half
  *	     the round trip), rounded down to the nanosecond
- * @hist: receives the sample of every measured iteration
+ * @hist: receives the sample of every measured iteration (@stats only)
+ * @count: measured iterations
  * @mismatches: payloads that failed verification
  * @elapsed_ns: wall time of the measured iterations
  * @progress: counts every iteration, for the run's progress report
@@ -37,8 +41,10 @@ struct kvperf_lat_block {
 	u64 warmup_ns;
 	u8 op;
 	bool verify;
+	bool stats;
 	u32 divisor;
 	struct kvperf_hist *hist;
+	u64 count;
 	u64 mismatches;
 	u64 elapsed_ns;
 	atomic64_t *progress;

@@ -75,7 +75,7 @@ static struct netlink_range_validation kvperf_interval_range = {
 	.min = 10, .max = 60000,
 };
 
-static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_WARMUP_MS + 1] = {
+static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_STATS + 1] = {
 	[KVPERF_A_RUN_TYPE] = NLA_POLICY_MAX(NLA_U8, KVPERF_RUN_TYPE_BW),
 	[KVPERF_A_RUN_OP] = NLA_POLICY_MAX(NLA_U8, KVPERF_OP_READ),
 	[KVPERF_A_RUN_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
@@ -109,6 +109,7 @@ static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_WARMUP_MS + 
 		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_interval_range),
 	[KVPERF_A_RUN_WARMUP_MS] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_warmup_ms_range),
+	[KVPERF_A_RUN_STATS] = NLA_POLICY_MAX(NLA_U8, KVPERF_STATS_MODE_OFF),
 };
 
 static const struct nla_policy kvperf_run_id_policy[KVPERF_A_RUN_ID + 1] = {

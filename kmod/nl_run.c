@@ -103,6 +103,10 @@ static int kvperf_nl_run_bw_cfg(struct genl_info *info,
 	if (cfg->verify && cfg->op == KVPERF_OP_READ)
 		return kvperf_nl_refuse(info, KVPERF_A_RUN_VERIFY,
 					"verify applies to send and write bandwidth only");
+	/* a bandwidth run times no iteration: there is nothing to turn off */
+	if (cfg->stats == KVPERF_STATS_MODE_OFF)
+		return kvperf_nl_refuse(info, KVPERF_A_RUN_STATS,
+					"stats off applies to latency runs only: bandwidth runs take no per-iteration statistics");
 	if (!tb[KVPERF_A_RUN_CPUS])
 		return 0;
 	if (tb[KVPERF_A_RUN_CPU])
@@ -166,6 +170,8 @@ static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 		return kvperf_nl_refuse(info, KVPERF_A_RUN_INLINE,
 					"inline applies to send and write only");
 	cfg->verify = nla_get_flag(tb[KVPERF_A_RUN_VERIFY]);
+	cfg->stats = tb[KVPERF_A_RUN_STATS] ?
+		     nla_get_u8(tb[KVPERF_A_RUN_STATS]) : KVPERF_STATS_MODE_ON;
 	cfg->timeout_ms = kvperf_nl_u32(info, KVPERF_A_RUN_TIMEOUT_MS,
 					KVPERF_DEFAULT_TIMEOUT_MS);
 	cfg->cpu = -1;
@@ -220,51 +226,53 @@ int kvperf_nl_run_start_doit(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
+static int kvperf_put_u64(struct sk_buff *skb, int attr, u64 v, int pad)
+{
+	return nla_put_u64_64bit(skb, attr, v, pad);
+}
+
+/* What only per-iteration samples give: none with stats off. */
+static int kvperf_fill_samples(struct sk_buff *skb,
+			       const struct kvperf_stats *st)
+{
+	const int pad = KVPERF_A_RESULT_PAD;
+
+	if (kvperf_put_u64(skb, KVPERF_A_RESULT_MIN_NS, st->min_ns, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_RESULT_MAX_NS, st->max_ns, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_RESULT_STDEV_PS, st->stdev_ps, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_RESULT_P50_NS, st->p50_ns, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_RESULT_P90_NS, st->p90_ns, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_RESULT_P99_NS, st->p99_ns, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_RESULT_P999_NS, st->p999_ns, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_RESULT_P9999_NS, st->p9999_ns, pad) ||
+	    nla_put_u32(skb, KVPERF_A_RESULT_HIST_REL_ERR_PPM, st->rel_err_ppm))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int kvperf_fill_result(struct sk_buff *skb,
-			      const struct kvperf_result *res)
+			      const struct kvperf_result *res, bool stats)
 {
 	const struct kvperf_stats *st = &res->stats;
+	const int pad = KVPERF_A_RESULT_PAD;
 	struct nlattr *nest;
 
 	nest = nla_nest_start(skb, KVPERF_A_RUN_RESULT);
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, KVPERF_A_RESULT_SIZE, res->size) ||
-	    nla_put_u64_64bit(skb, KVPERF_A_RESULT_ITERATIONS, st->count,
-			      KVPERF_A_RESULT_PAD) ||
-	    nla_put_u64_64bit(skb, KVPERF_A_RESULT_MIN_NS, st->min_ns,
-			      KVPERF_A_RESULT_PAD) ||
-	    nla_put_u64_64bit(skb, KVPERF_A_RESULT_MAX_NS, st->max_ns,
-			      KVPERF_A_RESULT_PAD) ||
-	    nla_put_u64_64bit(skb, KVPERF_A_RESULT_MEAN_PS, st->mean_ps,
-			      KVPERF_A_RESULT_PAD) ||
-	    nla_put_u64_64bit(skb, KVPERF_A_RESULT_STDEV_PS, st->stdev_ps,
-			      KVPERF_A_RESULT_PAD) ||
-	    nla_put_u64_64bit(skb, KVPERF_A_RESULT_P50_NS, st->p50_ns,
-			      KVPERF_A_RESULT_PAD) ||
-	    nla_put_u64_64bit(skb, KVPERF_A_RESULT_P90_NS, st->p90_ns,
-			      KVPERF_A_RESULT_PAD) ||
-	    nla_put_u64_64bit(skb, KVPERF_A_RESULT_P99_NS, st->p99_ns,
-			      KVPERF_A_RESULT_PAD) ||
-	    nla_put_u64_64bit(skb, KVPERF_A_RESULT_P999_NS, st->p999_ns,
-			      KVPERF_A_RESULT_PAD) ||
-	    nla_put_u64_64bit(skb, KVPERF_A_RESULT_P9999_NS, st->p9999_ns,
-			      KVPERF_A_RESULT_PAD) ||
-	    nla_put_u64_64bit(skb, KVPERF_A_RESULT_MISMATCHES, res->mismatches,
-			      KVPERF_A_RESULT_PAD) ||
-	    nla_put_u32(skb, KVPERF_A_RESULT_HIST_REL_ERR_PPM, st->rel_err_ppm) ||
-	    nla_put_u64_64bit(skb, KVPERF_A_RESULT_ELAPSED_NS, res->elapsed_ns,
-			      KVPERF_A_RESULT_PAD)) {
+	    kvperf_put_u64(skb, KVPERF_A_RESULT_ITERATIONS, st->count, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_RESULT_MEAN_PS, st->mean_ps, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_RESULT_MISMATCHES, res->mismatches,
+			   pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_RESULT_ELAPSED_NS, res->elapsed_ns,
+			   pad) ||
+	    (stats && kvperf_fill_samples(skb, st))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
 	nla_nest_end(skb, nest);
 	return 0;
-}
-
-static int kvperf_put_u64(struct sk_buff *skb, int attr, u64 v, int pad)
-{
-	return nla_put_u64_64bit(skb, attr, v, pad);
 }
 
 static int kvperf_fill_bw_qp(struct sk_buff *skb, u32 index,
@@ -372,7 +380,7 @@ static int kvperf_fill_run_cfg(struct sk_buff *skb, const struct kvperf_run *run
 		return -EMSGSIZE;
 	if (cfg->type == KVPERF_RUN_TYPE_BW)
 		return kvperf_fill_run_bw_cfg(skb, cfg);
-	return 0;
+	return nla_put_u8(skb, KVPERF_A_RUN_STATS, cfg->stats);
 }
 
 static int kvperf_fill_run_results(struct sk_buff *skb,
@@ -392,7 +400,8 @@ static int kvperf_fill_run_results(struct sk_buff *skb,
 		return 0;
 	}
 	for (i = 0; i < run->ndone; i++)
-		if (kvperf_fill_result(skb, &run->results[i]))
+		if (kvperf_fill_result(skb, &run->results[i],
+				       run->cfg.stats == KVPERF_STATS_MODE_ON))
 			return -EMSGSIZE;
 	return 0;
 }

@@ -321,6 +321,7 @@ static int kvperf_run_measure(struct kvperf_run *run)
 			.warmup_ns = (u64)run->cfg.warmup_ms * NSEC_PER_MSEC,
 			.op = run->cfg.op,
 			.verify = run->cfg.verify,
+			.stats = run->cfg.stats == KVPERF_STATS_MODE_ON,
 			.divisor = kvperf_run_divisor(run),
 			.hist = &res->hist,
 			.progress = &run->progress,
@@ -334,7 +335,11 @@ static int kvperf_run_measure(struct kvperf_run *run)
 		mutex_lock(&run->lock);
 		res->mismatches = b.mismatches;
 		res->elapsed_ns = b.elapsed_ns;
-		kvperf_hist_summarize(&res->hist, &res->stats);
+		if (b.stats)
+			kvperf_hist_summarize(&res->hist, &res->stats);
+		else
+			kvperf_stats_from_elapsed(&res->stats, b.count,
+						  b.elapsed_ns, b.divisor);
 		run->ndone = i + 1;
 		mutex_unlock(&run->lock);
 	}
@@ -427,10 +432,13 @@ static int kvperf_run_results(struct kvperf_run *run)
 	if (!run->results)
 		return -ENOMEM;
 	for (size = run->cfg.size; run->nresults < n; size *= 2) {
-		err = kvperf_hist_init(&run->results[run->nresults].hist,
-				       KVPERF_HIST_MAX_NS);
-		if (err)
-			return err;
+		/* stats off: nothing records, so no buckets */
+		if (run->cfg.stats == KVPERF_STATS_MODE_ON) {
+			err = kvperf_hist_init(&run->results[run->nresults].hist,
+					       KVPERF_HIST_MAX_NS);
+			if (err)
+				return err;
+		}
 		run->results[run->nresults++].size = size;
 	}
 	return 0;

@@ -32,6 +32,7 @@
  * @op: enum kvperf_op
  * @poll: enum kvperf_poll
  * @verify: check every received payload
+ * @stats: enum kvperf_stats_mode: latency runs, per-iteration statistics
  * @size: (smallest) message size
  * @size_max: largest message size; the powers of two between are swept
  * @iterations: measured iterations per size (when @duration_ms is 0)
@@ -57,6 +58,7 @@ struct kvperf_run_cfg {
 	u8 op;
 	u8 poll;
 	bool verify;
+	u8 stats;
 	u32 size;
 	u32 size_max;
 	u32 iterations;
@@ -223,8 +225,10 @@ struct kvperf_run_bw {
 /**
  * struct kvperf_result - the statistics of one message size
  * @size: message size
- * @hist: the samples: latencies (half the round trip for send and write)
- * @stats: their summary, filled when the size completes
+ * @hist: the samples: latencies (half the round trip for send and write);
+ *	  no buckets when the run has stats off
+ * @stats: their summary, filled when the size completes; with stats off
+ *	   only the count and the mean
  * @mismatches: payloads that failed verification
  * @elapsed_ns: wall time of the measured iterations
  */

@@ -32,7 +32,7 @@ static const char * const kvperf_op_names[] = {
 enum kvperf_run_field {
 	F_STATE, F_OP, F_SIZE, F_ITERATIONS, F_MIN, F_P50, F_P90, F_P99,
 	F_P999, F_P9999, F_MAX, F_MEAN, F_STDEV, F_MISMATCHES, F_ERROR,
-	F_DEV, F_TYPE,
+	F_DEV, F_TYPE, F_STATS,
 	/* bandwidth runs only */
 	F_BYTES, F_MESSAGES, F_BW_AVG, F_BW_PEAK, F_MSG_RATE, F_CPU_PER_MSG,
 	F_CPU_PERCENT,
@@ -167,6 +167,10 @@ static ssize_t kvperf_run_attr_show(struct kobject *kobj,
 		ret = sysfs_emit(buf, "%s\n", run->cfg.type == KVPERF_RUN_TYPE_BW ?
 				 "bw" : "lat");
 		break;
+	case F_STATS:
+		ret = sysfs_emit(buf, "%s\n",
+				 run->cfg.stats == KVPERF_STATS_MODE_ON ? "on" : "off");
+		break;
 	default:
 		if (run->cfg.type == KVPERF_RUN_TYPE_BW)
 			ret = kvperf_run_show_bw(run, ra->field, buf);
@@ -201,6 +205,7 @@ KVPERF_RUN_ATTR(mismatches, F_MISMATCHES);
 KVPERF_RUN_ATTR(error, F_ERROR);
 KVPERF_RUN_ATTR(dev, F_DEV);
 KVPERF_RUN_ATTR(type, F_TYPE);
+KVPERF_RUN_ATTR(stats, F_STATS);
 KVPERF_RUN_ATTR(bytes, F_BYTES);
 KVPERF_RUN_ATTR(messages, F_MESSAGES);
 KVPERF_RUN_ATTR(bw_avg_mibps, F_BW_AVG);
@@ -227,6 +232,7 @@ static struct attribute *kvperf_run_attrs[] = {
 	&kvperf_run_attr_error.attr,
 	&kvperf_run_attr_dev.attr,
 	&kvperf_run_attr_type.attr,
+	&kvperf_run_attr_stats.attr,
 	&kvperf_run_attr_bytes.attr,
 	&kvperf_run_attr_messages.attr,
 	&kvperf_run_attr_bw_avg_mibps.attr,
@@ -237,7 +243,10 @@ static struct attribute *kvperf_run_attrs[] = {
 	NULL,
 };
 
-/* Latency statistics for latency runs, rates for bandwidth runs. */
+/*
+ * Latency statistics for latency runs (with stats off, only those that
+ * need no per-iteration sample), rates for bandwidth runs.
+ */
 static umode_t kvperf_run_attr_visible(struct kobject *kobj,
 				       struct attribute *attr, int n)
 {
@@ -248,8 +257,13 @@ static umode_t kvperf_run_attr_visible(struct kobject *kobj,
 
 	if (ra->field >= F_BYTES)
 		return bw ? attr->mode : 0;
-	if (ra->field >= F_ITERATIONS && ra->field <= F_STDEV)
-		return bw ? 0 : attr->mode;
+	if (bw && ((ra->field >= F_ITERATIONS && ra->field <= F_STDEV) ||
+		   ra->field == F_STATS))
+		return 0;
+	if (run->cfg.stats == KVPERF_STATS_MODE_OFF &&
+	    ra->field >= F_MIN && ra->field <= F_STDEV &&
+	    ra->field != F_MEAN)
+		return 0;
 	return attr->mode;
 }
 

@@ -337,3 +337,26 @@ void kvperf_hist_summarize(const struct kvperf_hist *h,
 	st->p9999_ns = kvperf_hist_percentile(h, 999900);
 	st->rel_err_ppm = KVPERF_HIST_REL_ERR_PPM;
 }
+
+/**
+ * kvperf_stats_from_elapsed() - the summary of a size measured without
+ *				 per-iteration samples (a run with stats off)
+ * @st: filled in: @count and the mean, everything else 0
+ * @count: iterations measured
+ * @elapsed_ns: their wall time, together
+ * @divisor: what each round trip would have been divided by as a sample
+ *	     (2 for half the round trip)
+ *
+ * The mean is round(1000 * @elapsed_ns / (@count * @divisor)) picoseconds:
+ * unlike a histogram's, it includes the time the loop spends between the
+ * iterations.
+ */
+void kvperf_stats_from_elapsed(struct kvperf_stats *st, u64 count,
+			       u64 elapsed_ns, u32 divisor)
+{
+	memset(st, 0, sizeof(*st));
+	if (!count || !divisor)
+		return;
+	st->count = count;
+	st->mean_ps = mean_ps(count * divisor, elapsed_ns);
+}

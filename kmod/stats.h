@@ -95,6 +95,8 @@ void kvperf_hist_record(struct kvperf_hist *h, u64 ns);
 u64 kvperf_hist_percentile(const struct kvperf_hist *h, u32 ppm);
 void kvperf_hist_summarize(const struct kvperf_hist *h,
 			   struct kvperf_stats *st);
+void kvperf_stats_from_elapsed(struct kvperf_stats *st, u64 count,
+			       u64 elapsed_ns, u32 divisor);
 u32 kvperf_hist_bucket_index(const struct kvperf_hist *h, u64 ns);
 u64 kvperf_hist_bucket_lower(u32 index);
 u64 kvperf_hist_bucket_upper(u32 index);

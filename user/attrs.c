@@ -164,6 +164,7 @@ static const struct attr_spec run_attrs[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_INTERVAL_MESSAGES] = { "interval-messages", ATTR_U64 },
 	[KVPERF_A_RUN_INTERVAL_NS]	= { "interval-ns", ATTR_U64 },
 	[KVPERF_A_RUN_CUR_SIZE]		= { "cur-size", ATTR_U32 },
+	[KVPERF_A_RUN_STATS]		= { "stats", ATTR_U8 },
 };
 
 const struct attr_set attrs_gid = {

@@ -101,6 +101,11 @@ NAME_TABLE(fmt_poll,
 	[KVPERF_POLL_WORKQUEUE]	= "workqueue",
 );
 
+NAME_TABLE(fmt_stats_mode,
+	[KVPERF_STATS_MODE_ON]	= "on",
+	[KVPERF_STATS_MODE_OFF]	= "off",
+);
+
 NAME_TABLE(fmt_run_state,
 	[KVPERF_RUN_STATE_CONNECTING]	= "connecting",
 	[KVPERF_RUN_STATE_RUNNING]	= "running",

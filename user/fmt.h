@@ -25,6 +25,7 @@ extern const struct name_table fmt_run_type;
 extern const struct name_table fmt_op;
 extern const struct name_table fmt_poll;
 extern const struct name_table fmt_run_state;
+extern const struct name_table fmt_stats_mode;
 
 /* "xxxx:xxxx:xxxx:xxxx" plus NUL */
 #define FMT_GUID_LEN	20

@@ -57,6 +57,7 @@ static const char *const run_keywords[RUN_KW_COUNT] = {
 	[RUN_KW_INTERVAL]	= "interval",
 	[RUN_KW_GBITS]		= "gbits",
 	[RUN_KW_PATH]		= "path",
+	[RUN_KW_STATS]		= "stats",
 };
 
 static const char *const run_paths[] = {
@@ -414,6 +415,15 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 					    val);
 		o->path = i;
 		return KVPERF_EXIT_OK;
+	case RUN_KW_STATS:
+		i = args_keyword(fmt_stats_mode.names, fmt_stats_mode.count,
+				 val);
+		if (i < 0)
+			return kvperf_usage(kv, "run",
+					    "unknown stats '%s' (on or off)",
+					    val);
+		o->stats = i;
+		return KVPERF_EXIT_OK;
 	case RUN_KW_SIZE:
 		return parse_msg_size(kv, "size", val, val, &o->size);
 	case RUN_KW_SIZES:
@@ -615,6 +625,9 @@ int run_start_put(struct nl_msg *msg, const struct run_opts *o)
 		return -ENOMEM;
 	if (run_opt(o, RUN_KW_VERIFY) &&
 	    nla_put_flag(msg, KVPERF_A_RUN_VERIFY) < 0)
+		return -ENOMEM;
+	if (run_opt(o, RUN_KW_STATS) &&
+	    nla_put_u8(msg, KVPERF_A_RUN_STATS, o->stats) < 0)
 		return -ENOMEM;
 	if (put_u32_if(msg, o, RUN_KW_CPU, KVPERF_A_RUN_CPU, o->cpu) < 0 ||
 	    put_u32_if(msg, o, RUN_KW_TIMEOUT, KVPERF_A_RUN_TIMEOUT_MS,
@@ -1164,7 +1177,7 @@ static void run_help(FILE *f)
 	      "              [size N | sizes all | sizes MIN-MAX] [iters N | time SEC]\n"
 	      "              [warmup N | warmup TIME] [poll {busy|softirq|workqueue}]\n"
 	      "              [inline N] [verify] [cpu N] [timeout MS] [no-wait]\n"
-	      "              [path {kernel|user}]\n"
+	      "              [path {kernel|user}] [stats {on|off}]\n"
 	      "       kvperf [-j [-p]] run bw op {send|write|read} addr ADDR [port PORT]\n"
 	      "              [size N | sizes all | sizes MIN-MAX] [iters N | time SEC]\n"
 	      "              [warmup N | warmup TIME] [poll {busy|softirq|workqueue}]\n"
@@ -1218,6 +1231,13 @@ static void run_help(FILE *f)
 	      "           output (\"path user\" in the header, no run id); poll\n"
 	      "           busy spins on ibv_poll_cq, softirq and workqueue both\n"
 	      "           sleep on a completion channel; no kvperf module needed\n"
+	      "  stats    lat: on (default) times every iteration for min, max,\n"
+	      "           stdev and percentiles; off reads no clock per iteration\n"
+	      "           and keeps no histogram: the table has #iterations and\n"
+	      "           t_avg (the measured time over the iterations) and \"-\"\n"
+	      "           for the rest, JSON leaves those keys out. The difference\n"
+	      "           of the two t_avg is what the statistics cost. bw runs\n"
+	      "           take no per-iteration statistics and refuse off\n"
 	      "\n"
 	      "Only for bw:\n"
 	      "  tx-depth      work requests in flight per queue pair, 1 to 4096\n"
@@ -1254,6 +1274,7 @@ static void run_help(FILE *f)
 	      "  kvperf run bw op send addr 198.18.0.1 sizes all qps 4 cpus 0-3\n"
 	      "  kvperf run bw op write addr 198.18.0.1 bidir interval 500 gbits\n"
 	      "  kvperf run lat op send addr 198.18.0.1 size 64 path user\n"
+	      "  kvperf run lat op send addr 198.18.0.1 size 64 stats off\n"
 	      "  kvperf run bw op read addr 198.18.0.1 size 64K qps 2 path user\n"
 	      "  kvperf r l o s a 198.18.0.1 no-wait\n"
 	      "  kvperf run\n"

@@ -62,6 +62,7 @@ enum run_kw {
 	RUN_KW_GBITS,
 	/* both again */
 	RUN_KW_PATH,
+	RUN_KW_STATS,
 	RUN_KW_COUNT
 };
 
@@ -99,6 +100,7 @@ struct run_opts {
 	uint32_t signal_every;
 	uint32_t interval_ms;
 	uint8_t path;
+	uint8_t stats;
 };
 
 static inline bool run_opt(const struct run_opts *o, enum run_kw kw)

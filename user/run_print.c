@@ -156,6 +156,22 @@ static void print_title_flag(struct printer *p, const struct nlattr *nla,
 	pr_flag(p, key, key, nla);
 }
 
+/*
+ * The statistics mode of a latency run: JSON "on" or "off", text ",
+ * stats off" only when off (on is the default and every table shows it).
+ */
+static void print_title_stats(struct printer *p, const struct nlattr *nla)
+{
+	bool off;
+
+	if (!nla)
+		return;
+	off = attr_uint(nla) == KVPERF_STATS_MODE_OFF;
+	if (off)
+		pr_text(p, ",");
+	show_enum(p, nla, "stats", off ? "stats %s" : NULL, &fmt_stats_mode);
+}
+
 /* A count of the title: in text only while the run is @live. */
 static void print_title_count(struct printer *p, const struct nlattr *nla,
 			      const char *key, const char *fmt, bool live)
@@ -181,6 +197,8 @@ static void print_title(struct printer *p, struct nlattr **tb, bool bw)
 	print_title_flag(p, tb[KVPERF_A_RUN_VERIFY], "verify");
 	if (bw)
 		print_title_flag(p, tb[KVPERF_A_RUN_BIDIR], "bidir");
+	else
+		print_title_stats(p, tb[KVPERF_A_RUN_STATS]);
 	if (state) {
 		pr_text(p, ",");
 		pr_enum(p, "state", "state %s", attr_uint(state),
@@ -280,16 +298,20 @@ static int parse_run(const struct nlmsghdr *nlh, struct nlattr **tb,
  *    #bytes #iterations    t_min[usec] ...
  *    64      10000          12.34 ...
  *
- * with "verify" (and for bandwidth runs "bidir") and, while the run runs,
+ * with "verify" (for latency runs with stats off "stats off", for
+ * bandwidth runs "bidir") and, while the run runs,
  * "progress N" (and "bytes N") in the first line, "path kernel" and the
  * rest of the setup the kernel reports in the second ("cpu N", "duration
  * N ms", "qps N" ...), an "error: TEXT" line when the run failed, and the
  * table only when there are results: the latency table, or for bandwidth
  * runs the bandwidth table (see run_print_bw()). JSON: the run's
  * attributes as keys, only those the kernel sent, "verify" and "path"
- * always (and "bidir" for bandwidth runs), and "results", an array of one
- * object per message size; mean_ns and stdev_ns have exactly 3 decimals,
- * from the kernel's picoseconds.
+ * always (and "bidir" for bandwidth runs, "stats" "on" or "off" for
+ * latency runs), and "results", an array of one object per message size;
+ * mean_ns and stdev_ns have exactly 3 decimals, from the kernel's
+ * picoseconds. A result without an attribute (min, max, stdev and the
+ * percentiles of a run with stats off) shows "-" in its table cell and
+ * has no key in JSON.
  *
  * Return: 0, or -EINVAL after reporting a malformed message; nothing is
  * printed then.

@@ -92,6 +92,10 @@ static int upath_cfg_bw(struct upath_cfg *cfg, const struct run_opts *o,
 		*why = "verify applies to send and write bandwidth only";
 		return -EINVAL;
 	}
+	if (cfg->stats == KVPERF_STATS_MODE_OFF) {
+		*why = "stats off applies to latency runs only: bandwidth runs take no per-iteration statistics";
+		return -EINVAL;
+	}
 	if (!run_opt(o, RUN_KW_CPUS))
 		return 0;
 	if (run_opt(o, RUN_KW_CPU)) {
@@ -168,6 +172,7 @@ int upath_cfg_init(struct upath_cfg *cfg, const struct run_opts *o,
 		return -EINVAL;
 	}
 	cfg->verify = run_opt(o, RUN_KW_VERIFY);
+	cfg->stats = upath_opt(o, RUN_KW_STATS, o->stats, KVPERF_STATS_MODE_ON);
 	cfg->timeout_ms = upath_opt(o, RUN_KW_TIMEOUT, o->timeout_ms,
 				    UPATH_DEFAULT_TIMEOUT_MS);
 	cfg->cpu = -1;

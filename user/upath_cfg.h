@@ -37,6 +37,7 @@ struct run_opts;
  * @poll: enum kvperf_poll: busy polls the CQ, the others sleep on a
  *	  completion channel
  * @verify: check payloads
+ * @stats: enum kvperf_stats_mode: latency, per-iteration statistics
  * @bidir: bandwidth, traffic both ways
  * @addr: the server's address, @addr_len bytes (4 or 16)
  * @addr_len: 4 or 16
@@ -64,6 +65,7 @@ struct upath_cfg {
 	uint8_t op;
 	uint8_t poll;
 	bool verify;
+	uint8_t stats;
 	bool bidir;
 	uint8_t addr[16];
 	int addr_len;

@@ -20,8 +20,11 @@ struct upath_hist;
  * @warmup_ns: warm up for this long instead, when not 0
  * @op: enum kvperf_op
  * @verify: check every received payload
+ * @stats: time every iteration and record the measured ones in @hist;
+ *	   when false no clock is read per iteration but to end a timed phase
  * @divisor: each sample is the round trip divided by this, rounded down
- * @hist: receives the sample of every measured iteration
+ * @hist: receives the sample of every measured iteration (@stats only)
+ * @count: measured iterations
  * @mismatches: payloads that failed verification
  * @elapsed_ns: wall time of the measured iterations
  * @progress: counts every iteration
@@ -34,8 +37,10 @@ struct upath_lat_block {
 	uint64_t warmup_ns;
 	uint8_t op;
 	bool verify;
+	bool stats;
 	uint32_t divisor;
 	struct upath_hist *hist;
+	uint64_t count;
 	uint64_t mismatches;
 	uint64_t elapsed_ns;
 	uint64_t *progress;

@@ -18,8 +18,25 @@
 /* Not a family the kernel assigns; the printers never look. */
 #define UPATH_MSG_TYPE		NLMSG_MIN_TYPE
 
+/* What only per-iteration samples give: none with stats off. */
+static int upath_put_samples(struct nl_msg *msg, const struct upath_stats *st)
+{
+	if (nla_put_u64(msg, KVPERF_A_RESULT_MIN_NS, st->min_ns) ||
+	    nla_put_u64(msg, KVPERF_A_RESULT_MAX_NS, st->max_ns) ||
+	    nla_put_u64(msg, KVPERF_A_RESULT_STDEV_PS, st->stdev_ps) ||
+	    nla_put_u64(msg, KVPERF_A_RESULT_P50_NS, st->p50_ns) ||
+	    nla_put_u64(msg, KVPERF_A_RESULT_P90_NS, st->p90_ns) ||
+	    nla_put_u64(msg, KVPERF_A_RESULT_P99_NS, st->p99_ns) ||
+	    nla_put_u64(msg, KVPERF_A_RESULT_P999_NS, st->p999_ns) ||
+	    nla_put_u64(msg, KVPERF_A_RESULT_P9999_NS, st->p9999_ns) ||
+	    nla_put_u32(msg, KVPERF_A_RESULT_HIST_REL_ERR_PPM,
+			st->rel_err_ppm))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int upath_put_result(struct nl_msg *msg,
-			    const struct upath_lat_result *res)
+			    const struct upath_lat_result *res, bool stats)
 {
 	const struct upath_stats *st = &res->stats;
 	struct nlattr *nest = nla_nest_start(msg, KVPERF_A_RUN_RESULT);
@@ -27,19 +44,10 @@ static int upath_put_result(struct nl_msg *msg,
 	if (!nest ||
 	    nla_put_u32(msg, KVPERF_A_RESULT_SIZE, res->size) ||
 	    nla_put_u64(msg, KVPERF_A_RESULT_ITERATIONS, st->count) ||
-	    nla_put_u64(msg, KVPERF_A_RESULT_MIN_NS, st->min_ns) ||
-	    nla_put_u64(msg, KVPERF_A_RESULT_MAX_NS, st->max_ns) ||
 	    nla_put_u64(msg, KVPERF_A_RESULT_MEAN_PS, st->mean_ps) ||
-	    nla_put_u64(msg, KVPERF_A_RESULT_STDEV_PS, st->stdev_ps) ||
-	    nla_put_u64(msg, KVPERF_A_RESULT_P50_NS, st->p50_ns) ||
-	    nla_put_u64(msg, KVPERF_A_RESULT_P90_NS, st->p90_ns) ||
-	    nla_put_u64(msg, KVPERF_A_RESULT_P99_NS, st->p99_ns) ||
-	    nla_put_u64(msg, KVPERF_A_RESULT_P999_NS, st->p999_ns) ||
-	    nla_put_u64(msg, KVPERF_A_RESULT_P9999_NS, st->p9999_ns) ||
 	    nla_put_u64(msg, KVPERF_A_RESULT_MISMATCHES, res->mismatches) ||
-	    nla_put_u32(msg, KVPERF_A_RESULT_HIST_REL_ERR_PPM,
-			st->rel_err_ppm) ||
-	    nla_put_u64(msg, KVPERF_A_RESULT_ELAPSED_NS, res->elapsed_ns))
+	    nla_put_u64(msg, KVPERF_A_RESULT_ELAPSED_NS, res->elapsed_ns) ||
+	    (stats && upath_put_samples(msg, st)))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
@@ -118,7 +126,7 @@ static int upath_put_cfg(struct nl_msg *msg, const struct upath_cfg *cfg)
 	    nla_put_u32(msg, KVPERF_A_RUN_TIMEOUT_MS, cfg->timeout_ms))
 		return -EMSGSIZE;
 	if (cfg->type != KVPERF_RUN_TYPE_BW)
-		return 0;
+		return nla_put_u8(msg, KVPERF_A_RUN_STATS, cfg->stats);
 	if (nla_put_u32(msg, KVPERF_A_RUN_TX_DEPTH, cfg->tx_depth) ||
 	    nla_put_u32(msg, KVPERF_A_RUN_QPS, cfg->qps) ||
 	    (cfg->ncpus &&
@@ -145,7 +153,8 @@ static int upath_put_results(struct nl_msg *msg, const struct upath_run *run)
 		return 0;
 	}
 	for (i = 0; i < run->ndone; i++)
-		if (upath_put_result(msg, &run->lat[i]))
+		if (upath_put_result(msg, &run->lat[i],
+				     run->cfg.stats == KVPERF_STATS_MODE_ON))
 			return -EMSGSIZE;
 	return 0;
 }

@@ -62,6 +62,7 @@ static int upath_run_measure(struct upath_run *run, struct upath_conn *c)
 			.warmup_ns = cfg->warmup_ms * UPATH_NS_PER_MS,
 			.op = cfg->op,
 			.verify = cfg->verify,
+			.stats = cfg->stats == KVPERF_STATS_MODE_ON,
 			/* half the round trip for send and write */
 			.divisor = cfg->op == KVPERF_OP_READ ? 1 : 2,
 			.hist = res->hist,
@@ -73,7 +74,11 @@ static int upath_run_measure(struct upath_run *run, struct upath_conn *c)
 			return err;
 		res->mismatches = b.mismatches;
 		res->elapsed_ns = b.elapsed_ns;
-		upath_hist_summarize(res->hist, &res->stats);
+		if (b.stats)
+			upath_hist_summarize(res->hist, &res->stats);
+		else
+			upath_stats_from_elapsed(&res->stats, b.count,
+						 b.elapsed_ns, b.divisor);
 		run->ndone = i + 1;
 	}
 	return 0;
@@ -132,6 +137,9 @@ static int upath_run_alloc(struct upath_run *run)
 		return -ENOMEM;
 	for (i = 0; i < run->nresults; i++) {
 		run->lat[i].size = run->cfg.size << i;
+		/* stats off: nothing records, so no histogram */
+		if (run->cfg.stats == KVPERF_STATS_MODE_OFF)
+			continue;
 		run->lat[i].hist = upath_hist_new(UPATH_HIST_MAX_NS);
 		if (!run->lat[i].hist)
 			return -ENOMEM;

@@ -20,8 +20,9 @@ struct nl_msg;
 /**
  * struct upath_lat_result - one message size of a latency run
  * @size: message size
- * @hist: its samples
- * @stats: their summary, once the size is done
+ * @hist: its samples; NULL with stats off
+ * @stats: their summary, once the size is done; with stats off only the
+ *	   count and the mean
  * @mismatches: payloads that failed verification
  * @elapsed_ns: wall time of the measured iterations
  */

@@ -75,3 +75,22 @@ void upath_hist_summarize(const struct upath_hist *h, struct upath_stats *st)
 	st->p9999_ns = ks.p9999_ns;
 	st->rel_err_ppm = ks.rel_err_ppm;
 }
+
+/**
+ * upath_stats_from_elapsed() - the summary the kernel path reports for a
+ *				size measured with stats off
+ * @st: filled in: @count and the mean, everything else 0
+ * @count: iterations measured
+ * @elapsed_ns: their wall time
+ * @divisor: what each round trip would have been divided by
+ */
+void upath_stats_from_elapsed(struct upath_stats *st, uint64_t count,
+			      uint64_t elapsed_ns, uint32_t divisor)
+{
+	struct kvperf_stats ks;
+
+	kvperf_stats_from_elapsed(&ks, count, elapsed_ns, divisor);
+	memset(st, 0, sizeof(*st));
+	st->count = ks.count;
+	st->mean_ps = ks.mean_ps;
+}

@@ -6,8 +6,10 @@
 # statistics; verify finds no mismatches; size ranges and "sizes all" give
 # one row per power of two under perftest's header; a timed run measures;
 # netlink, sysfs and the debugfs histogram report the same numbers for a
-# run; run delete removes its files; and the module's counters are back to
-# 0 once runs are deleted and the server is stopped.
+# run; with stats off a run reports its iterations and their mean and
+# nothing that needs per-iteration samples, on the kernel and the user
+# path; run delete removes its files; and the module's counters are back
+# to 0 once runs are deleted and the server is stopped.
 
 # shellcheck source=selftests/kvperf/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -119,13 +121,48 @@ verify_op() {
 		--iters 100 --sizes 4096 --verify
 }
 
+# stats_off OP: 300 iterations of 64 B with stats off: done, exactly
+# 300, a positive mean that is the elapsed time over the iterations, and
+# no min, max, stdev or percentiles.
+stats_off() {
+	local op=$1
+
+	lat_run "off-$op" op "$op" addr "$addr" size 64 iters 300 \
+		stats off || return 1
+	lat run "$KV_TMP/off-$op.json" --state 'done' --op "$op" --iters 300 \
+		--sizes 64 --stats-off --field stats=off --field iterations=300
+}
+
+timed_off() {
+	lat_run off-timed op write addr "$addr" size 8 time 1 stats off ||
+		return 1
+	lat run "$KV_TMP/off-timed.json" --state 'done' --op write --sizes 8 \
+		--min-iters 1 --stats-off --field duration_ms=1000 \
+		--min-elapsed 1000000000
+}
+
+# user_path STATS: the same loops run by the tool on libibverbs, against
+# the kernel's server.
+user_path() {
+	local stats=$1 check=(--max-err-ppm 10000)
+
+	[ "$stats" = off ] && check=(--stats-off)
+	lat_run "user-$stats" op send addr "$addr" size 64 iters 300 \
+		stats "$stats" path user || return 1
+	lat run "$KV_TMP/user-$stats.json" --state 'done' --op send \
+		--iters 300 --sizes 64 --field path=user --field id='(absent)' \
+		"${check[@]}"
+}
+
 # table NAME SIZES ITERS ARGS...: the text table of kvperf run lat ARGS
-# has perftest's header and one row per size with ITERS iterations; the
-# run's id goes to $KV_TMP/NAME.id.
+# has perftest's header and one row per size with ITERS iterations (with
+# "stats off" in ARGS, a mean and "-" for the rest); the run's id goes to
+# $KV_TMP/NAME.id.
 table() {
-	local name=$1 sizes=$2 iters=$3 rc id
+	local name=$1 sizes=$2 iters=$3 rc id off=()
 
 	shift 3
+	[[ " $* " == *" stats off "* ]] && off=(--stats-off)
 	kv_run "$KV_TMP/$name.txt" "$KV_TMP/$name.err" \
 		timeout 150 kvperf run lat "$@"
 	rc=$?
@@ -139,7 +176,8 @@ table() {
 	grep -q "^# run $id: lat .* state done$" "$KV_TMP/$name.txt" ||
 		{ echo "no '# run N: ... state done' line:"; cat "$KV_TMP/$name.txt"; return 1; }
 	lat table "$KV_TMP/$name.txt" --sizes "$sizes" --iters "$iters" \
-		--header "$header" || { cat "$KV_TMP/$name.txt"; return 1; }
+		--header "$header" "${off[@]}" ||
+		{ cat "$KV_TMP/$name.txt"; return 1; }
 }
 
 # show_json NAME: kvperf -j run show of the run in $KV_TMP/NAME.id.
@@ -238,7 +276,7 @@ clean_up() {
 }
 
 kv_dmesg_mark
-ktap_set_plan 24
+ktap_set_plan 32
 
 kv_check "server start addr $addr: 'server N listening on $addr:18515'" \
 	start_server || kv_bail "no server, no runs"
@@ -270,6 +308,20 @@ for op in send write read; do
 	kv_check "$op: run show, sysfs and the debugfs histogram agree" \
 		agree "$op-busy"
 done
+for op in send write read; do
+	kv_check "$op stats off, 300 iterations of 64 B: done, mean = elapsed / iterations, no min/max/stdev/percentiles" \
+		stats_off "$op"
+done
+kv_check "write stats off time 1: iterations > 0, the mean, at least 1 s measured" \
+	timed_off
+kv_check "read stats off sizes 2-8: 'stats off' in the title, t_avg and '-' in the other cells" \
+	table off 2,4,8 50 op read addr "$addr" sizes 2-8 iters 50 stats off
+kv_check "stats off: run show and sysfs agree (stats off, no min/max/stdev/percentile files), the histogram is empty" \
+	agree off-send
+kv_check "path user, stats on: 300 iterations, all statistics" \
+	user_path on
+kv_check "path user, stats off: 300 iterations, the mean, no min/max/stdev/percentiles" \
+	user_path off
 kv_check "sizes all: run show has the 23 sizes; sysfs shows the last, 8 MiB" \
 	all_agree
 kv_check "no connection and nothing pinned once the runs ended" \

@@ -112,6 +112,8 @@ raw_cases=(
 	"run-start an 8-byte address|EINVAL: kvperf: an address is 4 \(IPv4\) or 16 \(IPv6\) bytes|run-start op=send addr=0xc612000100000000"
 	"run-start a 3-byte address|ERANGE: binary attribute size out of range|run-start op=send addr=0xc61200"
 	"run-start read with inline|EINVAL: kvperf: inline applies to send and write only|run-start op=read addr=$addr inline=64"
+	"run-start stats 2|$range|run-start op=send addr=$addr stats=2"
+	"run-start bw with stats off|EINVAL: kvperf: stats off applies to latency runs only: bandwidth runs take no per-iteration statistics|run-start type=bw op=write addr=$addr stats=off"
 	"run-get id 0|$range|run-get id=0"
 	"run-get id 9999|ENOENT: kvperf: no run with that id|run-get id=9999"
 	"run-stop id 9999|ENOENT: kvperf: no run with that id|run-stop id=9999"
@@ -140,6 +142,22 @@ raw_results() {
 			"$(grep -qxE -- "$want" <<<"$got"; echo $?)" \
 			"${c##*|}: ${got:-no answer}$([ "$i" = 0 ] && printf '\n%s' "$(head -5 "$KV_TMP/raw.out")")"
 	done
+}
+
+# The user path refuses what the module refuses, in the same words.
+user_refused() {
+	local msg=$1 rc
+
+	shift
+	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout 20 kvperf "$@"
+	rc=$?
+	if [ "$rc" != 1 ] || ! grep -qxF -- "kvperf: $msg" "$KV_TMP/err" ||
+	   [ -s "$KV_TMP/out" ]; then
+		echo "kvperf $*: exit $rc, want 1 and 'kvperf: $msg' on stderr only"
+		sed 's/^/stdout: /' "$KV_TMP/out"
+		sed 's/^/stderr: /' "$KV_TMP/err"
+		return 1
+	fi
 }
 
 no_such_run() {
@@ -336,7 +354,7 @@ case "${KVPERF_KVER:-$(uname -r)}" in
 esac
 
 kv_dmesg_mark
-ktap_set_plan 67
+ktap_set_plan $((39 + ${#raw_cases[@]}))
 
 kv_check "server start addr $addr" start_server || kv_bail "no server"
 
@@ -359,6 +377,8 @@ kv_check "no addr: usage error" \
 	usage_error "missing addr" run lat op send
 kv_check "addr 1.2.3: usage error" \
 	usage_error "invalid address '1.2.3'" run lat op send addr 1.2.3
+kv_check "stats maybe: usage error" \
+	usage_error "unknown stats 'maybe' \(on or off\)" run lat op send addr "$addr" stats maybe
 
 # The kernel's limits through the tool: exit 1 and the kernel's message.
 cli_range="integer out of range"
@@ -378,6 +398,12 @@ kv_check "inline 4097: refused, out of range" \
 kv_check "read with inline 64: refused, 'inline applies to send and write only'" \
 	refused "inline applies to send and write only" "Invalid argument" inline \
 	-- run lat op read addr "$addr" inline 64
+no_stats="stats off applies to latency runs only: bandwidth runs take no per-iteration statistics"
+kv_check "bw with stats off: refused, '$no_stats'" \
+	refused "$no_stats" "Invalid argument" stats \
+	-- run bw op write addr "$addr" stats off
+kv_check "bw with stats off, path user: refused, '$no_stats'" \
+	user_refused "$no_stats" run bw op write addr "$addr" stats off path user
 kv_check "cpu 9999: refused, 'that CPU is not online'" \
 	refused "that CPU is not online" "Invalid argument" cpu \
 	-- run lat op send addr "$addr" cpu 9999

@@ -13,7 +13,9 @@ usage:
                      [--sizes A,B,..] [--verify] [--max-err-ppm N]
                      [--min-elapsed NS] [--sizes-prefix A,B,..]
                      [--min-results N] [--field KEY=VALUE]...
+                     [--stats-off]
   latlib.py table FILE --sizes A,B,.. --iters N [--header TEXT]
+                       [--stats-off]
   latlib.py agree FILE SYSFS-DIR HISTOGRAM [--same FILE2] [--run OPTIONS]
                                     (OPTIONS: those of run, but FILE)
   latlib.py events FILE ID STATE [ID STATE]...
@@ -42,6 +44,9 @@ RESULT_KEYS = ("size", "iterations", "min_ns", "max_ns", "mean_ns",
 # The sysfs files named as result keys, with the same text as in JSON.
 SYSFS_STATS = ("min_ns", "max_ns", "mean_ns", "stdev_ns") + PERCENTILES + (
     "mismatches", "size", "iterations")
+# What a result of a run with stats off has: nothing that needs samples.
+RESULT_KEYS_OFF = ("size", "iterations", "mean_ns", "mismatches",
+                   "elapsed_ns")
 
 
 # The run's JSON, keeping each number's text: mean_ns and stdev_ns must
@@ -64,6 +69,44 @@ def load_run(path):
 
 def as_int(v):
     return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def check_result_off(r, op, bad, want_iters=None, min_iters=None,
+                     verify=False):
+    """Append to bad what is wrong with one result of a run with stats
+    off: exactly RESULT_KEYS_OFF, and the mean is the elapsed time over
+    the iterations (over 2 for send and write), to the picosecond."""
+    where = f"size {r.get('size')}"
+    if sorted(r) != sorted(RESULT_KEYS_OFF):
+        bad.append(f"{where}: keys {sorted(r)}, want "
+                   f"{sorted(RESULT_KEYS_OFF)} (stats off)")
+        return
+    if not isinstance(r["mean_ns"], str) or \
+       not re.fullmatch(r"[0-9]+\.[0-9]{3}", r["mean_ns"]):
+        bad.append(f"{where}: mean_ns {r['mean_ns']!r} is not a number "
+                   "with 3 decimals")
+        return
+    for k in ("size", "iterations", "mismatches", "elapsed_ns"):
+        if as_int(r[k]) is None or r[k] < 0:
+            bad.append(f"{where}: {k} {r[k]!r} is not a non-negative "
+                       "integer")
+            return
+    n = r["iterations"]
+    if want_iters is not None and n != want_iters:
+        bad.append(f"{where}: {n} iterations, want {want_iters}")
+    if min_iters is not None and n < min_iters:
+        bad.append(f"{where}: {n} iterations, want at least {min_iters}")
+    if r["elapsed_ns"] <= 0:
+        bad.append(f"{where}: elapsed_ns {r['elapsed_ns']}")
+    mean_ps = int(r["mean_ns"].replace(".", ""))
+    if mean_ps <= 0:
+        bad.append(f"{where}: mean_ns {r['mean_ns']} is not positive")
+    d = n * (1 if op == "read" else 2)
+    if n and mean_ps != (r["elapsed_ns"] * 1000 + d // 2) // d:
+        bad.append(f"{where}: mean_ns {r['mean_ns']} is not elapsed_ns "
+                   f"{r['elapsed_ns']} over {d} to the picosecond")
+    if verify and r["mismatches"] != 0:
+        bad.append(f"{where}: {r['mismatches']} mismatches")
 
 
 def check_result(r, op, bad, want_iters=None, min_iters=None,
@@ -125,7 +168,7 @@ def parse_run_opts(args):
             "--min-iters": None, "--sizes": None, "--max-err-ppm": None,
             "--min-elapsed": None, "--sizes-prefix": None,
             "--min-results": None}
-    flags = {"--verify": False}
+    flags = {"--verify": False, "--stats-off": False}
     fields = []
     path = None
     it = iter(args)
@@ -150,6 +193,9 @@ def check_run(run, opts, fields, flags):
     bad = []
     for k in ("id", "type", "op", "addr", "port", "dev", "size", "state",
               "results", "poll", "warmup", "timeout_ms"):
+        # a run of the user path is no kernel object: it has no id
+        if k == "id" and run.get("path") == "user":
+            continue
         if k not in run:
             bad.append(f"no key {k!r} in {sorted(run)}")
     if bad:
@@ -169,6 +215,9 @@ def check_run(run, opts, fields, flags):
             bad.append(f"{k} {got}, want {v}")
     if flags["--verify"] and run.get("verify") is not True:
         bad.append(f"verify {run.get('verify')!r}, want true")
+    stats = "off" if flags["--stats-off"] else "on"
+    if run.get("stats") != stats:
+        bad.append(f"stats {run.get('stats', '(absent)')!r}, want {stats!r}")
     results = run["results"]
     if not isinstance(results, list):
         return bad + [f"results is not an array: {results!r}"]
@@ -189,10 +238,15 @@ def check_run(run, opts, fields, flags):
         "--state", "--op", "--sizes", "--sizes-prefix") else v
         for k, v in opts.items()}
     for r in results:
-        check_result(r, op, bad, want_iters=num["--iters"],
-                     min_iters=num["--min-iters"],
-                     max_err_ppm=num["--max-err-ppm"],
-                     verify=flags["--verify"])
+        if flags["--stats-off"]:
+            check_result_off(r, op, bad, want_iters=num["--iters"],
+                             min_iters=num["--min-iters"],
+                             verify=flags["--verify"])
+        else:
+            check_result(r, op, bad, want_iters=num["--iters"],
+                         min_iters=num["--min-iters"],
+                         max_err_ppm=num["--max-err-ppm"],
+                         verify=flags["--verify"])
         if num["--min-elapsed"] is not None and \
            isinstance(r.get("elapsed_ns"), int) and \
            r["elapsed_ns"] < num["--min-elapsed"]:
@@ -223,9 +277,12 @@ def same(a, b):
 def cmd_table(args):
     opts = {"--sizes": None, "--iters": None, "--header": None}
     path = None
+    stats_off = False
     it = iter(args)
     for a in it:
-        if a in opts:
+        if a == "--stats-off":
+            stats_off = True
+        elif a in opts:
             opts[a] = next(it, None)
         elif path is None:
             path = a
@@ -241,6 +298,10 @@ def cmd_table(args):
         return report([f"{len(heads)} header lines starting ' #bytes', "
                        "want 1"] + lines[:40])
     head = lines[heads[0]]
+    title = [l for l in lines if l.startswith("# run")]
+    if stats_off != any(", stats off," in l for l in title):
+        bad.append(f"title {title!r}: ', stats off,' "
+                   f"{'missing' if stats_off else 'where stats are on'}")
     if opts["--header"] is not None and head != opts["--header"]:
         bad.append(f"header {head!r}")
         bad.append(f"  want {opts['--header']!r}")
@@ -260,6 +321,15 @@ def cmd_table(args):
         if opts["--iters"] is not None and c[1] != opts["--iters"]:
             bad.append(f"size {c[0]}: {c[1]} iterations, want "
                        f"{opts['--iters']}")
+        if stats_off:
+            # t_avg and mismatches; "-" where a sample is needed
+            if len(c) != 12 or \
+               not re.fullmatch(r"[0-9]+\.[0-9]{3}", c[5]) or \
+               float(c[5]) <= 0 or not c[11].isdigit() or \
+               any(x != "-" for x in c[2:5] + c[6:11]):
+                bad.append(f"size {c[0]}: want t_avg > 0, mismatches and "
+                           f"'-' in the other cells: {c}")
+            continue
         nums = c[2:]
         if any(not re.fullmatch(r"[0-9]+\.[0-9]+|[0-9]+", x) for x in nums):
             bad.append(f"size {c[0]}: a cell is not a number: {c}")
@@ -336,7 +406,14 @@ def cmd_agree(args):
         return report(["the run has no results"])
     last = results[-1]
     sysv = read_sysfs(sysd)
-    for name in SYSFS_STATS + ("state", "op", "dev", "error"):
+    stats_off = run.get("stats") == "off"
+    names = SYSFS_STATS
+    if stats_off:
+        names = tuple(n for n in SYSFS_STATS if n in RESULT_KEYS_OFF)
+        there = [n for n in SYSFS_STATS if n not in names and n in sysv]
+        if there:
+            bad.append(f"stats off, yet sysfs has {there}")
+    for name in names + ("state", "op", "dev", "error", "stats"):
         if name not in sysv:
             bad.append(f"no {sysd}/{name}")
             continue
@@ -344,7 +421,7 @@ def cmd_agree(args):
         if not got.endswith("\n") or got.count("\n") != 1:
             bad.append(f"{name}: {got!r} is not one line")
         got = got.rstrip("\n")
-        if name in SYSFS_STATS:
+        if name in names:
             want = str(last[name])
         elif name == "error":
             want = run.get("error", "")
@@ -355,6 +432,10 @@ def cmd_agree(args):
     hist, hbad = read_hist(histp)
     bad += hbad
     sizes = [r["size"] for r in results]
+    if stats_off:
+        if hist:
+            bad.append(f"stats off, yet the histogram has sizes {sorted(hist)}")
+        return report(bad)
     if sorted(hist) != sorted(sizes):
         bad.append(f"histogram sizes {sorted(hist)}, results {sizes}")
     for r in results:
@@ -431,7 +512,7 @@ NETLINK_EXT_ACK = 11
 NLMSGERR_ATTR_MSG = 1
 
 # Attribute types by name, as the netlink spec declares them.
-U8 = ("type", "op", "poll")
+U8 = ("type", "op", "poll", "stats")
 U16 = ("port",)
 FLAGS = ("verify", "bidir")
 BINARY = ("addr",)
@@ -512,6 +593,8 @@ def nl_payload(e, words):
             enum = f"KVPERF_{k.upper()}_{v.upper()}"
             if k == "type":
                 enum = f"KVPERF_RUN_TYPE_{v.upper()}"
+            elif k == "stats":
+                enum = f"KVPERF_STATS_MODE_{v.upper()}"
             payload += nla(e[aname], struct.pack("=B", int(v) if v.isdigit()
                                                  else e[enum]))
         elif k in U16:

@@ -70,6 +70,8 @@ static void run_attr_sets(void)
 	CHECK_INT(attrs_run.attrs[KVPERF_A_RUN_BYTES].kind, ATTR_U64);
 	CHECK_INT(attrs_run.attrs[KVPERF_A_RUN_INTERVAL_NS].kind, ATTR_U64);
 	CHECK_INT(attrs_run.attrs[KVPERF_A_RUN_CUR_SIZE].kind, ATTR_U32);
+	CHECK_INT(attrs_run.attrs[KVPERF_A_RUN_STATS].kind, ATTR_U8);
+	CHECK_STR(attrs_name(&attrs_run, KVPERF_A_RUN_STATS), "stats");
 	CHECK_INT(attrs_bw_result.attrs[KVPERF_A_BW_RESULT_SIZE].kind,
 		  ATTR_U32);
 	CHECK_INT(attrs_bw_result.attrs[KVPERF_A_BW_RESULT_PEAK_BPS].kind,
@@ -251,6 +253,47 @@ static void run_lat_usage_errors(void)
 	LAT_ERR("invalid inline ' 8' (a number)", "inline", " 8");
 	LAT_ERR("invalid cpu 'all' (a number)", "cpu", "all");
 	LAT_ERR("invalid timeout '5s' (a number)", "timeout", "5s");
+}
+
+/* stats {on|off}: the u8 of enum kvperf_stats_mode, sent only when given. */
+static void run_lat_stats(void)
+{
+	struct run_cmdline l;
+
+	LAT(&l, "op", "send", "addr", "198.18.0.1", "stats", "off");
+	CHECK_INT(l.ret, KVPERF_EXIT_OK);
+	CHECK_STR(l.err, "");
+	CHECK_STR(l.req, "type=0 op=0 addr=198.18.0.1 port=18515 stats=1");
+	CHECK(run_opt(&l.o, RUN_KW_STATS));
+	CHECK_INT(l.o.stats, KVPERF_STATS_MODE_OFF);
+
+	LAT_OK("type=0 op=0 addr=198.18.0.1 port=18515 stats=0",
+	       "op", "send", "addr", "198.18.0.1", "stats", "on");
+	/* st is stats (s stays size); of is off */
+	LAT_OK("type=0 op=1 addr=1.2.3.4 port=18515 stats=1",
+	       "o", "w", "a", "1.2.3.4", "st", "of");
+	LAT_OK("type=0 op=2 addr=1.2.3.4 port=18515 size=8 stats=0",
+	       "o", "r", "a", "1.2.3.4", "s", "8", "st", "on");
+	/* with everything else, and on the user path */
+	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 size=64 "
+	       "duration-ms=1000 verify stats=1",
+	       "o", "s", "a", "1.2.3.4", "size", "64", "time", "1",
+	       "verify", "stats", "off", "path", "user");
+
+	LAT(&l, "op", "send", "addr", "198.18.0.1");
+	CHECK(!run_opt(&l.o, RUN_KW_STATS));
+	CHECK(!strstr(l.req, "stats"));
+
+	LAT_ERR("unknown stats 'maybe' (on or off)", "stats", "maybe");
+	LAT_ERR("unknown stats '' (on or off)", "stats", "");
+	LAT_ERR("unknown stats '1' (on or off)", "stats", "1");
+	LAT_ERR("missing value after 'stats'", "op", "send", "stats");
+	LAT_ERR("'stats' given twice", "stats", "on", "st", "off");
+
+	/* bandwidth runs pass it on: the module says why off is refused */
+	RUN_OK(KVPERF_RUN_TYPE_BW,
+	       "type=1 op=1 addr=1.2.3.4 port=18515 stats=1",
+	       "op", "write", "addr", "1.2.3.4", "stats", "off");
 }
 
 static void run_lat_sizes(void)
@@ -825,6 +868,84 @@ static void run_print_sweep_verify(void)
 		   "assert r[2]['mean_ns'] == 0.999\n"
 		   "assert r[2]['stdev_ns'] == 1.499\n");
 	CHECK(strstr(c.buf, "\"mean_ns\":1600.499,\"stdev_ns\":60.500,"));
+	cap_close(&c);
+	cap_close(&err);
+	nlmsg_free(msg);
+}
+
+/* A result of a run with stats off, as kvperf_fill_result() puts it. */
+static void put_mean_result(struct nl_msg *msg, uint32_t size, uint64_t iters,
+			    uint64_t mean_ps, uint64_t elapsed)
+{
+	struct nlattr *nest = nla_nest_start(msg, KVPERF_A_RUN_RESULT);
+	const int pad = KVPERF_A_RESULT_PAD;
+
+	nla_put_u32(msg, KVPERF_A_RESULT_SIZE, size);
+	run_put_u64(msg, KVPERF_A_RESULT_ITERATIONS, pad, iters);
+	run_put_u64(msg, KVPERF_A_RESULT_MEAN_PS, pad, mean_ps);
+	run_put_u64(msg, KVPERF_A_RESULT_MISMATCHES, pad, 0);
+	run_put_u64(msg, KVPERF_A_RESULT_ELAPSED_NS, pad, elapsed);
+	nla_nest_end(msg, nest);
+}
+
+static const char stats_off_text[] =
+	"# run 8: lat write to 198.18.0.1:18515 dev rxe0, stats off, state done\n"
+	"# path kernel, poll busy, inline 0, mtu 1024, warmup 16, kernel 6.1.0-56-amd64\n"
+	" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]   t_p90[usec]  t_p99.99[usec]  mismatches\n"
+	" 64      10000          -              -            -                  25.331           -                -                      -                        -            -               0\n"
+	" 128     10000          -              -            -                  1.000            -                -                      -                        -            -               0\n";
+
+/*
+ * stats off: "stats off" in the title, the mean and "-" for what needs
+ * samples in the table, and in JSON "stats":"off" and results without
+ * those keys; stats on: "stats":"on" in JSON only.
+ */
+static void run_print_stats_off(void)
+{
+	struct nl_msg *msg = run_msg(KVPERF_CMD_RUN_GET, 8, KVPERF_OP_WRITE,
+				     KVPERF_RUN_STATE_DONE);
+	struct capture c, err;
+
+	nla_put_u8(msg, KVPERF_A_RUN_STATS, KVPERF_STATS_MODE_OFF);
+	put_mean_result(msg, 64, 10000, 25331123, 506622460);
+	put_mean_result(msg, 128, 10000, 1000000, 20000000);
+	CHECK_INT(print_one(&c, false, msg, &err), 0);
+	CHECK_STR(c.buf, stats_off_text);
+	CHECK_STR(err.buf, "");
+	cap_close(&c);
+	cap_close(&err);
+
+	CHECK_INT(print_one(&c, true, msg, &err), 0);
+	CHECK_STR(err.buf, "");
+	CHECK(strstr(c.buf, "\"verify\":false,\"stats\":\"off\",\"state\":") != NULL);
+	CHECK(strstr(c.buf, "\"results\":[{\"size\":64,\"iterations\":10000,"
+			    "\"mean_ns\":25331.123,\"mismatches\":0,"
+			    "\"elapsed_ns\":506622460},") != NULL);
+	CHECK_JSON(c.buf,
+		   "assert d['stats'] == 'off'\n"
+		   "r = d['results']\n"
+		   "assert [x['size'] for x in r] == [64, 128]\n"
+		   "for x in r:\n"
+		   "    assert sorted(x) == ['elapsed_ns', 'iterations', "
+		   "'mean_ns', 'mismatches', 'size'], sorted(x)\n"
+		   "assert r[1]['mean_ns'] == 1000.0\n");
+	cap_close(&c);
+	cap_close(&err);
+	nlmsg_free(msg);
+
+	/* on: the default, so text says nothing */
+	msg = run_msg(KVPERF_CMD_RUN_GET, 3, KVPERF_OP_SEND,
+		      KVPERF_RUN_STATE_DONE);
+	nla_put_u8(msg, KVPERF_A_RUN_STATS, KVPERF_STATS_MODE_ON);
+	put_result(msg, &res64);
+	CHECK_INT(print_one(&c, false, msg, &err), 0);
+	CHECK_STR(c.buf, done_text);
+	cap_close(&c);
+	CHECK_INT(print_one(&c, true, msg, &err), 0);
+	CHECK(strstr(c.buf, "\"verify\":false,\"stats\":\"on\",\"state\":") != NULL);
+	CHECK_JSON(c.buf,
+		   "assert d['stats'] == 'on'\n"
+		   "assert d['results'][0]['p99_ns'] == 30120\n");
 	cap_close(&c);
 	cap_close(&err);
 	nlmsg_free(msg);
@@ -1496,6 +1617,7 @@ const struct unit_test run_tests[] = {
 	UNIT(run_lat_every_keyword),
 	UNIT(run_lat_abbreviations),
 	UNIT(run_lat_usage_errors),
+	UNIT(run_lat_stats),
 	UNIT(run_lat_sizes),
 	UNIT(run_lat_time),
 	UNIT(run_parse_seconds),
@@ -1508,6 +1630,7 @@ const struct unit_test run_tests[] = {
 	UNIT(run_print_mean_decimals),
 	UNIT(run_print_failed),
 	UNIT(run_print_sweep_verify),
+	UNIT(run_print_stats_off),
 	UNIT(run_print_running),
 	UNIT(run_print_forward_compatible),
 	UNIT(run_print_malformed),

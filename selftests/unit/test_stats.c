@@ -662,6 +662,51 @@ static void test_reset(void)
 	kvperf_hist_destroy(&h);
 }
 
+/* stats off: count and mean from the wall time, nothing else. */
+static void test_from_elapsed(void)
+{
+	struct kvperf_stats st;
+
+	memset(&st, 0xff, sizeof(st));
+	/* 1000 round trips in 2 ms, half of each: 1 us */
+	kvperf_stats_from_elapsed(&st, 1000, 2000000, 2);
+	CHECK_U64(st.count, 1000);
+	CHECK_U64(st.mean_ps, 1000000);
+	CHECK_U64(st.min_ns, 0);
+	CHECK_U64(st.max_ns, 0);
+	CHECK_U64(st.stdev_ps, 0);
+	CHECK_U64(st.p50_ns, 0);
+	CHECK_U64(st.p90_ns, 0);
+	CHECK_U64(st.p99_ns, 0);
+	CHECK_U64(st.p999_ns, 0);
+	CHECK_U64(st.p9999_ns, 0);
+	CHECK_U64(st.rel_err_ppm, 0);
+
+	/* read: the full round trip; rounded to the nearest picosecond */
+	kvperf_stats_from_elapsed(&st, 3, 1000, 1);
+	CHECK_U64(st.mean_ps, 333333);
+	kvperf_stats_from_elapsed(&st, 3, 2000, 1);
+	CHECK_U64(st.mean_ps, 666667);
+	kvperf_stats_from_elapsed(&st, 7, 1, 2);
+	CHECK_U64(st.mean_ps, 71);		/* 71.43 */
+	kvperf_stats_from_elapsed(&st, 8, 1, 2);
+	CHECK_U64(st.mean_ps, 63);		/* 62.5 rounds up */
+
+	/* an hour of 1 ns iterations: no overflow */
+	kvperf_stats_from_elapsed(&st, 3600ULL * NS_PER_S, 3600ULL * NS_PER_S,
+				  1);
+	CHECK_U64(st.mean_ps, 1000);
+	kvperf_stats_from_elapsed(&st, 1, U64_MAX, 1);
+	CHECK_U64(st.mean_ps, U64_MAX);
+
+	/* nothing measured: all 0, no division by zero */
+	memset(&st, 0xff, sizeof(st));
+	kvperf_stats_from_elapsed(&st, 0, 12345, 2);
+	CHECK_U64(st.count, 0);
+	CHECK_U64(st.mean_ps, 0);
+	CHECK_U64(st.max_ns, 0);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -683,6 +728,7 @@ static const struct {
 	T(test_above_max),
 	T(test_rounding),
 	T(test_reset),
+	T(test_from_elapsed),
 #undef T
 };
 

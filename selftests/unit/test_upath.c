@@ -356,6 +356,15 @@ static void upath_cfg_defaults(void)
 	CHECK_INT(c.port, 18515);
 	CHECK_INT(c.addr_len, 4);
 	CHECK_INT(upath_cfg_nsizes(&c), 1);
+	CHECK_INT(c.stats, KVPERF_STATS_MODE_ON);
+	CHECK(!CFG(&c, LAT, "op", "read", "addr", "198.18.0.1", "stats",
+		   "off"));
+	CHECK_INT(c.stats, KVPERF_STATS_MODE_OFF);
+	CHECK(!CFG(&c, LAT, "op", "read", "addr", "198.18.0.1", "stats",
+		   "on"));
+	CHECK_INT(c.stats, KVPERF_STATS_MODE_ON);
+	/* on is what bandwidth runs do anyway */
+	CHECK(!CFG(&c, BW, "op", "send", "addr", "fd00::1", "stats", "on"));
 
 	CHECK(!CFG(&c, BW, "op", "send", "addr", "fd00::1"));
 	CHECK_INT(c.iterations, 5000);
@@ -406,6 +415,9 @@ static void upath_cfg_refusals(void)
 		  "signal-every is larger than tx-depth");
 	CHECK_STR(CFG(&c, BW, "op", "read", "addr", "198.18.0.1", "verify"),
 		  "verify applies to send and write bandwidth only");
+	CHECK_STR(CFG(&c, BW, "op", "write", "addr", "198.18.0.1", "stats",
+		      "off"),
+		  "stats off applies to latency runs only: bandwidth runs take no per-iteration statistics");
 	CHECK_STR(CFG(&c, LAT, "op", "read", "addr", "198.18.0.1", "inline",
 		      "64"),
 		  "inline applies to send and write only");
@@ -535,6 +547,53 @@ static void upath_result_lat(void)
 	upath_hist_free(res.hist);
 }
 
+static const char lat_off_text[] =
+	"# run lat send to 198.18.0.1:18515 dev rxe1, stats off, state done\n"
+	"# path user, poll busy, inline 0, mtu 1024, warmup 16, kernel 6.12.117+deb12-amd64\n"
+	" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]   t_p90[usec]  t_p99.99[usec]  mismatches\n"
+	" 64      3              -              -            -                  1.500            -                -                      -                        -            -               0\n";
+
+/* stats off: no histogram, the mean from the elapsed time, "-" for the rest. */
+static void upath_result_lat_stats_off(void)
+{
+	struct upath_lat_result res = { .size = 64, .elapsed_ns = 9000 };
+	struct upath_run run;
+	struct capture c;
+
+	run_init(&run, LAT, (const char *const []){ "op", "send", "addr",
+		 "198.18.0.1", "size", "64", "iters", "3", "stats", "off",
+		 NULL });
+	/* 3 round trips in 9 us: 1.5 us each way */
+	upath_stats_from_elapsed(&res.stats, 3, res.elapsed_ns, 2);
+	run.lat = &res;
+	run.nresults = 1;
+	run.ndone = 1;
+
+	CHECK_INT(print_run(&c, &run, false), 0);
+	CHECK_STR(c.buf, lat_off_text);
+	cap_close(&c);
+	CHECK_INT(print_run(&c, &run, true), 0);
+	CHECK_JSON(c.buf,
+		   "assert d['path'] == 'user' and d['stats'] == 'off'\n"
+		   "r = d['results'][0]\n"
+		   "assert sorted(r) == ['elapsed_ns', 'iterations', 'mean_ns', "
+		   "'mismatches', 'size'], sorted(r)\n"
+		   "assert r['iterations'] == 3 and r['mean_ns'] == 1500.0\n"
+		   "assert r['elapsed_ns'] == 9000\n");
+	cap_close(&c);
+
+	/* stats on, the default: said in JSON only */
+	run.cfg.stats = KVPERF_STATS_MODE_ON;
+	res.hist = three_samples();
+	upath_hist_summarize(res.hist, &res.stats);
+	CHECK_INT(print_run(&c, &run, true), 0);
+	CHECK_JSON(c.buf,
+		   "assert d['stats'] == 'on'\n"
+		   "assert d['results'][0]['p99_ns'] > 0\n");
+	cap_close(&c);
+	upath_hist_free(res.hist);
+}
+
 static const char bw_text[] =
 	"# run bw write to 198.18.1.1:18515 dev rxe1, verify, bidir, state done\n"
 	"# path user, poll softirq, inline 0, mtu 1024, warmup 16, cpus 0, qps 2, tx-depth 128, post-list 1, signal-every 100, kernel 6.12.117+deb12-amd64\n"
@@ -644,6 +703,7 @@ const struct unit_test upath_tests[] = {
 	UNIT(upath_cfg_defaults),
 	UNIT(upath_cfg_refusals),
 	UNIT(upath_result_lat),
+	UNIT(upath_result_lat_stats_off),
 	UNIT(upath_result_bw),
 	UNIT(upath_result_live_line),
 	UNIT(upath_stats_shared),

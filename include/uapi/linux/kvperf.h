@@ -139,6 +139,19 @@ enum kvperf_run_state {
 	KVPERF_RUN_STATE_STOPPED,
 };
 
+/**
+ * enum kvperf_stats_mode - Whether a latency run takes per-iteration
+ *   statistics. on: a timestamp before and after every iteration, the sample
+ *   of each measured one recorded in a histogram; off: neither, only the wall
+ *   time of the measured iterations, so that a result has iterations, mean-ps
+ *   (from elapsed-ns), elapsed-ns and mismatches but no min, max, stdev or
+ *   percentiles. The two means differ by what the statistics cost.
+ */
+enum kvperf_stats_mode {
+	KVPERF_STATS_MODE_ON,
+	KVPERF_STATS_MODE_OFF,
+};
+
 enum {
 	KVPERF_A_GID_INDEX = 1,
 	KVPERF_A_GID_VALUE,
@@ -315,6 +328,7 @@ enum {
 	KVPERF_A_RUN_INTERVAL_MESSAGES,
 	KVPERF_A_RUN_INTERVAL_NS,
 	KVPERF_A_RUN_CUR_SIZE,
+	KVPERF_A_RUN_STATS,
 
 	__KVPERF_A_RUN_MAX,
 	KVPERF_A_RUN_MAX = (__KVPERF_A_RUN_MAX - 1)
