@@ -278,7 +278,10 @@ if [ "$mode" = run ]; then
 	{ printf 'exec'; printf ' %q' "$@"; echo; } >"$run/cmd"
 fi
 
-cmdline="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off"
+# tsc=reliable: on a loaded host the clocksource watchdog finds TCG's TSC
+# skewed and switches clocks mid-run; the live code patching that follows
+# has crashed guests (an int3 Oops in sched_clock_cpu) under TCG.
+cmdline="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off tsc=reliable"
 cmdline+=" kvtop=$top kvrun=$run${append:+ $append}"
 # shellcheck disable=SC2054 # qemu's option values are comma-separated
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2G

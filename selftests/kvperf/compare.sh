@@ -1,0 +1,145 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kvperf compare: the same test on the kernel path, the user path and with
+# perftest. The table of `compare lat op send ... size 64 rounds 3` has a
+# column per path and the ratios, each cell the median and spread of its
+# rounds and each ratio the medians' quotient; -j holds every round's
+# value and distribution, with medians, spreads and ratios that follow
+# from them, and the environment; a bandwidth compare over a range of
+# sizes does the same per size; no-perftest leaves perftest out; plots
+# are written as SVG (with a curve per path) and PNG; bad arguments are
+# refused before anything runs; compare stops the servers it started;
+# and the kernel log stays clean.
+
+# shellcheck source=selftests/kvperf/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+ktap_print_header
+kv_require_vm
+kv_require_root
+kv_require_cli
+kv_require_rxe
+[ -x "$PY" ] || kv_skip_all "no $PY"
+command -v ib_send_lat >/dev/null ||
+	kv_skip_all "perftest is not installed (make deps)"
+command -v gnuplot >/dev/null ||
+	kv_skip_all "gnuplot is not installed (make deps)"
+kv_require_module
+
+addr=$KVPERF_ADDR0
+sysfs=/sys/kernel/kvperf
+
+cmp() {
+	kv_py "$KV_DIR/comparelib.py" "$@"
+}
+
+# compare NAME ARGS...: kvperf ARGS into $KV_TMP/NAME.out; fails unless
+# it exits 0.
+compare() {
+	local name=$1 rc
+
+	shift
+	kv_run "$KV_TMP/$name.out" "$KV_TMP/$name.err" timeout 600 kvperf "$@"
+	rc=$?
+	[ "$rc" = 0 ] && return 0
+	echo "kvperf $*: exit $rc"
+	sed 's/^/stderr: /' "$KV_TMP/$name.err"
+	sed 's/^/stdout: /' "$KV_TMP/$name.out" | cut -c1-2000
+	return 1
+}
+
+# check NAME COMPARELIB-ARGS...: the output of NAME holds together.
+check() {
+	local name=$1 what=$2
+
+	shift 2
+	cmp "$what" "$KV_TMP/$name.out" "$@" && return 0
+	sed 's/^/output: /' "$KV_TMP/$name.out" | cut -c1-2000
+	return 1
+}
+
+lat_send() {
+	compare lat-send compare lat op send addr "$addr" size 64 rounds 3 &&
+		check lat-send table lat send 3 kernel,user,perftest 64
+}
+
+lat_write_json() {
+	compare lat-write -j compare lat op write addr "$addr" size 64 \
+		rounds 2 iters 300 plot "$KV_TMP/lat.svg" &&
+		check lat-write json lat write 2 kernel,user,perftest 64
+}
+
+bw_write_json() {
+	compare bw-write -j compare bw op write addr "$addr" \
+		sizes 4096-65536 rounds 2 iters 300 plot "$KV_TMP/bw.png" &&
+		check bw-write json bw write 2 kernel,user,perftest \
+			4096,8192,16384,32768,65536
+}
+
+lat_read_no_perftest() {
+	compare lat-read compare lat op read addr "$addr" size 2 rounds 1 \
+		iters 200 poll softirq no-perftest &&
+		check lat-read table lat read 1 kernel,user 2
+}
+
+# refused WANT ARGS...: kvperf ARGS exits 2 with WANT on stderr, and
+# starts nothing.
+refused() {
+	local want=$1 rc
+
+	shift
+	kv_run "$KV_TMP/ref.out" "$KV_TMP/ref.err" timeout 60 kvperf "$@"
+	rc=$?
+	if [ "$rc" != 2 ] || ! grep -qF -- "$want" "$KV_TMP/ref.err"; then
+		echo "kvperf $*: exit $rc, want 2 and '$want'"
+		cat "$KV_TMP/ref.err"
+		return 1
+	fi
+	if [ "$(cat "$sysfs/server_count")" != 0 ]; then
+		echo "a server was started"
+		return 1
+	fi
+}
+
+# Nothing compare started is left: no kernel server, no user-path server
+# or perftest process.
+nothing_left() {
+	local left
+
+	[ "$(cat "$sysfs/server_count")" = 0 ] || {
+		echo "server_count $(cat "$sysfs/server_count")"
+		kvperf server show
+		return 1
+	}
+	left=$(pgrep -a -f 'ib_(send|write|read)_(lat|bw)|kvperf server' |
+	       grep -v pgrep)
+	[ -z "$left" ] && return 0
+	echo "left running: $left"
+	return 1
+}
+
+ktap_set_plan 10
+kv_dmesg_mark
+
+kv_check "compare lat op send size 64 rounds 3: kernel, user and perftest columns, ratios of the medians" \
+	lat_send
+kv_check "compare -j lat op write size 64 rounds 2: every round, medians, ratios, environment" \
+	lat_write_json
+kv_check "plot lat.svg: an SVG with a curve per path" \
+	cmp svg "$KV_TMP/lat.svg" kernel,user,perftest
+kv_check "compare -j bw op write sizes 4K-64K rounds 2: a row per size, each consistent" \
+	bw_write_json
+kv_check "plot bw.png: a PNG" cmp png "$KV_TMP/bw.png"
+kv_check "compare lat op read no-perftest poll softirq: kernel and user columns only" \
+	lat_read_no_perftest
+kv_check "rounds 0: refused, 'out of range (1 to 100)'" \
+	refused "rounds '0' is out of range (1 to 100)" \
+	compare lat op send addr "$addr" rounds 0
+kv_check "plot x.txt: refused, 'must end in .svg or .png'" \
+	refused "the file name must end in .svg or .png" \
+	compare lat op send addr "$addr" plot "$KV_TMP/x.txt"
+kv_check "no server and no perftest process left behind" nothing_left
+kv_dmesg_check
+
+ktap_finished
