@@ -49,8 +49,8 @@ KSRC_FILES := scripts/checkpatch.pl scripts/spelling.txt scripts/kernel-doc \
 SPEC := Documentation/netlink/specs/kvperf.yaml
 UAPI := include/uapi/linux/kvperf.h
 
-.PHONY: all modules tools install clean help deps lint check demo uapi \
-	ksrc vm-module selftests kdir
+.PHONY: all modules tools install clean help deps lint check demo bench \
+	uapi ksrc vm-module selftests kdir
 
 all: modules tools
 
@@ -116,6 +116,10 @@ check:
 demo:
 	$(Q)selftests/demo.sh
 
+# The benchmark: every Debian kernel, or KVER's; see selftests/bench.sh.
+bench: all ksrc
+	$(Q)selftests/bench.sh $(if $(KVER),-k $(KVER))
+
 help:
 	@echo 'Targets:'
 	@echo '  all (default)  build kmod/kvperf.ko and user/kvperf'
@@ -126,6 +130,7 @@ help:
 	@echo '  deps           install every Debian package kvperf needs'
 	@echo '  lint           checkpatch, W=1 and sparse on both Debian kernels'
 	@echo '  check          every test: unit, spec, lint, VM suite on 6.1 and 6.12'
-	@echo '  demo           build, boot a Soft-RoCE VM and run kvperf in it'
+	@echo '  demo           build, boot a Soft-RoCE VM, compare kernel and user path'
+	@echo '  bench          the benchmark matrix in the VM, into Documentation/benchmarks/'
 	@echo '  uapi           regenerate include/uapi/linux/kvperf.h from the spec'
 	@echo 'Variables: KDIR, KVER, V=1, PREFIX, DESTDIR'

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: every test kvperf has. Installs what is missing, builds,
-# then runs the host unit tests, the spec checks, the static checks and
-# the VM suite on each Debian kernel, and totals their KTAP results in a
-# last line "N passed, N failed". Logs go to build/check/.
+# then runs the host unit tests, the spec checks, the static checks, the
+# VM suite on each Debian kernel and the short benchmark, and totals
+# their KTAP results in a last line "N passed, N failed". Logs go to
+# build/check/.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -60,6 +61,8 @@ run_phase lint selftests/lint.sh
 for kver in "${kvers[@]}"; do
 	run_phase "vm-$kver" selftests/vmtest.sh -k "$kver"
 done
+# make bench works: its short matrix on one kernel, into build/bench/
+run_phase bench-short selftests/bench.sh --short -k "${kvers[-1]}"
 
 echo "# make check took $(( $(date +%s) - start )) s; logs in $logs/"
 # skipped tests are neither: said on their own line, before the totals

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make demo: install what is missing, build, boot a VM with two Soft-RoCE
-# devices, show them as kvperf sees them, run a kernel-path latency run of
-# each operation against an in-kernel server, then a kernel-path bandwidth
-# sweep and a timed bandwidth run on two queue pairs with a line per second.
+# devices, show them as kvperf sees them, then compare the kernel path,
+# the user path and perftest: send latency at 64 B and write bandwidth
+# from 4 KiB to 64 KiB, each table printed and plotted (build/demo/), and
+# a timed kernel-path bandwidth run with a line per second.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -12,32 +13,28 @@ cd "$top"
 selftests/deps.sh --check >/dev/null || selftests/deps.sh
 echo "demo: building"
 make -s all
+mkdir -p build/demo
+rm -f build/demo/lat.svg build/demo/bw.svg
 # shellcheck disable=SC2016 # expanded in the guest
-exec selftests/vmtest.sh -- bash -c '
+selftests/vmtest.sh -a idle=poll -- bash -c '
 set -e
 echo "== kvperf dev show (the kernel module'\''s view of the devices)"
 kvperf dev show
 echo
-echo "== kvperf server start addr $KVPERF_ADDR0"
-kvperf server start addr "$KVPERF_ADDR0"
-for op in send write read; do
-	echo
-	echo "== kernel path: kvperf run lat op $op addr $KVPERF_ADDR0 size 64 iters 2000"
-	kvperf run lat op $op addr "$KVPERF_ADDR0" size 64 iters 2000
-done
+echo "== kvperf compare lat op send addr $KVPERF_ADDR0 size 64 rounds 3 plot build/demo/lat.svg"
+kvperf compare lat op send addr "$KVPERF_ADDR0" size 64 rounds 3 \
+	plot "$KVPERF_TOP/build/demo/lat.svg"
 echo
-echo "== kernel path: kvperf run bw op write addr $KVPERF_ADDR0 sizes 4096-65536 iters 2000"
-kvperf run bw op write addr "$KVPERF_ADDR0" sizes 4096-65536 iters 2000
+echo "== kvperf compare bw op write addr $KVPERF_ADDR0 sizes 4K-64K rounds 2 iters 1000 plot build/demo/bw.svg"
+kvperf compare bw op write addr "$KVPERF_ADDR0" sizes 4K-64K rounds 2 \
+	iters 1000 plot "$KVPERF_TOP/build/demo/bw.svg"
 echo
 echo "== kernel path: kvperf run bw op send addr $KVPERF_ADDR0 size 65536 time 3 qps 2 interval 1000"
+kvperf server start addr "$KVPERF_ADDR0" >/dev/null
 kvperf run bw op send addr "$KVPERF_ADDR0" size 65536 time 3 qps 2 interval 1000
-id=$(ls -v /sys/kernel/kvperf/runs | tail -n 1)
-echo
-echo "== the same run in sysfs: /sys/kernel/kvperf/runs/$id/"
-cd "/sys/kernel/kvperf/runs/$id"
-grep . type size messages bytes bw_avg_mibps bw_peak_mibps msg_rate \
-	cpu_percent cpu_ns_per_msg qp*/cpu qp*/bw_avg_mibps
 echo
 echo "(Soft-RoCE under QEMU software emulation: numbers are low and noisy;"
 echo " compare paths within one run, never across runs.)"
 '
+echo
+echo "demo: plots in $top/build/demo/lat.svg (latency CDFs) and $top/build/demo/bw.svg (bandwidth against size)"

@@ -1,0 +1,344 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""make bench's report: the raw results bench_guest.sh wrote, as one JSON
+file, a Markdown page and an SVG drawn by gnuplot; and the checks the
+short benchmark of make check prints as KTAP.
+
+usage:
+  bench_report.py report RAWDIR BASE [--short] [--command CMD]
+        write BASE.json, BASE.md and BASE.svg
+  bench_report.py check BASE [--short]
+        KTAP: the three files exist and hold every cell of the matrix
+
+Numbers: latency is each compare's median over its rounds of the p50 in
+usec (perftest: t_typical); bandwidth the median of the average MiB/s.
+The statistics overhead is, per path, the median over the rounds of the
+time per iteration (elapsed_ns / iterations) with statistics on, over
+the same with statistics off, minus one. Nothing here fails on a number.
+"""
+
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+PATHS = ("kernel", "user", "perftest")
+OPS = ("send", "write", "read")
+
+
+def matrix(short):
+    """(kind, op, size, poll) of every compare the benchmark runs"""
+    if short:
+        return [("lat", op, 64, "busy") for op in OPS] + \
+            [("bw", "write", 65536, "busy")]
+    cells = []
+    for poll in ("busy", "softirq"):
+        for op in OPS:
+            cells += [("lat", op, s, poll) for s in (2, 64, 4096, 65536)]
+            cells += [("bw", op, s, poll) for s in (4096, 65536, 1048576)]
+    return cells
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    if not n:
+        return None
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def load(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def read_env(raw):
+    env = {}
+    try:
+        with open(os.path.join(raw, "env.txt"), encoding="utf-8") as f:
+            for line in f:
+                k, _, v = line.rstrip("\n").partition("=")
+                env[k] = v
+    except OSError:
+        pass
+    return env
+
+
+def overhead(raw):
+    """per path: rounds, median ns per iteration on and off, overhead"""
+    per = {}
+    for name in sorted(os.listdir(raw)):
+        m = re.match(r"ovh-(kernel|user)-(on|off)-([0-9]+)\.json$", name)
+        if not m:
+            continue
+        run = load(os.path.join(raw, name))
+        try:
+            r = run["results"][0]
+            ns = r["elapsed_ns"] / r["iterations"]
+        except (TypeError, KeyError, IndexError, ZeroDivisionError):
+            continue
+        per.setdefault(m[1], {}).setdefault(int(m[3]), {})[m[2]] = ns
+    out = {}
+    for path, rounds in per.items():
+        pairs = [(v["on"], v["off"]) for v in rounds.values()
+                 if "on" in v and "off" in v]
+        if not pairs:
+            continue
+        ratios = [on / off - 1 for on, off in pairs]
+        out[path] = {"rounds": len(pairs),
+                     "ns_per_iter_on": median([p[0] for p in pairs]),
+                     "ns_per_iter_off": median([p[1] for p in pairs]),
+                     "overhead": median(ratios),
+                     "overhead_each": ratios}
+    return out
+
+
+def cell_value(c, path):
+    row = (c or {}).get("rows", [{}])
+    col = row[0].get(path) if row else None
+    return col.get("median") if isinstance(col, dict) else None
+
+
+def cmd_report(raw, base, short, command):
+    env = read_env(raw)
+    cells = []
+    for kind, op, size, poll in matrix(short):
+        name = f"{kind}-{op}-{size}-{poll}"
+        c = load(os.path.join(raw, name + ".json"))
+        err = None
+        if c is None:
+            try:
+                with open(os.path.join(raw, name + ".err"),
+                          encoding="utf-8") as f:
+                    err = f.read().strip()[:500] or "failed"
+            except OSError:
+                err = "not measured"
+        values = {p: cell_value(c, p) for p in PATHS}
+        cells.append({"kind": kind, "op": op, "size": size, "poll": poll,
+                      "unit": "MiB/s" if kind == "bw" else "usec",
+                      "median": values, "error": err, "compare": c})
+    # the guest has no dpkg database: compare found perftest's version
+    env["perftest"] = next((c["compare"]["env"]["perftest"] for c in cells
+                            if c["compare"] and
+                            c["compare"].get("env", {}).get("perftest")),
+                           None)
+    env["tcg"] = any(bool((c["compare"] or {}).get("env", {}).get("tcg"))
+                     for c in cells)
+    doc = {"date": datetime.date.today().isoformat(),
+           "command": command, "short": short, "environment": env,
+           "git": git_describe(), "cells": cells,
+           "stats_overhead": overhead(raw),
+           "method": __doc__.split("Numbers: ", 1)[1].strip()}
+    with open(base + ".json", "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    with open(base + ".md", "w", encoding="utf-8") as f:
+        f.write(markdown(doc))
+    draw(doc, base + ".svg")
+    return 0
+
+
+def git_describe():
+    try:
+        return subprocess.run(["git", "describe", "--always", "--dirty"],
+                              capture_output=True, text=True,
+                              check=False).stdout.strip()
+    except OSError:
+        return ""
+
+
+def fmt(v, d):
+    return "-" if v is None else f"{v:.{d}f}"
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b <= 0 else a / b
+
+
+def table(doc, kind):
+    d = 2
+    unit = "usec, p50" if kind == "lat" else "MiB/s, average"
+    lines = [f"| op | size | poll | kernel ({unit}) | user | perftest "
+             "| kernel/user | user/perftest |",
+             "|---|---:|---|---:|---:|---:|---:|---:|"]
+    for c in doc["cells"]:
+        if c["kind"] != kind:
+            continue
+        m = c["median"]
+        lines.append(
+            f"| {c['op']} | {c['size']} | {c['poll']} | "
+            f"{fmt(m['kernel'], d)} | {fmt(m['user'], d)} | "
+            f"{fmt(m['perftest'], d)} | "
+            f"{fmt(ratio(m['kernel'], m['user']), 3)} | "
+            f"{fmt(ratio(m['user'], m['perftest']), 3)} |")
+    errs = [f"- {c['kind']} {c['op']} {c['size']} {c['poll']}: {c['error']}"
+            for c in doc["cells"] if c["kind"] == kind and c["error"]]
+    return "\n".join(lines + ([""] + errs if errs else [])) + "\n"
+
+
+def markdown(doc):
+    env = doc["environment"]
+    ovh = doc["stats_overhead"]
+    out = [f"# kvperf benchmark, {doc['date']}, {env.get('kernel', '?')}",
+           "",
+           f"Reproduce with `{doc['command']}`" +
+           (" (the short version of make check)." if doc["short"] else
+            "."),
+           "",
+           "Each cell is the median over the compare's rounds (kernel "
+           "path, user path and perftest run one after the other in each "
+           "round). Latency: p50 (perftest: t_typical), half the round "
+           "trip for send and write, the round trip for read. Bandwidth: "
+           "average MiB/s (2^20 bytes). kernel/user below 1 means the "
+           "kernel path is faster for latency; above 1 for bandwidth.",
+           "",
+           "## Latency", "", table(doc, "lat"),
+           "## Bandwidth", "", table(doc, "bw"),
+           "## Statistics overhead", "",
+           "Send 64 B, busy polling, the same loop with per-iteration "
+           "timestamps and histogram recording (stats on) and without "
+           "(stats off), alternating; time per iteration is elapsed_ns / "
+           "iterations, overhead the median over the rounds of on/off - 1.",
+           "",
+           "| path | rounds | ns/iteration on | ns/iteration off | "
+           "overhead |",
+           "|---|---:|---:|---:|---:|"]
+    for path in ("kernel", "user"):
+        o = ovh.get(path)
+        if not o:
+            out.append(f"| {path} | 0 | - | - | not measured |")
+            continue
+        out.append(f"| {path} | {o['rounds']} | {o['ns_per_iter_on']:.0f} "
+                   f"| {o['ns_per_iter_off']:.0f} | "
+                   f"{100 * o['overhead']:+.2f} % |")
+    out += ["", "## Environment", "",
+            f"- kernel: {env.get('kernel', '?')}",
+            f"- device: {env.get('dev', '?')} (Soft-RoCE, rdma_rxe)",
+            f"- CPU: {env.get('cpu', '?')}, {env.get('cpus', '?')} vCPUs",
+            f"- emulated (QEMU TCG): {'yes' if env.get('tcg') else 'no'}",
+            f"- guest command line: `{env.get('cmdline', '?')}`",
+            f"- perftest: {env.get('perftest') or 'not installed'}",
+            f"- kvperf: {doc['git'] or '?'}", ""]
+    return "\n".join(out)
+
+
+def draw(doc, svg):
+    """gnuplot: latency p50 and bandwidth against size, busy poll"""
+    data = svg[:-4] + ".dat"
+    blocks, plots = [], []
+    idx = 0
+    for kind in ("lat", "bw"):
+        for op in OPS:
+            cmds = []
+            for path in PATHS:
+                pts = [(c["size"], c["median"][path]) for c in doc["cells"]
+                       if c["kind"] == kind and c["op"] == op and
+                       c["poll"] == "busy" and c["median"][path]]
+                if not pts:
+                    continue
+                blocks.append("\n".join(f"{s} {v}" for s, v in pts))
+                cmds.append(f"'{data}' index {idx} using 1:2 with "
+                            f"linespoints lw 2 title '{path}'")
+                idx += 1
+            ylabel = "p50 latency (usec)" if kind == "lat" else "MiB/s"
+            title = f"{op} {'latency' if kind == 'lat' else 'bandwidth'}"
+            plots.append(f"set title '{title}'\nset ylabel '{ylabel}'\n" +
+                         ("plot " + ", ".join(cmds) if cmds else
+                          "plot [1:10] [0:1] NaN title 'no data'"))
+    with open(data, "w", encoding="utf-8") as f:
+        f.write("\n\n\n".join(blocks) + "\n")
+    env = doc["environment"]
+    script = "\n".join([
+        "set terminal svg size 1200,700 dynamic font 'sans,10'",
+        f"set output '{svg}'",
+        "set multiplot layout 2,3 title 'kvperf: kernel path, user path, "
+        f"perftest ({env.get('kernel', '?')}, {env.get('dev', '?')}, "
+        "busy poll)'",
+        "set logscale x 2", "set xlabel 'message size (bytes)'",
+        "set key top left", "set grid"] + plots + ["unset multiplot", ""])
+    try:
+        subprocess.run(["gnuplot"], input=script, text=True, check=True,
+                       capture_output=True)
+    finally:
+        os.unlink(data)
+
+
+def cmd_check(base, short):
+    results = []
+
+    def result(ok, desc, why=""):
+        results.append((ok, desc, why))
+
+    doc = load(base + ".json")
+    result(doc is not None, f"{base}.json is JSON")
+    doc = doc or {"cells": [], "stats_overhead": {}}
+    want = matrix(short)
+    got = [(c["kind"], c["op"], c["size"], c["poll"]) for c in doc["cells"]]
+    result(got == want, "the JSON has every cell of the matrix",
+           f"got {got}")
+    paths = PATHS if (doc.get("environment") or {}).get("perftest") else \
+        PATHS[:2]
+    missing = [f"{c['kind']} {c['op']} {c['size']} {c['poll']} {p}: "
+               f"{c['error']}" for c in doc["cells"] for p in paths
+               if not (isinstance(c["median"].get(p), (int, float)) and
+                       c["median"][p] > 0)]
+    result(not missing, f"every cell has a number > 0 for {', '.join(paths)}",
+           "\n".join(missing))
+    ovh = doc.get("stats_overhead", {})
+    result(all(isinstance(ovh.get(p, {}).get("overhead"), float)
+               for p in ("kernel", "user")),
+           "statistics overhead measured on the kernel and the user path",
+           json.dumps(ovh))
+    try:
+        with open(base + ".md", encoding="utf-8") as f:
+            md = f.read()
+        rows = [c for c in doc["cells"]
+                if f"| {c['op']} | {c['size']} | {c['poll']} |" not in md]
+        result(not rows and "## Statistics overhead" in md,
+               f"{base}.md has a row per cell and the overhead table",
+               f"missing rows: {rows}")
+    except OSError as e:
+        result(False, f"{base}.md exists", str(e))
+    try:
+        root = ET.parse(base + ".svg").getroot()
+        curves = [e for e in root.iter() if e.tag.endswith("path")]
+        result(root.tag.endswith("svg") and len(curves) >= 3,
+               f"{base}.svg is an SVG with curves",
+               f"root {root.tag}, {len(curves)} paths")
+    except (ET.ParseError, OSError) as e:
+        result(False, f"{base}.svg is an SVG with curves", str(e))
+    print("TAP version 13")
+    print(f"1..{len(results)}")
+    for i, (ok, desc, why) in enumerate(results, 1):
+        if not ok and why:
+            for line in why.splitlines():
+                print(f"# {line}")
+        print(f"{'ok' if ok else 'not ok'} {i} {desc}")
+    return 0 if all(r[0] for r in results) else 1
+
+
+def main():
+    a = sys.argv[1:]
+    short = "--short" in a
+    command = "make bench"
+    if "--command" in a:
+        i = a.index("--command")
+        command = a[i + 1]
+        del a[i:i + 2]
+    a = [x for x in a if x != "--short"]
+    if len(a) == 3 and a[0] == "report":
+        return cmd_report(a[1], a[2], short, command)
+    if len(a) == 2 and a[0] == "check":
+        return cmd_check(a[1], short)
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
