@@ -43,8 +43,9 @@ for kver in "${kvers[@]}"; do
 	echo "# bench: $kver${short:+ (short)}, results in $dir" >&2
 	if ! selftests/vmtest.sh -k "$kver" -t 3600 -a idle=poll -- \
 		bash selftests/bench_guest.sh "$raw" $short >&2; then
-		echo "# bench: the VM run on $kver failed" >&2
+		echo "# bench: the VM run on $kver failed; no report" >&2
 		rc=1
+		continue
 	fi
 	full=$(sed -n 's/^kernel=//p' "$raw/env.txt" 2>/dev/null)
 	base=$dir/$(date +%F)-${full:-$kver}

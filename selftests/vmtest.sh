@@ -36,7 +36,9 @@ Environment:
 
 In the guest: PATH starts with $top/user; KVPERF_DEV0/1 (rxe0, rxe1),
 KVPERF_NETDEV0/1, KVPERF_ADDR0/1, KVPERF_KVER, KVPERF_TOP, KVPERF_KO and
-KVPERF_RUNDIR are set. COMMAND runs in the current directory (when the
+KVPERF_RUNDIR are set; a word of COMMAND that is one of them, quoted on
+the host ('\$KVPERF_ADDR0'), is expanded in the guest. COMMAND runs in
+the current directory (when the
 guest has it) with stdin from /dev/null; its stdout and stderr are
 streamed to this stdout and stderr. The guest's kernel log is saved in
 the run directory (build/vm/run-KVER-PID/dmesg) and scanned: a BUG,
@@ -49,6 +51,7 @@ dependencies.
 Examples:
   $prog
   $prog -k 6.12 -- kvperf -j dev show
+  $prog -- kvperf compare lat op send addr '\$KVPERF_ADDR0' size 64 rounds 3
   $prog -- selftests/kvperf/run.sh hotplug.sh
   $prog -- bash -c 'rdma link; ibv_devinfo -d \$KVPERF_DEV0'
   KVPERF_NO_MODULE=1 $prog -- true
@@ -275,7 +278,19 @@ fi
 	printf 'TERM_HOST=%q\n' "${TERM:-vt100}"
 } >"$run/config"
 if [ "$mode" = run ]; then
-	{ printf 'exec'; printf ' %q' "$@"; echo; } >"$run/cmd"
+	# Words that are just a guest variable ('$KVPERF_ADDR0', quoted on
+	# the host) are expanded in the guest; everything else is literal.
+	{
+		printf 'exec'
+		for w in "$@"; do
+			if [[ $w =~ ^\$\{?KVPERF_[A-Z0-9_]+\}?$ ]]; then
+				printf ' "%s"' "$w"
+			else
+				printf ' %q' "$w"
+			fi
+		done
+		echo
+	} >"$run/cmd"
 fi
 
 # tsc=reliable: on a loaded host the clocksource watchdog finds TCG's TSC
