@@ -63,7 +63,7 @@ top=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd -P)
 vmdir=$top/selftests/vm
 addr0=198.18.0.1
 addr1=198.18.1.1
-timeout_run=600
+timeout_run=1500
 timeout_shell=3600
 
 msg() {
