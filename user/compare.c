@@ -641,10 +641,14 @@ int cmp_read_perftest(struct cmp_result *r, uint32_t round, const char *out,
 				   bw[i].size : lat[i].size);
 		if (!row)
 			continue;
-		/* nothing measured is a failure, not a number to compare */
+		/*
+		 * Nothing measured is a failure, not a number to compare: a
+		 * row of zeros, or "inf" when perftest's clock calibration
+		 * came out as 0 MHz (seen under TCG).
+		 */
 		v = r->type == KVPERF_RUN_TYPE_BW ? bw[i].bw_avg :
 						    lat[i].t_typical;
-		if (!(v > 0)) {
+		if (!(v > 0) || !isfinite(v)) {
 			cmp_err(err, errlen, "perftest reports nothing measured",
 				NULL);
 			return -EINVAL;

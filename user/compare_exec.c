@@ -499,6 +499,36 @@ static void cmp_mark_failed(struct cmp_exec *ex, enum cmp_path path,
 			ex->r->rows[i].cell[path].failed++;
 }
 
+/*
+ * A kernel-path run stays in the module until deleted: delete the one
+ * whose JSON is in ex->out, finished or failed, so that a compare of
+ * many rounds neither piles up runs nor meets the module's run limit.
+ */
+static void cmp_delete_run(struct cmp_exec *ex)
+{
+	char id[24];
+	const char *const del[] = { "kvperf", "run", "delete", id, NULL };
+	struct jr_value *root;
+	uint64_t val;
+	char *json;
+	size_t len;
+	int code;
+
+	json = cmp_slurp(ex->out, &len);
+	root = json ? jr_parse(json, len, NULL, 0) : NULL;
+	free(json);
+	if (!root)
+		return;
+	code = jr_u64(jr_get(root, "id"), &val);
+	jr_free(root);
+	if (code)
+		return;
+	snprintf(id, sizeof(id), "%llu", (unsigned long long)val);
+	code = cmp_self(ex, del, CMP_TIMEOUT_MS, false);
+	if (code)
+		cmp_self_failed(ex, "kvperf run delete", code);
+}
+
 /* One kvperf measurement: kernel or user path, all sizes. */
 static void cmp_measure_kvperf(struct cmp_exec *ex, enum cmp_path path,
 			       uint32_t round)
@@ -518,8 +548,11 @@ static void cmp_measure_kvperf(struct cmp_exec *ex, enum cmp_path path,
 	for (;;) {
 		code = cmp_self(ex, av.argv, CMP_TIMEOUT_MS * ex->r->count,
 				true);
-		if (ex->stop)
+		if (ex->stop) {
+			if (path == CMP_KERNEL)
+				cmp_delete_run(ex);
 			return;
+		}
 		if (!code)
 			break;
 		if (code == KVPERF_EXIT_USAGE || code == KVPERF_EXIT_NOMODULE) {
@@ -529,9 +562,13 @@ static void cmp_measure_kvperf(struct cmp_exec *ex, enum cmp_path path,
 		}
 		if (--tries == 0) {
 			cmp_self_failed(ex, what, code);
+			if (path == CMP_KERNEL)
+				cmp_delete_run(ex);
 			cmp_mark_failed(ex, path, 0);
 			return;
 		}
+		if (path == CMP_KERNEL)
+			cmp_delete_run(ex);
 		if (!cmp_sleep(ex, CMP_RETRY_MS))
 			return;
 	}
@@ -539,6 +576,8 @@ static void cmp_measure_kvperf(struct cmp_exec *ex, enum cmp_path path,
 	n = json ? cmp_read_run(ex->r, path, round, json, len, err,
 				sizeof(err)) : -EINVAL;
 	free(json);
+	if (path == CMP_KERNEL)
+		cmp_delete_run(ex);
 	if (n < 0) {
 		cmp_progress_clear(ex);
 		kvperf_errorf(ex->kv, "%s: %s", what,

@@ -110,14 +110,20 @@ refused() {
 	fi
 }
 
-# Nothing compare started is left: no kernel server, no user-path server
-# or perftest process.
+# Nothing compare started is left: no kernel server or run (compare
+# deletes each kernel-path run once read), no user-path server or
+# perftest process.
 nothing_left() {
 	local left
 
 	[ "$(cat "$sysfs/server_count")" = 0 ] || {
 		echo "server_count $(cat "$sysfs/server_count")"
 		kvperf server show
+		return 1
+	}
+	[ "$(cat "$sysfs/run_count")" = 0 ] || {
+		echo "run_count $(cat "$sysfs/run_count")"
+		kvperf run show
 		return 1
 	}
 	left=$(pgrep -a -f 'ib_(send|write|read)_(lat|bw)|kvperf server' |
@@ -147,7 +153,7 @@ kv_check "rounds 0: refused, 'out of range (1 to 100)'" \
 kv_check "plot x.txt: refused, 'must end in .svg or .png'" \
 	refused "the file name must end in .svg or .png" \
 	compare lat op send addr "$addr" plot "$KV_TMP/x.txt"
-kv_check "no server and no perftest process left behind" nothing_left
+kv_check "no kernel server or run, no perftest process left behind" nothing_left
 kv_dmesg_check
 
 ktap_finished

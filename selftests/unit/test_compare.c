@@ -408,6 +408,15 @@ static void cmp_read_perftest_out(void)
 	CHECK_STR(err, "perftest reports nothing measured");
 	CHECK(isnan(r.rows[0].cell[CMP_PERFTEST].value[0]));
 	cmp_result_free(&r);
+	/* an infinite time is one too */
+	RESULT(&r, LAT, "op", "send", "addr", "198.18.0.1", "size", "64");
+	CHECK_INT(cmp_read_perftest(&r, 0,
+				    " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] \n"
+				    " 64       1000          inf            inf          inf                inf            -nan            inf                    inf\n",
+				    err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "perftest reports nothing measured");
+	CHECK(isnan(r.rows[0].cell[CMP_PERFTEST].value[0]));
+	cmp_result_free(&r);
 	RESULT(&r, BW, "op", "send", "addr", "198.18.0.1", "size", "1M");
 	CHECK_INT(cmp_read_perftest(&r, 0, bw, err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "perftest's table has none of the sizes");
