@@ -282,7 +282,9 @@ int kvperf_run_connect(struct kvperf_run *run, struct kvperf_conn *c,
 	/* a silent peer is the run's timeout's job, not long CM retries */
 	param.retry_count = 3;
 	param.rnr_retry_count = 7;
-	err = rdma_connect(c->cm_id, &param);
+	err = rdma_set_min_rnr_timer(c->cm_id, KVPERF_MIN_RNR_TIMER);
+	if (!err)
+		err = rdma_connect(c->cm_id, &param);
 	if (err) {
 		kvperf_conn_fail(c, err, "cannot connect");
 		return err;

@@ -337,7 +337,9 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 				      id->device->attrs.max_qp_init_rd_atom);
 	/* bidir sends wait for the client's receives as long as it takes */
 	param.rnr_retry_count = 7;
-	err = rdma_accept(id, &param);
+	err = rdma_set_min_rnr_timer(id, KVPERF_MIN_RNR_TIMER);
+	if (!err)
+		err = rdma_accept(id, &param);
 	if (err) {
 		kthread_stop(sc->task);
 		put_task_struct(sc->task);

@@ -200,6 +200,8 @@ int upath_connect(struct upath_conn *c, const struct upath_cfg *cfg,
 	}
 	err = upath_client_wait_cm(c, RDMA_CM_EVENT_ESTABLISHED,
 				   "timed out connecting: the server did not answer");
+	if (!err)
+		err = upath_conn_set_rnr_timer(c);
 	if (err)
 		return err;
 	upath_client_mtu(c);

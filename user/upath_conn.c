@@ -369,6 +369,29 @@ void upath_waiter_destroy(struct upath_waiter *w)
 }
 
 /**
+ * upath_conn_set_rnr_timer() - set the RNR NAK timer of a connected QP
+ * @c: the connection, its QP in RTS
+ *
+ * librdmacm has no option for it (the kernel's rdma_set_min_rnr_timer()
+ * is not exported to user space), so it is changed after the connection
+ * is up: an RTS to RTS transition may carry it.
+ *
+ * Return: 0 or a negative errno, with @c->reason set.
+ */
+int upath_conn_set_rnr_timer(struct upath_conn *c)
+{
+	struct ibv_qp_attr qa = { .min_rnr_timer = UPATH_MIN_RNR_TIMER };
+	int err = ibv_modify_qp(c->id->qp, &qa, IBV_QP_MIN_RNR_TIMER);
+
+	if (err) {
+		upath_conn_fail(c, err > 0 ? -err : err,
+				"cannot set the QP's RNR timer");
+		return c->error;
+	}
+	return 0;
+}
+
+/**
  * upath_conn_post_recv() - post a receive for the whole receive buffer
  * @c: the connection
  *

@@ -16,6 +16,12 @@
 #include <rdma/rdma_cma.h>
 
 #define UPATH_RECV_DEPTH	8
+/*
+ * What a receiver tells a sender that found no receive posted: retry in
+ * 0.64 ms (IBTA RNR timer code 12), as the kernel path does. The CM
+ * default, 0, means 655 ms.
+ */
+#define UPATH_MIN_RNR_TIMER	12
 #define UPATH_SEND_DEPTH	8
 #define UPATH_NS_PER_MS		1000000ULL
 #define UPATH_NS_PER_S		1000000000ULL
@@ -180,6 +186,7 @@ void upath_conn_init(struct upath_conn *c, uint64_t timeout_ns,
 void upath_conn_fail(struct upath_conn *c, int err, const char *reason);
 int upath_conn_create(struct upath_conn *c, const struct upath_conn_attr *attr);
 int upath_conn_post_recvs(struct upath_conn *c);
+int upath_conn_set_rnr_timer(struct upath_conn *c);
 void upath_conn_close(struct upath_conn *c);
 int upath_conn_post_recv(struct upath_conn *c);
 int upath_conn_post_send(struct upath_conn *c, enum ibv_wr_opcode opcode,

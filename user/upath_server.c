@@ -307,7 +307,10 @@ static int upath_sconn_accept(struct upath_sconn *sc,
 				cr->initiator_depth : c->max_init_rd_atom;
 	/* bidir sends wait for the client's receives as long as it takes */
 	param.rnr_retry_count = 7;
-	return rdma_accept(c->id, &param) ? -EIO : 0;
+	if (rdma_accept(c->id, &param))
+		return -EIO;
+	/* librdmacm moved the QP to RTS before accepting */
+	return upath_conn_set_rnr_timer(c);
 }
 
 /*
