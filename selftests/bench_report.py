@@ -217,6 +217,15 @@ def markdown(doc):
         out.append(f"| {path} | {o['rounds']} | {o['ns_per_iter_on']:.0f} "
                    f"| {o['ns_per_iter_off']:.0f} | "
                    f"{100 * o['overhead']:+.2f} % |")
+    notes = sorted({(c["compare"] or {}).get("perftest_note")
+                    for c in doc["cells"]
+                    if (c["compare"] or {}).get("perftest_note")})
+    failed = [f"{c['kind']} {c['op']} {c['size']} {c['poll']}: {c['error']}"
+              for c in doc["cells"] if c["error"]]
+    if notes or failed:
+        out += ["", "## Notes", ""]
+        out += [f"- perftest column {n}" for n in notes]
+        out += [f"- not measured: {f}" for f in failed]
     out += ["", "## Environment", "",
             f"- kernel: {env.get('kernel', '?')}",
             f"- device: {env.get('dev', '?')} (Soft-RoCE, rdma_rxe)",

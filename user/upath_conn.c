@@ -30,6 +30,8 @@
 #define UPATH_SLEEP_MS		100
 /* Completions reaped per round of a wait. */
 #define UPATH_POLL_BUDGET	16
+/* While spinning, empty CQ polls between clock reads and stop checks. */
+#define UPATH_CHECK_EVERY	32
 #define UPATH_WC_BATCH		16
 #define UPATH_PAGE		4096
 
@@ -679,7 +681,9 @@ void upath_waiter_sleep(struct upath_waiter *w, struct upath_conn **cs,
  * @arg: its argument
  *
  * With busy polling (and while @c->spin is set) this spins on the CQ,
- * after 10 ms without a completion napping between rounds; otherwise it
+ * reading the clock, checking for a stop and for CM events only every
+ * UPATH_CHECK_EVERY rounds, and after 10 ms without a completion napping
+ * between rounds; otherwise it
  * sleeps on the completion channel until a completion or CM event comes.
  *
  * Return: 0 when @cond held, -EINTR when the owner stops the loop,
@@ -691,16 +695,34 @@ int upath_conn_wait(struct upath_conn *c,
 	uint64_t now = upath_now_ns();
 	uint64_t deadline = c->timeout_ns ? now + c->timeout_ns : 0;
 	uint64_t spin_until = now + UPATH_SPIN_NS;
-	bool direct = !c->waiter->ch;
+	bool direct = !c->waiter->ch, progress = false, napping = false;
+	unsigned int polls = 0;
 
 	for (;;) {
 		if (cond(c, arg))
 			return 0;
 		if (c->error)
 			return c->error;
+		if (direct || c->spin) {
+			/*
+			 * Spinning: the CQ every round, the rest every few
+			 * rounds only, so that a completion is seen without a
+			 * clock read and a stop check in between.
+			 */
+			if (upath_conn_poll(c, UPATH_POLL_BUDGET) > 0)
+				progress = true;
+			if (!napping && polls++ % UPATH_CHECK_EVERY)
+				continue;
+		}
 		if (c->stop(c->stop_arg))
 			return -EINTR;
 		now = upath_now_ns();
+		/* completions are progress: the silence starts anew */
+		if (progress && direct) {
+			deadline = c->timeout_ns ? now + c->timeout_ns : 0;
+			spin_until = now + UPATH_SPIN_NS;
+		}
+		progress = false;
 		if (deadline && now > deadline) {
 			upath_conn_fail(c, -ETIMEDOUT,
 					"no completion or event within the timeout");
@@ -710,16 +732,12 @@ int upath_conn_wait(struct upath_conn *c,
 			upath_waiter_sleep(c->waiter, &c, 1);
 			continue;
 		}
-		/* completions are progress: the silence starts anew */
-		if (upath_conn_poll(c, UPATH_POLL_BUDGET) > 0 && direct) {
-			deadline = c->timeout_ns ? now + c->timeout_ns : 0;
-			spin_until = now + UPATH_SPIN_NS;
-		}
 		if (now >= c->cm_next_ns) {
 			upath_conn_cm_poll(c);
 			c->cm_next_ns = now + UPATH_CM_EVERY_NS;
 		}
-		if (now > spin_until)
+		napping = now > spin_until;
+		if (napping)
 			upath_nap();
 	}
 }
