@@ -25,7 +25,9 @@ measure() {
 	echo "bench: $name: $*" >&2
 	if ! timeout 900 "$@" >"$out/$name.json" 2>"$out/$name.err"; then
 		echo "bench: $name failed: $(head -c 300 "$out/$name.err")" >&2
-		rm -f "$out/$name.json"
+		# a compare with a failed measurement still printed the rest;
+		# the .err beside it tells the report what is missing
+		[ -s "$out/$name.json" ] || rm -f "$out/$name.json"
 		return 1
 	fi
 	rm -f "$out/$name.err"
@@ -36,8 +38,10 @@ if [ "$short" = --short ]; then
 	lat_iters=200 ovh_rounds=2 ovh_iters=300
 else
 	polls="busy softirq" lat_sizes="2 64 4096 65536"
-	bw_sizes="4096 65536 1048576" rounds=3
+	bw_sizes="4096 65536 1048576"
 	lat_iters=1000 ovh_rounds=5 ovh_iters=3000
+	# TCG's noise needs more than 3 rounds for a stable median
+	rounds=5
 fi
 
 # Messages per queue pair for a bandwidth size: about 32 MiB of traffic

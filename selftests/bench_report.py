@@ -112,12 +112,13 @@ def cmd_report(raw, base, short, command):
         name = f"{kind}-{op}-{size}-{poll}"
         c = load(os.path.join(raw, name + ".json"))
         err = None
-        if c is None:
-            try:
-                with open(os.path.join(raw, name + ".err"),
-                          encoding="utf-8") as f:
-                    err = f.read().strip()[:500] or "failed"
-            except OSError:
+        # an .err next to a JSON: some measurements failed, the rest count
+        try:
+            with open(os.path.join(raw, name + ".err"),
+                      encoding="utf-8") as f:
+                err = f.read().strip()[:500] or "failed"
+        except OSError:
+            if c is None:
                 err = "not measured"
         values = {p: cell_value(c, p) for p in PATHS}
         cells.append({"kind": kind, "op": op, "size": size, "poll": poll,
@@ -177,7 +178,9 @@ def table(doc, kind):
             f"{fmt(m['perftest'], d)} | "
             f"{fmt(ratio(m['kernel'], m['user']), 3)} | "
             f"{fmt(ratio(m['user'], m['perftest']), 3)} |")
-    errs = [f"- {c['kind']} {c['op']} {c['size']} {c['poll']}: {c['error']}"
+    errs = [f"- {c['kind']} {c['op']} {c['size']} {c['poll']}"
+            f"{' (the other columns kept)' if c['compare'] else ''}: "
+            f"{c['error'].splitlines()[0]}"
             for c in doc["cells"] if c["kind"] == kind and c["error"]]
     return "\n".join(lines + ([""] + errs if errs else [])) + "\n"
 
@@ -220,12 +223,9 @@ def markdown(doc):
     notes = sorted({(c["compare"] or {}).get("perftest_note")
                     for c in doc["cells"]
                     if (c["compare"] or {}).get("perftest_note")})
-    failed = [f"{c['kind']} {c['op']} {c['size']} {c['poll']}: {c['error']}"
-              for c in doc["cells"] if c["error"]]
-    if notes or failed:
+    if notes:
         out += ["", "## Notes", ""]
         out += [f"- perftest column {n}" for n in notes]
-        out += [f"- not measured: {f}" for f in failed]
     out += ["", "## Environment", "",
             f"- kernel: {env.get('kernel', '?')}",
             f"- device: {env.get('dev', '?')} (Soft-RoCE, rdma_rxe)",
@@ -293,12 +293,16 @@ def cmd_check(base, short):
            f"got {got}")
     paths = PATHS if (doc.get("environment") or {}).get("perftest") else \
         PATHS[:2]
+    # perftest under TCG fails now and then (a row of zeros, a hang):
+    # its column may be empty when the cell's error says perftest failed
     missing = [f"{c['kind']} {c['op']} {c['size']} {c['poll']} {p}: "
                f"{c['error']}" for c in doc["cells"] for p in paths
                if not (isinstance(c["median"].get(p), (int, float)) and
-                       c["median"][p] > 0)]
-    result(not missing, f"every cell has a number > 0 for {', '.join(paths)}",
-           "\n".join(missing))
+                       c["median"][p] > 0) and
+               not (p == "perftest" and
+                    re.search(r"ib_\w+_(lat|bw)", c["error"] or ""))]
+    result(not missing, f"every cell has a number > 0 for {', '.join(paths)}"
+           " (perftest: or its failure recorded)", "\n".join(missing))
     ovh = doc.get("stats_overhead", {})
     result(all(isinstance(ovh.get(p, {}).get("overhead"), float)
                for p in ("kernel", "user")),
