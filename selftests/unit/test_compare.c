@@ -411,7 +411,7 @@ static void cmp_read_perftest_out(void)
 	/* an infinite time is one too */
 	RESULT(&r, LAT, "op", "send", "addr", "198.18.0.1", "size", "64");
 	CHECK_INT(cmp_read_perftest(&r, 0,
-				    " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] \n"
+				    " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]\n"
 				    " 64       1000          inf            inf          inf                inf            -nan            inf                    inf\n",
 				    err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "perftest reports nothing measured");
