@@ -370,6 +370,11 @@ if [ -n "$problems" ]; then
 	printf '%s\n' "$problems" | sed 's/^/  /' >&2
 	[ "$rc" = 0 ] && rc=1
 fi
+crashes=$(klog_user_crashes "$log")
+if [ -n "$crashes" ]; then
+	msg "note: perftest crashed in user space (not a failure):"
+	printf '%s\n' "$crashes" | sed 's/^/  /' >&2
+fi
 
 msg "exit $rc after ${elapsed}s"
 if [ "$mode" = suite ] && [ -f "$run/ktap" ]; then
