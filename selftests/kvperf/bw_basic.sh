@@ -234,17 +234,25 @@ bidir_op() {
 }
 
 # sysfs and JSON show a bidir run's CPU figures alike: the size's CPU
-# time over the same wall time, and over the same messages.
+# time over the same wall time (the longer direction's), and over the
+# messages of both directions. sysfs truncates to an integer, JSON keeps
+# two decimals: both are checked against the value the JSON's own
+# counters give.
 bidir_cpu_agree() {
 	kv_py - "$KV_TMP/bidir-send.json" "$sysfs/runs/$(id_of bidir-send)" <<-'EOF'
 	import json, sys
 	run = json.load(open(sys.argv[1]))[0]
 	r = run["results"][-1]
+	wall = max(r["elapsed_ns"], r["rx_elapsed_ns"])
+	msgs = r["messages"] + r["rx_messages"]
+	exact = {"cpu_percent": (r["cpu_ns"] * 100, wall),
+	         "cpu_ns_per_msg": (r["cpu_ns"], msgs)}
 	bad = []
-	for k in ("cpu_percent", "cpu_ns_per_msg"):
+	for k, (num, den) in exact.items():
 	    s = int(open(f"{sys.argv[2]}/{k}").read())
-	    if abs(s - r[k]) >= 1:
-	        bad.append(f"sysfs {k} {s}, JSON {r[k]} (cpu_ns {r['cpu_ns']}, "
+	    if s != num // den or abs(r[k] - num / den) > 0.0051:
+	        bad.append(f"sysfs {k} {s}, JSON {r[k]}, counters give "
+	                   f"{num / den:.4f} (cpu_ns {r['cpu_ns']}, "
 	                   f"tx {r['messages']} messages in {r['elapsed_ns']} ns, "
 	                   f"rx {r['rx_messages']} in {r['rx_elapsed_ns']} ns)")
 	print("\n".join(bad))
