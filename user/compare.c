@@ -60,6 +60,7 @@ static const char *const cmp_keywords[CMP_KW_COUNT] = {
 	[CMP_KW_REMOTE]		= "remote",
 	[CMP_KW_TX_DEPTH]	= "tx-depth",
 	[CMP_KW_QPS]		= "qps",
+	[CMP_KW_SIGNAL_EVERY]	= "signal-every",
 };
 
 #define CMP_KW_BIT(kw)	(1U << (kw))
@@ -219,6 +220,9 @@ static int cmp_value(struct kvperf *kv, enum cmp_kw kw, const char *val,
 		return cmp_number(kv, "tx-depth", val, 1, 4096, &o->tx_depth);
 	case CMP_KW_QPS:
 		return cmp_number(kv, "qps", val, 1, 16, &o->qps);
+	case CMP_KW_SIGNAL_EVERY:
+		return cmp_number(kv, "signal-every", val, 1, 4096,
+				  &o->signal_every);
 	case CMP_KW_NO_PERFTEST:
 	case CMP_KW_REMOTE:
 	case CMP_KW_COUNT:
@@ -337,7 +341,8 @@ static void cmp_arg2(struct cmp_argv *av, const char *kw, const char *val)
  * @path: CMP_KERNEL or CMP_USER
  *
  * "kvperf -j run lat|bw op OP addr ADDR port PORT size N|sizes ... poll
- * MODE [iters N] [inline N] [tx-depth N] [qps N] path kernel|user": the
+ * MODE [iters N] [inline N] [tx-depth N] [qps N] [signal-every N] path
+ * kernel|user": the
  * size and poll mode always, so that every column measures the same;
  * the user path on PORT+1, where its own server listens.
  */
@@ -375,6 +380,8 @@ void cmp_run_argv(struct cmp_argv *av, const struct cmp_opts *o,
 		cmp_arg2(av, "tx-depth", cmp_num(av, o->tx_depth));
 	if (cmp_opt(o, CMP_KW_QPS))
 		cmp_arg2(av, "qps", cmp_num(av, o->qps));
+	if (cmp_opt(o, CMP_KW_SIGNAL_EVERY))
+		cmp_arg2(av, "signal-every", cmp_num(av, o->signal_every));
 	cmp_arg2(av, "path", user ? "user" : "kernel");
 	av->argv[av->argc] = NULL;
 }
@@ -1052,7 +1059,7 @@ static void cmp_help(FILE *f)
 	      "              [size N | sizes all | sizes MIN-MAX] [rounds R] [iters N]\n"
 	      "              [poll {busy|softirq|workqueue}] [inline N]\n"
 	      "              [plot FILE.svg|FILE.png] [no-perftest] [remote]\n"
-	      "              [tx-depth N] [qps N]\n"
+	      "              [tx-depth N] [qps N] [signal-every N]\n"
 	      "       kvperf compare help\n"
 	      "\n"
 	      "Run the same test on the kernel path (kvperf run ... path kernel), the\n"
@@ -1094,6 +1101,10 @@ static void cmp_help(FILE *f)
 	      "  remote       ADDR is another host's, with the servers started there\n"
 	      "  tx-depth     bw: work requests in flight per queue pair (perftest -t)\n"
 	      "  qps          bw: queue pairs (perftest -q)\n"
+	      "  signal-every bw: a completion at least every N work requests, 1 to\n"
+	      "               4096 (default 100, or tx-depth when smaller); perftest\n"
+	      "               always gets it as -Q, since on its own it asks for\n"
+	      "               every completion above 8 KiB\n"
 	      "\n"
 	      "Each measurement is a child process: this tool with -j run, or\n"
 	      "perftest's client against its own server (-R -F -p PORT+2). A\n"

@@ -66,6 +66,7 @@ enum cmp_kw {
 	/* compare bw only from here */
 	CMP_KW_TX_DEPTH,
 	CMP_KW_QPS,
+	CMP_KW_SIGNAL_EVERY,
 	CMP_KW_COUNT
 };
 
@@ -88,6 +89,7 @@ struct cmp_opts {
 	const char *plot;
 	uint32_t tx_depth;
 	uint32_t qps;
+	uint32_t signal_every;
 };
 
 static inline bool cmp_opt(const struct cmp_opts *o, enum cmp_kw kw)

@@ -35,6 +35,7 @@
 #include "perftest.h"
 #include "plot.h"
 #include "print.h"
+#include "upath_cfg.h"
 
 #define CMP_EXE			"/proc/self/exe"
 /* a measurement that takes longer than this per size is killed */
@@ -605,6 +606,9 @@ static void cmp_perftest_one(struct cmp_exec *ex, uint32_t round,
 		.iterations = cmp_opt(o, CMP_KW_ITERS) ? o->iterations : 0,
 		.inline_size = o->inline_size, .tx_depth = o->tx_depth,
 		.qps = o->qps, .events = ex->r->perftest_events,
+		.cq_mod = o->type != KVPERF_RUN_TYPE_BW ? 0 :
+			  cmp_opt(o, CMP_KW_SIGNAL_EVERY) ? o->signal_every :
+			  UPATH_DEFAULT_SIGNAL_EVERY,
 	};
 	int64_t timeout = (int64_t)CMP_TIMEOUT_MS * (size ? 1 : ex->r->count);
 	int64_t bound;

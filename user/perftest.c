@@ -266,7 +266,9 @@ static void add_num(struct perftest_cmd *c, const char *opt, uint32_t val)
  * Always RDMA CM (-R, as kvperf connects) and -F (no cpufreq warning);
  * the port, size (or -a) and iterations, and for send and write the
  * inline size, so that perftest's own default (up to 236 bytes inline on
- * some devices) does not differ from kvperf's.
+ * some devices) does not differ from kvperf's. For bw the CQ moderation
+ * too (-Q): without it perftest asks for every completion of a single
+ * size above 8 KiB, and kvperf for one every signal-every requests.
  */
 void perftest_cmd_build(struct perftest_cmd *c, const struct perftest_cfg *cfg)
 {
@@ -292,6 +294,8 @@ void perftest_cmd_build(struct perftest_cmd *c, const struct perftest_cfg *cfg)
 			add_num(c, "-t", cfg->tx_depth);
 		if (cfg->qps)
 			add_num(c, "-q", cfg->qps);
+		if (cfg->cq_mod)
+			add_num(c, "-Q", cfg->cq_mod);
 	}
 	if (cfg->events)
 		add(c, "-e");

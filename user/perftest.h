@@ -59,6 +59,7 @@ struct perftest_cfg {
 	uint32_t inline_size;
 	uint32_t tx_depth;
 	uint32_t qps;
+	uint32_t cq_mod;	/* bw: -Q, a completion every N requests */
 	bool events;		/* -e: completion events instead of polling */
 };
 

@@ -98,7 +98,7 @@ static void cmp_parse_all(void)
 	CMP_LINE(&l, BW, "op", "read", "addr", "198.18.1.1", "port", "20000",
 		 "sizes", "4K-1M", "rounds", "3", "iters", "2000", "poll",
 		 "softirq", "inline", "64", "plot", "out.PNG", "no-perftest",
-		 "remote", "tx-depth", "256", "qps", "4");
+		 "remote", "tx-depth", "256", "qps", "4", "signal-every", "50");
 	CHECK_INT(l.ret, 0);
 	CHECK_STR(l.err, "");
 	CHECK_INT(l.o.op, KVPERF_OP_READ);
@@ -114,6 +114,8 @@ static void cmp_parse_all(void)
 	CHECK(cmp_opt(&l.o, CMP_KW_REMOTE));
 	CHECK_INT(l.o.tx_depth, 256);
 	CHECK_INT(l.o.qps, 4);
+	CHECK_INT(l.o.signal_every, 50);
+	CHECK(cmp_opt(&l.o, CMP_KW_SIGNAL_EVERY));
 
 	CMP_LINE(&l, LAT, "op", "w", "addr", "198.18.0.1", "sizes", "all");
 	CHECK_INT(l.ret, 0);
@@ -155,6 +157,8 @@ static void cmp_parse_errors(void)
 	CMP_ERR(LAT, "'tx-depth' is only for compare bw", "op", "send",
 		"tx-depth", "4");
 	CMP_ERR(LAT, "'qps' is only for compare bw", "qps", "4");
+	CMP_ERR(LAT, "'signal-every' is only for compare bw", "signal-every",
+		"10");
 	CMP_ERR(LAT, "size and sizes exclude each other", "op", "send",
 		"addr", "198.18.0.1", "size", "64", "sizes", "all");
 	CMP_ERR(LAT, "rounds '0' is out of range (1 to 100)", "rounds", "0");
@@ -183,6 +187,10 @@ static void cmp_parse_errors(void)
 	CMP_ERR(BW, "tx-depth '5000' is out of range (1 to 4096)",
 		"tx-depth", "5000");
 	CMP_ERR(BW, "qps '17' is out of range (1 to 16)", "qps", "17");
+	CMP_ERR(BW, "signal-every '0' is out of range (1 to 4096)",
+		"signal-every", "0");
+	CMP_ERR(BW, "signal-every '4097' is out of range (1 to 4096)",
+		"signal-every", "4097");
 }
 
 static void cmp_sizes_list(void)
@@ -234,9 +242,9 @@ static void cmp_children(void)
 	CMP_LINE(&l, BW, "op", "write", "addr", "fd00::1", "port", "2000",
 		 "sizes", "4K-64K", "iters", "100", "poll", "softirq",
 		 "inline", "0", "tx-depth", "16", "qps", "2", "plot", "a.svg",
-		 "no-perftest");
+		 "no-perftest", "signal-every", "8");
 	CHECK_STR(argv_str(&l.o, CMP_KERNEL),
-		  "kvperf -j run bw op write addr fd00::1 port 2000 sizes 4096-65536 iters 100 poll softirq inline 0 tx-depth 16 qps 2 path kernel");
+		  "kvperf -j run bw op write addr fd00::1 port 2000 sizes 4096-65536 iters 100 poll softirq inline 0 tx-depth 16 qps 2 signal-every 8 path kernel");
 	CMP_LINE(&l, BW, "op", "read", "addr", "198.18.0.1", "sizes", "all");
 	CHECK_STR(argv_str(&l.o, CMP_USER),
 		  "kvperf -j run bw op read addr 198.18.0.1 port 18516 sizes all poll busy path user");

@@ -250,10 +250,10 @@ static void pt_cmd(void)
 	cfg = (struct perftest_cfg){
 		.type = KVPERF_RUN_TYPE_BW, .op = KVPERF_OP_WRITE,
 		.dev = "mlx5_0", .port = 20002, .size = 65536,
-		.inline_size = 64, .tx_depth = 256, .qps = 4,
+		.inline_size = 64, .tx_depth = 256, .qps = 4, .cq_mod = 100,
 	};
-	CHECK_STR(cmd_str(&cfg), "ib_write_bw -R -F -d mlx5_0 -p 20002 -s 65536 -I 64 -t 256 -q 4");
-	/* tx-depth and qps are bw options only */
+	CHECK_STR(cmd_str(&cfg), "ib_write_bw -R -F -d mlx5_0 -p 20002 -s 65536 -I 64 -t 256 -q 4 -Q 100");
+	/* tx-depth, qps and CQ moderation are bw options only */
 	cfg.type = KVPERF_RUN_TYPE_LAT;
 	cfg.dev = NULL;
 	CHECK_STR(cmd_str(&cfg), "ib_write_lat -R -F -p 20002 -s 65536 -I 64");
