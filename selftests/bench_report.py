@@ -146,10 +146,17 @@ def cmd_report(raw, base, short, command):
 
 
 def git_describe():
+    """The commit, with -dirty when files other than the reports differ:
+    benching a second kernel must not count the first one's report."""
+    def git(*args):
+        return subprocess.run(["git", *args], capture_output=True,
+                              text=True, check=False).stdout.strip()
     try:
-        return subprocess.run(["git", "describe", "--always", "--dirty"],
-                              capture_output=True, text=True,
-                              check=False).stdout.strip()
+        rev = git("describe", "--always")
+        if rev and git("status", "--porcelain", "--", ".",
+                       ":(exclude)Documentation/benchmarks"):
+            rev += "-dirty"
+        return rev
     except OSError:
         return ""
 
