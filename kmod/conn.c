@@ -285,18 +285,28 @@ void kvperf_conn_fail(struct kvperf_conn *c, int err, const char *reason)
 	wake_up(c->notify);
 }
 
+/* A completion in error: flushed, or failed by the device. */
+static void kvperf_conn_wc_error(struct kvperf_conn *c, struct ib_wc *wc,
+				 const char *flushed, const char *failed)
+{
+	if (wc->status != IB_WC_WR_FLUSH_ERR) {
+		pr_debug("%s: %s\n", failed, ib_wc_status_msg(wc->status));
+		kvperf_conn_fail(c, -EIO, failed);
+		return;
+	}
+	/* the CM's reject or error event gives the reason */
+	if (READ_ONCE(c->connecting))
+		return;
+	kvperf_conn_fail(c, -EIO, flushed);
+}
+
 static void kvperf_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kvperf_conn *c = cq->cq_context;
 
-	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_debug("send completion: %s\n",
-				 ib_wc_status_msg(wc->status));
-		kvperf_conn_fail(c, -EIO, wc->status == IB_WC_WR_FLUSH_ERR ?
-				 "send queue flushed" :
-				 "send completion error");
-	}
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		kvperf_conn_wc_error(c, wc, "send queue flushed",
+				     "send completion error");
 	atomic_inc(&c->sends_done);
 	wake_up(c->notify);
 }
@@ -324,9 +334,8 @@ static void kvperf_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	int n;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		kvperf_conn_fail(c, -EIO, wc->status == IB_WC_WR_FLUSH_ERR ?
-				 "receive queue flushed" :
-				 "receive completion error");
+		kvperf_conn_wc_error(c, wc, "receive queue flushed",
+				     "receive completion error");
 		return;
 	}
 	if (c->count_data && !(wc->wc_flags & IB_WC_WITH_IMM)) {

@@ -113,6 +113,10 @@ struct kvperf_recv {
  * @error: first error (negative errno), 0 while all is well
  * @reason: what went wrong, for the user; static text
  * @cm_event: last connection event the CM handler saw
+ * @connecting: a client between rdma_connect() and the established
+ *		event: the CM moves the QP to the error state before it
+ *		reports a reject, so flushed work requests then do not fail
+ *		the connection; the CM event that follows says why
  * @wq: woken by completions and CM events
  * @timeout: longest wait for any completion or event, in jiffies
  * @stop: returns true when the owner wants the loop to end
@@ -149,6 +153,7 @@ struct kvperf_conn {
 	int error;
 	const char *reason;
 	int cm_event;
+	bool connecting;
 	wait_queue_head_t wq;
 	unsigned long timeout;
 	bool (*stop)(void *arg);

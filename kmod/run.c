@@ -112,6 +112,7 @@ static int kvperf_run_cm_handler(struct rdma_cm_id *id,
 		}
 		c->remote_rkey = be32_to_cpu(rep->rkey);
 		c->remote_addr = be64_to_cpu(rep->addr);
+		WRITE_ONCE(c->connecting, false);
 		WRITE_ONCE(c->cm_event, ev->event);
 		wake_up(c->notify);
 		break;
@@ -266,6 +267,7 @@ int kvperf_run_connect(struct kvperf_run *run, struct kvperf_conn *c,
 	strscpy(run->dev, dev_name(&c->cm_id->device->dev), sizeof(run->dev));
 	mutex_unlock(&run->lock);
 
+	WRITE_ONCE(c->connecting, true);
 	err = kvperf_conn_create(c, c->cm_id, attr);
 	if (!err)
 		err = kvperf_conn_post_recvs(c);
