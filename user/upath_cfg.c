@@ -66,6 +66,20 @@ static uint32_t upath_opt(const struct run_opts *o, enum run_kw kw,
 	return run_opt(o, kw) ? val : def;
 }
 
+/**
+ * upath_default_signal_every() - the module's signal-every when none is
+ *				  given
+ * @tx_depth: the run's tx-depth
+ *
+ * Return: a completion every UPATH_DEFAULT_SIGNAL_EVERY requests, or every
+ * @tx_depth ones when the queue is shallower.
+ */
+uint32_t upath_default_signal_every(uint32_t tx_depth)
+{
+	return tx_depth < UPATH_DEFAULT_SIGNAL_EVERY ?
+	       tx_depth : UPATH_DEFAULT_SIGNAL_EVERY;
+}
+
 /* What only bandwidth runs have. */
 static int upath_cfg_bw(struct upath_cfg *cfg, const struct run_opts *o,
 			const char **why)
@@ -75,9 +89,7 @@ static int upath_cfg_bw(struct upath_cfg *cfg, const struct run_opts *o,
 	cfg->qps = upath_opt(o, RUN_KW_QPS, o->qps, 1);
 	cfg->post_list = upath_opt(o, RUN_KW_POST_LIST, o->post_list, 1);
 	cfg->signal_every = upath_opt(o, RUN_KW_SIGNAL_EVERY, o->signal_every,
-				      cfg->tx_depth < UPATH_DEFAULT_SIGNAL_EVERY ?
-				      cfg->tx_depth :
-				      UPATH_DEFAULT_SIGNAL_EVERY);
+				      upath_default_signal_every(cfg->tx_depth));
 	cfg->bidir = run_opt(o, RUN_KW_BIDIR);
 	cfg->interval_ms = upath_opt(o, RUN_KW_INTERVAL, o->interval_ms, 0);
 	if (cfg->post_list > cfg->tx_depth) {

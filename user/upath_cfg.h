@@ -91,6 +91,7 @@ struct upath_cfg {
 
 int upath_cfg_init(struct upath_cfg *cfg, const struct run_opts *o,
 		   const char **why);
+uint32_t upath_default_signal_every(uint32_t tx_depth);
 uint32_t upath_cfg_nsizes(const struct upath_cfg *cfg);
 
 #endif /* KVPERF_UPATH_CFG_H */
