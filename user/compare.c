@@ -20,6 +20,7 @@
 #include "perftest.h"
 #include "print.h"
 #include "show.h"
+#include "upath_cfg.h"
 
 const char *const cmp_path_names[CMP_PATHS] = {
 	[CMP_KERNEL]	= "kernel",
@@ -291,6 +292,25 @@ int cmp_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	if (!cmp_opt(o, CMP_KW_SIZES))
 		o->size_max = o->size;
 	return KVPERF_EXIT_OK;
+}
+
+/**
+ * cmp_signal_every() - the signal-every both kvperf paths use, for
+ *			perftest's -Q
+ * @o: from cmp_parse()
+ *
+ * Return: 0 for latency; the given signal-every, or the default the
+ * kvperf runs take for the compare's tx-depth.
+ */
+uint32_t cmp_signal_every(const struct cmp_opts *o)
+{
+	if (o->type != KVPERF_RUN_TYPE_BW)
+		return 0;
+	if (cmp_opt(o, CMP_KW_SIGNAL_EVERY))
+		return o->signal_every;
+	return upath_default_signal_every(cmp_opt(o, CMP_KW_TX_DEPTH) ?
+					  o->tx_depth :
+					  UPATH_DEFAULT_TX_DEPTH);
 }
 
 /**

@@ -100,6 +100,7 @@ static inline bool cmp_opt(const struct cmp_opts *o, enum cmp_kw kw)
 int cmp_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	      struct cmp_opts *o);
 size_t cmp_sizes(const struct cmp_opts *o, uint32_t *sizes, size_t max);
+uint32_t cmp_signal_every(const struct cmp_opts *o);
 
 /* The command line of one kvperf measurement, run as a child. */
 #define CMP_ARGV_MAX	40

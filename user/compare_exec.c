@@ -35,7 +35,6 @@
 #include "perftest.h"
 #include "plot.h"
 #include "print.h"
-#include "upath_cfg.h"
 
 #define CMP_EXE			"/proc/self/exe"
 /* a measurement that takes longer than this per size is killed */
@@ -606,9 +605,7 @@ static void cmp_perftest_one(struct cmp_exec *ex, uint32_t round,
 		.iterations = cmp_opt(o, CMP_KW_ITERS) ? o->iterations : 0,
 		.inline_size = o->inline_size, .tx_depth = o->tx_depth,
 		.qps = o->qps, .events = ex->r->perftest_events,
-		.cq_mod = o->type != KVPERF_RUN_TYPE_BW ? 0 :
-			  cmp_opt(o, CMP_KW_SIGNAL_EVERY) ? o->signal_every :
-			  UPATH_DEFAULT_SIGNAL_EVERY,
+		.cq_mod = cmp_signal_every(o),
 	};
 	int64_t timeout = (int64_t)CMP_TIMEOUT_MS * (size ? 1 : ex->r->count);
 	int64_t bound;

@@ -250,6 +250,26 @@ static void cmp_children(void)
 		  "kvperf -j run bw op read addr 198.18.0.1 port 18516 sizes all poll busy path user");
 }
 
+/* perftest's -Q is the signal-every the kvperf runs of the compare use. */
+static void cmp_perftest_signal_every(void)
+{
+	struct cmp_line l;
+
+	CMP_LINE(&l, LAT, "op", "send", "addr", "198.18.0.1", "size", "64");
+	CHECK_INT(cmp_signal_every(&l.o), 0);
+	CMP_LINE(&l, BW, "op", "write", "addr", "198.18.0.1");
+	CHECK_INT(cmp_signal_every(&l.o), 100);
+	CMP_LINE(&l, BW, "op", "write", "addr", "198.18.0.1", "tx-depth",
+		 "16");
+	CHECK_INT(cmp_signal_every(&l.o), 16);
+	CMP_LINE(&l, BW, "op", "write", "addr", "198.18.0.1", "tx-depth",
+		 "256");
+	CHECK_INT(cmp_signal_every(&l.o), 100);
+	CMP_LINE(&l, BW, "op", "write", "addr", "198.18.0.1", "tx-depth",
+		 "16", "signal-every", "8");
+	CHECK_INT(cmp_signal_every(&l.o), 8);
+}
+
 static void cmp_summary_stats(void)
 {
 	const double odd[] = { 15.1, 13.9, 14.2 };
@@ -697,6 +717,7 @@ const struct unit_test compare_tests[] = {
 	UNIT(cmp_parse_errors),
 	UNIT(cmp_sizes_list),
 	UNIT(cmp_children),
+	UNIT(cmp_perftest_signal_every),
 	UNIT(cmp_summary_stats),
 	UNIT(cmp_read_kvperf),
 	UNIT(cmp_read_perftest_out),
