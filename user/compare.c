@@ -218,12 +218,14 @@ static int cmp_value(struct kvperf *kv, enum cmp_kw kw, const char *val,
 		o->plot = val;
 		return KVPERF_EXIT_OK;
 	case CMP_KW_TX_DEPTH:
-		return cmp_number(kv, "tx-depth", val, 1, 4096, &o->tx_depth);
+		return cmp_number(kv, "tx-depth", val, 1, UPATH_TX_DEPTH_MAX,
+				  &o->tx_depth);
 	case CMP_KW_QPS:
-		return cmp_number(kv, "qps", val, 1, 16, &o->qps);
+		return cmp_number(kv, "qps", val, 1, UPATH_QPS_MAX, &o->qps);
 	case CMP_KW_SIGNAL_EVERY:
-		return cmp_number(kv, "signal-every", val, 1, 4096,
-				  &o->signal_every);
+		/* at most tx-depth, so bounded by its maximum */
+		return cmp_number(kv, "signal-every", val, 1,
+				  UPATH_TX_DEPTH_MAX, &o->signal_every);
 	case CMP_KW_NO_PERFTEST:
 	case CMP_KW_REMOTE:
 	case CMP_KW_COUNT:
