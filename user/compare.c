@@ -234,6 +234,13 @@ static int cmp_value(struct kvperf *kv, enum cmp_kw kw, const char *val,
 	return KVPERF_EXIT_OK;
 }
 
+/* The tx-depth the kvperf runs of a compare bw take. */
+static uint32_t cmp_tx_depth(const struct cmp_opts *o)
+{
+	return cmp_opt(o, CMP_KW_TX_DEPTH) ? o->tx_depth :
+					     UPATH_DEFAULT_TX_DEPTH;
+}
+
 /**
  * cmp_parse() - the arguments of "compare lat" or "compare bw"
  * @kv: the invocation
@@ -291,6 +298,9 @@ int cmp_parse(struct kvperf *kv, struct args *a, uint8_t type,
 				    "missing op (send, write or read)");
 	if (!cmp_opt(o, CMP_KW_ADDR))
 		return kvperf_usage(kv, "compare", "missing addr");
+	if (type == KVPERF_RUN_TYPE_BW && cmp_signal_every(o) > cmp_tx_depth(o))
+		return kvperf_usage(kv, "compare",
+				    "signal-every is larger than tx-depth");
 	if (!cmp_opt(o, CMP_KW_SIZES))
 		o->size_max = o->size;
 	return KVPERF_EXIT_OK;
@@ -310,9 +320,7 @@ uint32_t cmp_signal_every(const struct cmp_opts *o)
 		return 0;
 	if (cmp_opt(o, CMP_KW_SIGNAL_EVERY))
 		return o->signal_every;
-	return upath_default_signal_every(cmp_opt(o, CMP_KW_TX_DEPTH) ?
-					  o->tx_depth :
-					  UPATH_DEFAULT_TX_DEPTH);
+	return upath_default_signal_every(cmp_tx_depth(o));
 }
 
 /**
@@ -1124,7 +1132,7 @@ static void cmp_help(FILE *f)
 	      "  tx-depth     bw: work requests in flight per queue pair (perftest -t)\n"
 	      "  qps          bw: queue pairs (perftest -q)\n"
 	      "  signal-every bw: a completion at least every N work requests, 1 to\n"
-	      "               4096 (default 100, or tx-depth when smaller); perftest\n"
+	      "               tx-depth (default 100, or tx-depth when smaller); perftest\n"
 	      "               always gets it as -Q, since on its own it asks for\n"
 	      "               every completion above 8 KiB\n"
 	      "\n"

@@ -191,6 +191,10 @@ static void cmp_parse_errors(void)
 		"signal-every", "0");
 	CMP_ERR(BW, "signal-every '4097' is out of range (1 to 4096)",
 		"signal-every", "4097");
+	CMP_ERR(BW, "signal-every is larger than tx-depth", "op", "write",
+		"addr", "198.18.0.1", "signal-every", "129");
+	CMP_ERR(BW, "signal-every is larger than tx-depth", "op", "write",
+		"addr", "198.18.0.1", "tx-depth", "16", "signal-every", "17");
 }
 
 static void cmp_sizes_list(void)
