@@ -49,7 +49,7 @@ KSRC_FILES := scripts/checkpatch.pl scripts/spelling.txt scripts/kernel-doc \
 SPEC := Documentation/netlink/specs/kvperf.yaml
 UAPI := include/uapi/linux/kvperf.h
 
-.PHONY: all modules tools install clean help deps lint check demo bench \
+.PHONY: all modules tools install clean help deps lint check check-load demo bench \
 	uapi ksrc vm-module selftests kdir
 
 all: modules tools
@@ -113,6 +113,11 @@ lint: $(KSRC_STAMP)
 check:
 	$(Q)selftests/check.sh
 
+# The VM suite on one kernel (KVER, default the newest 6.12) while a
+# second guest keeps the host busy; see selftests/check.sh.
+check-load:
+	$(Q)selftests/check.sh --load $(KVER)
+
 demo:
 	$(Q)selftests/demo.sh
 
@@ -130,6 +135,7 @@ help:
 	@echo '  deps           install every Debian package kvperf needs'
 	@echo '  lint           checkpatch, W=1 and sparse on both Debian kernels'
 	@echo '  check          every test: unit, spec, lint, VM suite on 6.1 and 6.12'
+	@echo '  check-load     the VM suite on one kernel beside a busy second guest'
 	@echo '  demo           build, boot a Soft-RoCE VM, compare kernel and user path'
 	@echo '  bench          the benchmark matrix in the VM, into Documentation/benchmarks/'
 	@echo '  uapi           regenerate include/uapi/linux/kvperf.h from the spec'

@@ -3,32 +3,59 @@
 #
 # make check: every test kvperf has. Installs what is missing, builds,
 # then runs the host unit tests, the spec checks, the static checks, the
-# VM suite on each Debian kernel and the short benchmark, and totals
-# their KTAP results in a last line "N passed, N failed". Logs go to
-# build/check/.
+# harness's own tests, the VM suite on each Debian kernel and the short
+# benchmark, and totals their KTAP results (selftests/ktap_tally.py: every
+# leaf result, nested ones included, plans checked) in a last line
+# "N passed, N failed, N skipped". Logs go to build/check/.
+#
+# --load [KVER]: make check-load instead: the VM suite on one kernel
+# (default: the newest 6.12) while a second guest keeps both host cores
+# busy beside it; the same closing line.
+#
+# Both Debian kernels must be installed (make deps does it): without one
+# of them, the run fails at once, naming it.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 logs=build/check
+load=
+load_kver=
+case "${1:-}" in
+--load)
+	load=1 load_kver=${2:-}
+	logs=build/check-load
+	;;
+'') ;;
+*) echo "usage: $0 [--load [KVER]]" >&2; exit 2 ;;
+esac
 mkdir -p "$logs"
 
 passed=0 failed=0 skipped=0
 start=$(date +%s)
 
-# run_phase NAME CMD...: run a KTAP-producing command, stream its output,
-# and add its top-level results to the totals. A command that fails
-# without reporting a failed test counts as one failed test itself.
+totals() {
+	echo "$passed passed, $failed failed, $skipped skipped"
+}
+
+# run_phase NAME STREAMS CMD...: run a KTAP-producing command, stream its
+# output, and add every result it printed to the totals. STREAMS is how
+# many top-level KTAP streams the command prints (one per test program);
+# a shortfall, a plan not kept or a skip without a reason is a failure,
+# and so is a command that fails without reporting a failed test.
 run_phase() {
-	local name=$1 log=$logs/$1.log t0 rc p f s
-	shift
+	local name=$1 streams=$2 log=$logs/$1.log t0 rc p f s tally
+	shift 2
 	t0=$(date +%s)
 	echo "# ---- $name: $*"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
-	p=$(grep -cE '^ok [0-9]+' "$log" | head -n 1)
-	s=$(grep -cE '^ok [0-9]+.*# *SKIP' "$log" | head -n 1)
-	f=$(grep -cE '^not ok [0-9]+' "$log" | head -n 1)
-	p=$((p - s))
+	tally=$(python3 selftests/ktap_tally.py --streams "$streams" "$log")
+	printf '%s\n' "$tally" | grep '^# tally:'
+	read -r p f s < <(printf '%s\n' "$tally" | sed -n 's/^tally: //p')
+	if [ -z "${s:-}" ]; then
+		echo "not ok - $name: its log could not be tallied"
+		p=0 f=1 s=0
+	fi
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "not ok - $name exited with status $rc"
 		f=1
@@ -42,30 +69,63 @@ run_phase() {
 }
 
 if ! selftests/deps.sh --check >/dev/null; then
-	selftests/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+	selftests/deps.sh || { echo "not ok - make deps"; failed=1; totals; exit 1; }
+fi
+
+mapfile -t kvers < <(selftests/kernels.sh)
+if ! selftests/kernels.sh --require >/dev/null; then
+	echo "not ok - the Debian kernels the suite runs on are installed (above)"
+	failed=1
+	totals
+	exit 1
 fi
 
 echo "# ---- build"
 if ! make -s all ksrc selftests >"$logs/build.log" 2>&1; then
 	cat "$logs/build.log"
 	echo "not ok - build"
-	echo "0 passed, 1 failed"
+	failed=1
+	totals
 	exit 1
 fi
 
-mapfile -t kvers < <(selftests/kernels.sh)
+if [ -n "$load" ]; then
+	# The load: a guest of the other kernel spinning on both vCPUs,
+	# started first and stopped when the suite is done.
+	[ -n "$load_kver" ] || load_kver=${kvers[-1]}
+	other=${kvers[0]}
+	[ "$other" = "$load_kver" ] && other=${kvers[-1]}
+	KVPERF_NO_MODULE=1 selftests/vmtest.sh -k "$other" -t 7200 -- \
+		bash -c 'for i in 1 2; do (while :; do :; done) & done; wait' \
+		>"$logs/load-guest.log" 2>&1 &
+	loadpid=$!
+	trap 'kill -TERM $loadpid 2>/dev/null' EXIT
+	echo "# ---- load: a $other guest spinning on 2 vCPUs beside the suite (pid $loadpid)"
+	run_phase "vm-$load_kver-loaded" 1 selftests/vmtest.sh -k "$load_kver"
+	if ! kill -0 "$loadpid" 2>/dev/null; then
+		echo "not ok - the load guest ran throughout (it ended early; see $logs/load-guest.log)"
+		failed=$((failed + 1))
+	fi
+	kill -TERM "$loadpid" 2>/dev/null
+	wait "$loadpid" 2>/dev/null
+	trap - EXIT
+	echo "# make check-load took $(( $(date +%s) - start )) s; logs in $logs/"
+	totals
+	[ "$failed" -eq 0 ]
+	exit
+fi
 
-run_phase unit make -s -C user test
-run_phase spec selftests/spec/spec_test.sh
-run_phase lint selftests/lint.sh
+# the unit-test program and kmod/stats.c's test program
+run_phase unit 2 make -s -C user test
+run_phase spec 1 selftests/spec/spec_test.sh
+run_phase lint 1 selftests/lint.sh
+run_phase harness 1 selftests/harness_test.sh
 for kver in "${kvers[@]}"; do
-	run_phase "vm-$kver" selftests/vmtest.sh -k "$kver"
+	run_phase "vm-$kver" 1 selftests/vmtest.sh -k "$kver"
 done
 # make bench works: its short matrix on one kernel, into build/bench/
-run_phase bench-short selftests/bench.sh --short -k "${kvers[-1]}"
+run_phase bench-short 1 selftests/bench.sh --short -k "${kvers[-1]}"
 
 echo "# make check took $(( $(date +%s) - start )) s; logs in $logs/"
-# skipped tests are neither: said on their own line, before the totals
-[ "$skipped" -gt 0 ] && echo "# $skipped skipped (see the SKIP lines above)"
-echo "$passed passed, $failed failed"
+totals
 [ "$failed" -eq 0 ]

@@ -2,8 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Static checks, as KTAP: checkpatch.pl (from linux-source) on every C
-# file, and a W=1, sparse (C=2) build of the module on each Debian kernel
-# with no warning at all.
+# file, kernel-doc, both Debian kernels installed, the VM suite's plan,
+# and a W=1, sparse (C=2) build of the module on each Debian kernel with
+# no warning at all.
+#
+# usage: lint.sh [GROUP...]   groups: checkpatch kernel-doc kernels plan
+#                             build (default: all of them)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 ksrc=${KSRC:-$top/build/ksrc}
@@ -11,21 +15,31 @@ cd "$top" || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-mapfile -t kvers < <(selftests/kernels.sh)
-n=0 fail=0
-result() {	# result OK NAME [diagnostic file]
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		fail=$((fail + 1))
-		echo "not ok $n $2"
-		[ -n "${3:-}" ] && sed 's/^/# /' "$3" | head -n 60
-	fi
+all_groups="checkpatch kernel-doc kernels plan build"
+groups=${*:-$all_groups}
+for g in $groups; do
+	case " $all_groups " in
+	*" $g "*) ;;
+	*) echo "usage: $0 [GROUP...] (groups: $all_groups)" >&2; exit 2 ;;
+	esac
+done
+want() {
+	case " $groups " in *" $1 "*) return 0 ;; esac
+	return 1
 }
 
+mapfile -t kvers < <(selftests/kernels.sh)
+# shellcheck source=selftests/ktap.sh
+. "$top/selftests/ktap.sh"
+
+plan=0
+want checkpatch && plan=$((plan + 3))
+want kernel-doc && plan=$((plan + 1))
+want kernels && plan=$((plan + 1))
+want plan && plan=$((plan + 1))
+want build && plan=$((plan + ${#kvers[@]}))
 echo "TAP version 13"
-echo "1..$((5 + ${#kvers[@]}))"
+echo "1..$plan"
 
 # Kernel code gets every check (--strict); user-space code the default
 # ones but those that only make sense inside the kernel (its macros and
@@ -41,21 +55,42 @@ checkpatch() {	# checkpatch NAME STRICT IGNORES PATHSPEC...
 	[ ${#files[@]} -gt 0 ] && [ ! -s "$tmp/cp" ]
 	result $? "checkpatch.pl${strict:+ $strict} on ${#files[@]} $name files" "$tmp/cp"
 }
-checkpatch kernel --strict "" 'kmod/*.[ch]' 'include/*.h'
-checkpatch user-space "" ",PREFER_DEFINED_ATTRIBUTE_MACRO,PREFER_KERNEL_TYPES,NEW_TYPEDEFS" \
-	'user/*.[ch]' 'selftests/kvperf/*.[ch]'
-# expected output in tests is clearer split line by line
-checkpatch unit-test "" ",SPLIT_STRING,PREFER_DEFINED_ATTRIBUTE_MACRO" 'selftests/unit/*.[ch]'
+if want checkpatch; then
+	checkpatch kernel --strict "" 'kmod/*.[ch]' 'include/*.h'
+	checkpatch user-space "" ",PREFER_DEFINED_ATTRIBUTE_MACRO,PREFER_KERNEL_TYPES,NEW_TYPEDEFS" \
+		'user/*.[ch]' 'selftests/kvperf/*.[ch]'
+	# expected output in tests is clearer split line by line
+	checkpatch unit-test "" ",SPLIT_STRING,PREFER_DEFINED_ATTRIBUTE_MACRO" 'selftests/unit/*.[ch]'
+fi
 
-mapfile -t kfiles < <(git ls-files -co --exclude-standard -- 'kmod/*.[ch]')
-perl "$ksrc/scripts/kernel-doc" -none -Wall "${kfiles[@]}" >"$tmp/kd" 2>&1
-[ ! -s "$tmp/kd" ]
-result $? "kernel-doc -Wall clean on ${#kfiles[@]} module files" "$tmp/kd"
+if want kernel-doc; then
+	mapfile -t kfiles < <(git ls-files -co --exclude-standard -- 'kmod/*.[ch]')
+	perl "$ksrc/scripts/kernel-doc" -none -Wall "${kfiles[@]}" >"$tmp/kd" 2>&1
+	[ ! -s "$tmp/kd" ]
+	result $? "kernel-doc -Wall clean on ${#kfiles[@]} module files" "$tmp/kd"
+fi
 
-[ ${#kvers[@]} -eq 2 ]
-echo "kernels found: ${kvers[*]:-none}" >"$tmp/kv"
-result $? "both Debian kernels (6.1, 6.12) installed" "$tmp/kv"
+if want kernels; then
+	selftests/kernels.sh --require >/dev/null 2>"$tmp/kv"
+	result $? "both Debian kernels (6.1, 6.12) installed" "$tmp/kv"
+fi
 
+# The suite's plan is the Makefile's list: every test script in the
+# folder must be on it, and everything on it must exist.
+want plan && (
+	cd selftests/kvperf || exit 1
+	planned=$(make -s --no-print-directory print-tests | sort)
+	present=$( { ls ./*.sh | sed 's,^\./,,' | grep -vxE 'lib\.sh|run\.sh'
+		     make -s --no-print-directory print-gen-progs; } | sort)
+	diff <(echo "$planned") <(echo "$present") |
+		sed -n 's/^< /planned but missing: /p; s/^> /not in TEST_PROGS: /p'
+) >"$tmp/plan" 2>&1
+if want plan; then
+	[ ! -s "$tmp/plan" ]
+	result $? "every VM test script is in selftests/kvperf/Makefile's plan" "$tmp/plan"
+fi
+
+want build || kvers=()
 for kver in "${kvers[@]}"; do
 	dir=build/lint-$kver
 	rm -rf "$dir" && mkdir -p "$dir" &&

@@ -31,6 +31,9 @@ Options:
   -h             this help
 
 Environment:
+  KVPERF_TIME_SCALE=N multiply every time limit by N (the guest's, its
+                      stall detectors', the tests' waits); default
+                      time_scale in selftests/kvperf/settings ($scale)
   KVPERF_NO_MODULE=1  do not build or load kvperf.ko
   KVPERF_KO=PATH      load this module instead of running make vm-module
 
@@ -63,8 +66,21 @@ top=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd -P)
 vmdir=$top/selftests/vm
 addr0=198.18.0.1
 addr1=198.18.1.1
-timeout_run=1500
 timeout_shell=3600
+
+# One factor for every wait and limit of the suite on a loaded host:
+# KVPERF_TIME_SCALE, default time_scale= in selftests/kvperf/settings.
+# It scales the guest's time limit, its stall detectors and (through
+# lib.sh) every wait of the tests.
+scale=${KVPERF_TIME_SCALE:-$(sed -n 's/^time_scale=\([0-9]\+\)$/\1/p' \
+	"$top/selftests/kvperf/settings" 2>/dev/null)}
+case "${scale:-1}" in
+'' | *[!0-9]* | 0)
+	echo "$prog: KVPERF_TIME_SCALE=$scale is not a positive integer" >&2
+	exit 2 ;;
+esac
+scale=${scale:-1}
+timeout_run=$((700 * scale))
 
 msg() {
 	echo "$prog: $*" >&2
@@ -276,6 +292,7 @@ fi
 	printf 'CWD=%q\n' "$(pwd -P)"
 	printf 'ROWS=%q\nCOLS=%q\n' "$rows" "$cols"
 	printf 'TERM_HOST=%q\n' "${TERM:-vt100}"
+	printf 'TIME_SCALE=%q\n' "$scale"
 } >"$run/config"
 if [ "$mode" = run ]; then
 	# Words that are just a guest variable ('$KVPERF_ADDR0', quoted on
@@ -297,6 +314,13 @@ fi
 # skewed and switches clocks mid-run; the live code patching that follows
 # has crashed guests (an int3 Oops in sched_clock_cpu) under TCG.
 cmdline="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off tsc=reliable"
+# The stall detectors, scaled: a vCPU of a TCG guest on a busy host can
+# go unscheduled for seconds, which the defaults (RCU stall 21 s, soft
+# lockup 20 s, hung task 120 s) report as a stall. A real one (a loop
+# that never yields) still shows, only later.
+cmdline+=" rcupdate.rcu_cpu_stall_timeout=$((21 * scale))"
+cmdline+=" watchdog_thresh=$((10 * scale))"
+cmdline+=" sysctl.kernel.hung_task_timeout_secs=$((120 * scale))"
 cmdline+=" kvtop=$top kvrun=$run${append:+ $append}"
 # shellcheck disable=SC2054 # qemu's option values are comma-separated
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2G

@@ -2,42 +2,40 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Run the kvperf selftests as one KTAP stream, the way the kselftest runner
-# does: every test script (*.sh but lib.sh and run.sh) and every compiled
-# test program in this directory, each under the `settings` timeout, its
-# own KTAP output nested as "# " lines. Exit status: 0 when all passed
-# (skips allowed), 1 when any failed, 4 when all were skipped.
+# does: every test the Makefile plans (TEST_PROGS, TEST_GEN_PROGS; a
+# planned test that is missing fails), each under the `settings` timeout
+# times the time scale, its own KTAP output nested as "# " lines. Exit
+# status: 0 when all passed (skips allowed), 1 when any failed, 4 when all
+# were skipped.
 #
-# usage: run.sh [TEST...]   (names as in the directory; default: all)
+# usage: run.sh [TEST...]   (names as in the directory; default: the plan)
 
 set -u
 
 dir=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
-timeout=120
+timeout=120 scale=${KVPERF_TIME_SCALE:-}
 if [ -r "$dir/settings" ]; then
 	t=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$dir/settings")
 	[ -n "$t" ] && timeout=$t
+	[ -n "$scale" ] ||
+		scale=$(sed -n 's/^time_scale=\([0-9]\+\)$/\1/p' "$dir/settings")
 fi
+# the per-test limit grows with the suite's time scale (see lib.sh)
+timeout=$((timeout * ${scale:-1}))
 
 tests=()
 if [ $# -gt 0 ]; then
 	for t in "$@"; do
-		t=$(basename "$t")
-		if [ ! -f "$dir/$t" ]; then
-			echo "run.sh: no test $t in $dir" >&2
-			exit 2
-		fi
-		tests+=("$t")
+		tests+=("$(basename "$t")")
 	done
 else
-	for f in "$dir"/*; do
-		t=$(basename "$f")
-		case "$t" in
-		lib.sh | run.sh) continue ;;
-		*.sh) tests+=("$t") ;;
-		*.c | *.h | *.py | Makefile | config | settings) continue ;;
-		*) [ -f "$f" ] && [ -x "$f" ] && tests+=("$t") ;;
-		esac
-	done
+	# The plan is the Makefile's list, not what happens to be in the
+	# folder: a planned test that is missing is a failure, not a gap.
+	mapfile -t tests < <(make -s --no-print-directory -C "$dir" print-tests)
+	if [ ${#tests[@]} -eq 0 ]; then
+		echo "run.sh: no tests in $dir/Makefile (make print-tests)" >&2
+		exit 2
+	fi
 fi
 
 log=$(mktemp /tmp/kvperf-run.XXXXXX) || exit 1
@@ -57,6 +55,11 @@ for t in "${tests[@]}"; do
 	*.sh) cmd=(bash "$dir/$t") ;;
 	*) cmd=("$dir/$t") ;;
 	esac
+	if [ ! -f "$dir/$t" ] || { [ "${t%.sh}" = "$t" ] && [ ! -x "$dir/$t" ]; }; then
+		echo "not ok $n selftests: kvperf: $t # missing: no $dir/$t"
+		fail=$((fail + 1))
+		continue
+	fi
 	# The test's own KTAP, nested; stderr too, so nothing is lost.
 	(cd "$dir" && timeout -k 5 "$timeout" "${cmd[@]}" 2>&1 </dev/null) |
 		tee "$log" | sed -u 's/^/# /'

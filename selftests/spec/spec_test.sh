@@ -13,17 +13,8 @@ uapi=$top/include/uapi/linux/kvperf.h
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0 fail=0
-result() {	# result OK NAME [diagnostic file]
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		fail=$((fail + 1))
-		echo "not ok $n $2"
-		[ -n "${3:-}" ] && sed 's/^/# /' "$3"
-	fi
-}
+# shellcheck source=selftests/ktap.sh
+. "$top/selftests/ktap.sh"
 
 echo "TAP version 13"
 echo "1..3"

@@ -1,0 +1,241 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of the test harness itself, as KTAP: that what make check counts
+# can fail. The KTAP tally (nested skips, plans not kept, skips without a
+# reason, missing test programs), the VM suite's plan (a planned script
+# that is missing, one that stops early), the kernel requirement of lint
+# and check, bench.sh failing with its VM run, vmtest.sh failing on a
+# kernel-log WARNING, and the skip helper of the VM tests. Runs on the
+# host; one short guest boot.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+tmp=$(mktemp -d /tmp/kvperf-harness.XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# shellcheck source=selftests/ktap.sh
+. "$top/selftests/ktap.sh"
+
+tally() {	# tally [--streams N] LOG: prints "P F S"
+	python3 selftests/ktap_tally.py "$@" | sed -n 's/^tally: //p'
+}
+
+# expect_tally DESC WANT [--streams N] LOG
+expect_tally() {
+	local desc=$1 want=$2 got
+	shift 2
+	got=$(tally "$@")
+	python3 selftests/ktap_tally.py "$@" >"$tmp/why" 2>&1
+	echo "want (passed failed skipped) $want, got $got" >>"$tmp/why"
+	[ "$got" = "$want" ]
+	result $? "tally: $desc" "$tmp/why"
+}
+
+echo "TAP version 13"
+echo "1..19"
+
+# --- the tally ------------------------------------------------------------
+cat >"$tmp/nested.log" <<'EOF'
+TAP version 13
+1..2
+# selftests: kvperf: a.sh
+# TAP version 13
+# 1..3
+# ok 1 one
+# ok 2 two # SKIP no such device
+# # a diagnostic
+# ok 3 three
+ok 1 selftests: kvperf: a.sh
+# selftests: kvperf: b.sh
+# TAP version 13
+# 1..0 # SKIP perftest is not installed
+ok 2 selftests: kvperf: b.sh # SKIP perftest is not installed
+EOF
+expect_tally "a nested skip and a skipped script count as skips" "2 0 2" \
+	"$tmp/nested.log"
+
+cat >"$tmp/noreason.log" <<'EOF'
+TAP version 13
+1..2
+# TAP version 13
+# 1..2
+# ok 1 one
+# ok 2 two # SKIP
+ok 1 selftests: kvperf: a.sh
+ok 2 plain # SKIP
+EOF
+expect_tally "a skip without a reason is a failure" "1 2 0" "$tmp/noreason.log"
+
+cat >"$tmp/short.log" <<'EOF'
+TAP version 13
+1..1
+# TAP version 13
+# 1..5
+# ok 1 one
+# ok 2 two
+ok 1 selftests: kvperf: a.sh
+EOF
+expect_tally "a script that stops early: each result it never printed fails" \
+	"2 3 0" "$tmp/short.log"
+
+cat >"$tmp/over.log" <<'EOF'
+TAP version 13
+1..2
+ok 1 one
+ok 2 two
+ok 3 three
+EOF
+expect_tally "more results than planned is a failure" "3 1 0" "$tmp/over.log"
+
+cat >"$tmp/died.log" <<'EOF'
+TAP version 13
+1..3
+# TAP version 13
+# 1..1
+# ok 1 one
+not ok 1 selftests: kvperf: a.sh # TIMEOUT 540 seconds
+EOF
+expect_tally "a suite that stops: a not-ok script with passing subtests, and two scripts never run" \
+	"1 3 0" "$tmp/died.log"
+
+cat >"$tmp/onestream.log" <<'EOF'
+TAP version 13
+1..2
+ok 1 one
+ok 2 two
+EOF
+expect_tally "a test program that never started (one stream of two)" "2 1 0" \
+	--streams 2 "$tmp/onestream.log"
+
+cat >"$tmp/bail.log" <<'EOF'
+TAP version 13
+1..1
+# TAP version 13
+# 1..2
+# ok 1 one
+# Bail out! cannot go on
+ok 1 selftests: kvperf: a.sh
+EOF
+expect_tally "a Bail out! is a failure" "1 2 0" "$tmp/bail.log"
+
+# --- the VM suite's runner keeps its plan ----------------------------------
+suite=$tmp/suite
+mkdir -p "$suite"
+cp selftests/kvperf/run.sh "$suite/"
+printf 'timeout=20\ntime_scale=1\n' >"$suite/settings"
+cat >"$suite/Makefile" <<'EOF'
+TEST_PROGS := good.sh early.sh gone.sh
+print-tests:
+	@printf '%s\n' $(TEST_PROGS)
+EOF
+cat >"$suite/good.sh" <<'EOF'
+echo "TAP version 13"; echo "1..1"; echo "ok 1 fine"
+EOF
+# stops after its first result with status 0: only its plan tells
+cat >"$suite/early.sh" <<'EOF'
+echo "TAP version 13"; echo "1..3"; echo "ok 1 first"; exit 0
+EOF
+# a script in the folder but not in the plan must not run
+cat >"$suite/stray.sh" <<'EOF'
+echo "TAP version 13"; echo "1..1"; echo "ok 1 stray ran"
+EOF
+bash "$suite/run.sh" >"$tmp/suite.log" 2>&1
+grep -q '^not ok 3 selftests: kvperf: gone.sh # missing' "$tmp/suite.log"
+result $? "run.sh: a planned script that is missing is a failed result" "$tmp/suite.log"
+! grep -q 'stray' "$tmp/suite.log"
+result $? "run.sh: runs the Makefile's plan, not whatever is in the folder" "$tmp/suite.log"
+expect_tally "the runner's stream: early.sh's two missing results and gone.sh fail" \
+	"2 3 0" --streams 1 "$tmp/suite.log"
+
+# --- both Debian kernels are required --------------------------------------
+mapfile -t kvers < <(selftests/kernels.sh)
+fake=$tmp/onekernel
+mkdir -p "$fake/boot" "$fake/src"
+k=${kvers[-1]:-none}
+ln -s "/boot/vmlinuz-$k" "$fake/boot/"
+ln -s "/usr/src/linux-headers-$k" "$fake/src/"
+export_fake() {
+	KVPERF_BOOT_DIR=$fake/boot KVPERF_HEADERS_DIR=$fake/src "$@"
+}
+export_fake selftests/kernels.sh --require >"$tmp/k.out" 2>"$tmp/k.err"
+rc=$?
+[ "$rc" = 1 ] && grep -q 'no Debian 6.1 kernel' "$tmp/k.err" &&
+	[ "$(cat "$tmp/k.out")" = "$k" ]
+result $? "kernels.sh --require with only $k: exit 1, names 6.1" "$tmp/k.err"
+
+export_fake selftests/lint.sh kernels >"$tmp/lint.log" 2>&1
+rc=$?
+[ "$rc" != 0 ] && grep -q '^not ok 1 both Debian kernels' "$tmp/lint.log"
+result $? "lint.sh: the kernel check fails with one kernel installed" "$tmp/lint.log"
+
+export_fake timeout 120 selftests/check.sh >"$tmp/check.log" 2>&1
+rc=$?
+[ "$rc" != 0 ] && grep -q 'no Debian 6.1 kernel' "$tmp/check.log" &&
+	[ "$(tail -n 1 "$tmp/check.log")" = "0 passed, 1 failed, 0 skipped" ]
+result $? "check.sh: fails at once, naming the missing kernel" "$tmp/check.log"
+
+# --- bench.sh fails with its VM run ----------------------------------------
+# A fake VM run that measured everything (the guest's files from a real
+# short run, kept in selftests/harness/) and then failed, as vmtest.sh
+# does on a WARNING in the kernel log.
+cat >"$tmp/fake-vmtest" <<EOF
+#!/bin/bash
+raw=\${@: -2:1}
+cp -r "$top/selftests/harness/bench-raw/." "\$raw/"
+echo "vmtest.sh: kernel log problems: WARNING: (fake)" >&2
+exit 1
+EOF
+chmod +x "$tmp/fake-vmtest"
+KVPERF_VMTEST=$tmp/fake-vmtest selftests/bench.sh --short -k "$k" \
+	-o "$tmp/bench" >"$tmp/bench.log" 2>&1
+rc=$?
+[ "$rc" != 0 ] && ls "$tmp/bench/"*.json >/dev/null 2>&1
+result $? "bench.sh: a failed VM run fails it, and the report is still written" "$tmp/bench.log"
+
+cat >"$tmp/fake-vmtest-ok" <<EOF
+#!/bin/bash
+raw=\${@: -2:1}
+cp -r "$top/selftests/harness/bench-raw/." "\$raw/"
+EOF
+chmod +x "$tmp/fake-vmtest-ok"
+KVPERF_VMTEST=$tmp/fake-vmtest-ok selftests/bench.sh --short -k "$k" \
+	-o "$tmp/bench-ok" >"$tmp/bench-ok.log" 2>&1
+result $? "bench.sh: the same files from a clean VM run pass" "$tmp/bench-ok.log"
+
+# --- the guest's kernel log fails a run ------------------------------------
+KVPERF_NO_MODULE=1 selftests/vmtest.sh -k "$k" -- \
+	bash -c 'echo "WARNING: injected by harness_test.sh" >/dev/kmsg' \
+	>"$tmp/vm.log" 2>&1
+rc=$?
+[ "$rc" = 1 ] && grep -q 'kernel log problems' "$tmp/vm.log" &&
+	grep -q 'WARNING: injected by harness_test.sh' "$tmp/vm.log"
+result $? "vmtest.sh: a WARNING in the guest's kernel log fails the run" "$tmp/vm.log"
+
+# --- the VM tests' skip helper gives its reason ------------------------------
+cat >"$tmp/skip.sh" <<EOF
+. "$top/selftests/kvperf/lib.sh"
+ktap_print_header
+ktap_set_plan 1
+kv_skip "max_qp_wr limit" "rxe has no such limit"
+ktap_finished
+EOF
+bash "$tmp/skip.sh" >"$tmp/skip.log" 2>&1
+grep -qx 'ok 1 max_qp_wr limit # SKIP rxe has no such limit' "$tmp/skip.log"
+result $? "lib.sh: kv_skip puts the reason on the result line" "$tmp/skip.log"
+
+# --- the suite's time scale --------------------------------------------------
+cat >"$tmp/scale.sh" <<EOF
+. "$top/selftests/kvperf/lib.sh"
+echo "scale=\$(kv_scaled 10)"
+EOF
+got=$(KVPERF_TIME_SCALE=4 bash "$tmp/scale.sh" 2>&1)
+[ "$got" = "scale=40" ]
+echo "KVPERF_TIME_SCALE=4: $got" >"$tmp/scale.log"
+result $? "lib.sh: KVPERF_TIME_SCALE multiplies the waits" "$tmp/scale.log"
+
+KVPERF_TIME_SCALE=0 bash "$tmp/scale.sh" >"$tmp/scale0.log" 2>&1
+[ $? != 0 ] && grep -q 'not a positive integer' "$tmp/scale0.log"
+result $? "lib.sh: a time scale of 0 is refused" "$tmp/scale0.log"
+
+[ "$fail" -eq 0 ]
