@@ -230,8 +230,8 @@ cat >"$tmp/scale.sh" <<EOF
 echo "scale=\$(kv_scaled 10)"
 EOF
 got=$(KVPERF_TIME_SCALE=4 bash "$tmp/scale.sh" 2>&1)
-[ "$got" = "scale=40" ]
 echo "KVPERF_TIME_SCALE=4: $got" >"$tmp/scale.log"
+[ "$got" = "scale=40" ]
 result $? "lib.sh: KVPERF_TIME_SCALE multiplies the waits" "$tmp/scale.log"
 
 KVPERF_TIME_SCALE=0 bash "$tmp/scale.sh" >"$tmp/scale0.log" 2>&1
