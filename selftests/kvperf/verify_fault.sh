@@ -57,18 +57,30 @@ switch_file() {
 	echo 0 >"$switch"
 }
 
-# per_size FILE: "SIZE:MISMATCHES ..." for the results of the run that
-# kvperf -j printed to FILE, which must be done and verified. (The JSON
-# is one line, each result starts with its size and only results have a
-# mismatches key: no Python, which takes seconds to start under TCG.)
-per_size() {
-	local f=$1
+# Under TCG on a busy host every process costs a noticeable fraction of a
+# second, so what runs once per check is bash builtins but for the runs
+# themselves: no Python, no grep, no cat.
 
-	grep -q '"state":"done"' "$f" || { echo "the run is not done"; return 1; }
-	grep -q '"verify":true' "$f" || { echo "the run is not verified"; return 1; }
-	paste -d: <(grep -o '{"size":[0-9]*' "$f" | cut -d: -f2) \
-		<(grep -o '"mismatches":[0-9]*' "$f" | cut -d: -f2) |
-		paste -sd' '
+# per_size FILE: set $got to "SIZE:MISMATCHES ..." for the results of the
+# run kvperf -j printed to FILE (one line: each result starts with its
+# size, and only results have a mismatches key); fail unless the run is
+# done and verified.
+got=
+per_size() {
+	local json='' rest
+
+	got=
+	read -r -d '' json <"$1"
+	[[ $json == *'"state":"done"'* ]] || { got="(not done)"; return 1; }
+	[[ $json == *'"verify":true'* ]] || { got="(not verified)"; return 1; }
+	rest=${json#*'"results":'}
+	while [[ $rest =~ \{\"size\":([0-9]+) ]]; do
+		got+="${got:+ }${BASH_REMATCH[1]}:"
+		rest=${rest#*'{"size":'}
+		[[ $rest =~ \"mismatches\":([0-9]+) ]] || return 1
+		got+=${BASH_REMATCH[1]}
+		rest=${rest#*'"mismatches":'}
+	done
 }
 
 # expect NAME WANT ARGS...: kvperf -j run ARGS (a kernel-path run is
@@ -76,17 +88,16 @@ per_size() {
 # the JSON and the tool's stderr are the diagnostics when not.
 expect() {
 	local name=$1 want=$2 json=$KV_TMP/$1.json err=$KV_TMP/$1.err
-	local rc id got
+	local rc line=''
 
 	shift 2
 	kv_run "$json" "$err" timeout 120 "$@"
 	rc=$?
-	id=$(sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' "$json")
-	[ -n "$id" ] && timeout 60 kvperf run delete "$id" >/dev/null 2>&1
-	if [ "$rc" = 0 ] && got=$(per_size "$json") && [ "$got" = "$want" ]; then
-		return 0
-	fi
-	echo "$*: exit $rc"
+	read -r line <"$json"
+	[[ $line =~ ^\[?\{\"id\":([0-9]+), ]] &&
+		kvperf run delete "${BASH_REMATCH[1]}" >/dev/null 2>&1
+	per_size "$json" && [ "$rc" = 0 ] && [ "$got" = "$want" ] && return 0
+	echo "${KVPERF_FAULT_CORRUPT_PAYLOADS:+KVPERF_FAULT_CORRUPT_PAYLOADS=$KVPERF_FAULT_CORRUPT_PAYLOADS }$*: exit $rc"
 	echo "size:mismatches '$got', want '$want'"
 	sed 's/^/stderr: /' "$err"
 	sed 's/^/json: /' "$json" | cut -c1-3000
@@ -97,7 +108,7 @@ expect() {
 switch_drained() {
 	local v
 
-	v=$(cat "$switch")
+	read -r v <"$switch"
 	[ "$v" = 0 ] && return 0
 	echo "$switch reads $v after the run, want 0"
 	return 1
@@ -106,21 +117,21 @@ switch_drained() {
 # lat_case PATH PORT OP: a latency run of OP from PATH's client against
 # the server on PORT, sizes 64 and 128 B, 2 warm-up and 8 measured
 # iterations each, all verified, with $k corruptions on the client's
-# switch: $k mismatches at 64 B (the payloads checked first), none at
-# 128 B; debugfs at 0 after.
+# switch (the variable exported to this function's run only): $k
+# mismatches at 64 B (the payloads checked first), none at 128 B;
+# debugfs at 0 after.
 lat_case() {
-	local path=$1 port=$2 op=$3 run=()
+	local path=$1 port=$2 op=$3
 
 	echo 0 >"$switch"
-	run=(kvperf -j run lat op "$op" addr "$addr" port "$port"
-	     sizes 64-128 warmup 2 iters 8 verify path "$path")
 	if [ "$path" = kernel ]; then
 		echo "$k" >"$switch"
 	else
-		run=(env "$env_switch=$k" "${run[@]}")
+		local -x KVPERF_FAULT_CORRUPT_PAYLOADS=$k
 	fi
-	expect "lat-$path-$port-$op" "64:$k 128:0" "${run[@]}" &&
-		switch_drained
+	expect "lat-$path-$port-$op" "64:$k 128:0" kvperf -j run lat op "$op" \
+		addr "$addr" port "$port" sizes 64-128 warmup 2 iters 8 verify \
+		path "$path" && switch_drained
 }
 
 # bw_run NAME PATH PORT OP K: a bandwidth run of OP from PATH's client,
@@ -129,14 +140,14 @@ lat_case() {
 # size after the other: K corruptions (up to 6) are min(K, 2)
 # mismatches at 4 KiB, the next up to 2 at 8 KiB, the rest at 16 KiB.
 bw_run() {
-	local name=$1 path=$2 port=$3 op=$4 left=$5 want=() size n
+	local name=$1 path=$2 port=$3 op=$4 left=$5 want='' size n
 
 	for size in 4096 8192 16384; do
 		n=$((left < 2 ? left : 2))
 		left=$((left - n))
-		want+=("$size:$n")
+		want+="${want:+ }$size:$n"
 	done
-	expect "$name" "${want[*]}" kvperf -j run bw op "$op" addr "$addr" \
+	expect "$name" "$want" kvperf -j run bw op "$op" addr "$addr" \
 		port "$port" sizes 4096-16384 qps 2 warmup 2 iters 16 verify \
 		path "$path"
 }
@@ -151,15 +162,17 @@ bw_kernel() {
 		switch_drained
 }
 
-# user_server PORT [ENV...]: a user server in the background, started
-# with env ENV... (KEY=VALUE words, -u KEY); its pid in $user_pid.
+# user_server PORT [K]: a user server in the background, with
+# KVPERF_FAULT_CORRUPT_PAYLOADS=K in its environment, or none; its pid
+# in $user_pid.
 user_pid=
 user_server() {
 	local port=$1 out=$KV_TMP/user-server-$1.out
 
-	shift
-	env "$@" kvperf server start addr "$addr" port "$port" path user \
-		>"$out" 2>&1 &
+	(
+		[ -n "${2:-}" ] && export "$env_switch=$2"
+		exec kvperf server start addr "$addr" port "$port" path user
+	) >"$out" 2>&1 &
 	user_pid=$!
 	kv_on_exit "kill $user_pid"
 	listening() {
@@ -192,7 +205,7 @@ out=$(kvperf server start addr "$addr" port "$kport" 2>&1) ||
 kid=$(echo "$out" | sed -n 's/^server \([0-9]\+\) listening.*/\1/p')
 kv_on_exit "kvperf server stop $kid"
 # the latency runs' user server, without the switch
-user_server "$uport" -u "$env_switch" || kv_bail "no user server"
+user_server "$uport" || kv_bail "no user server"
 lat_user_pid=$user_pid
 
 # Latency: the client verifies, so the client's path has the switch.
@@ -226,7 +239,7 @@ for path in $paths; do
 
 		echo 0 >"$switch"
 		what="$what, user server"
-		if ! user_server "$bport" "$env_switch=$k" >"$KV_TMP/us.err"; then
+		if ! user_server "$bport" "$k" >"$KV_TMP/us.err"; then
 			kv_result "$what, $env_switch=$k: mismatches 2, 1, 0 at 4, 8, 16 KiB" \
 				1 "$(cat "$KV_TMP/us.err")"
 			kv_skip "$what, its next run: no mismatches" "no user server"
