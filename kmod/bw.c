@@ -525,6 +525,7 @@ static int kvperf_bw_serve_end(struct kvperf_bw_qp *q, u32 size,
 
 	if (verify && size && q->p.op != KVPERF_OP_READ) {
 		kvperf_buf_for_cpu(c, &c->rx, size);
+		kvperf_buf_fault(c, &c->rx, size);
 		if (!kvperf_buf_check(&c->rx, size, size))
 			bad++;
 	}

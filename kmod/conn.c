@@ -255,6 +255,57 @@ bool kvperf_buf_check(struct kvperf_buf *b, size_t len, u32 seed)
 	return true;
 }
 
+/*
+ * Fault injection for the tests (debugfs corrupt_payloads): how many of
+ * the next payloads a verify check inspects get one byte flipped first.
+ */
+atomic_t kvperf_corrupt_payloads = ATOMIC_INIT(0);
+
+/**
+ * kvperf_buf_fault() - flip one byte of a received payload while the
+ *			corrupt_payloads fault hook asks for it
+ * @c: the connection
+ * @b: the buffer, synced for the CPU
+ * @len: the bytes the caller's verify check is about to compare with
+ *	 their pattern
+ *
+ * Called by every payload check just before it compares, so that each
+ * corruption the hook hands out is exactly one mismatch. The count is
+ * taken atomically: several connections may check at once. Which byte
+ * flips depends on what is left after taking one (2, 1, 0, then again):
+ * the first, the middle, the last of the @len, so that a check which
+ * skips either end misses some. A payload of no bytes takes nothing.
+ *
+ * Return: true when a byte was flipped.
+ */
+bool kvperf_buf_fault(struct kvperf_conn *c, struct kvperf_buf *b,
+		      size_t len)
+{
+	size_t off;
+	int left;
+
+	if (!len || likely(!atomic_read(&kvperf_corrupt_payloads)))
+		return false;
+	left = atomic_dec_if_positive(&kvperf_corrupt_payloads);
+	if (left < 0)
+		return false;
+	switch (left % 3) {
+	case 2:
+		off = 0;
+		break;
+	case 1:
+		off = len / 2;
+		break;
+	default:
+		off = len - 1;
+		break;
+	}
+	*kvperf_buf_ptr(b, off) ^= 0xff;
+	/* the CPU wrote to the buffer: the device's next write must win */
+	kvperf_buf_for_device(c, b, off + 1);
+	return true;
+}
+
 /**
  * kvperf_buf_clear() - zero the start of a buffer
  * @b: the buffer

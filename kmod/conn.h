@@ -6,6 +6,7 @@
 #ifndef _KVPERF_CONN_H
 #define _KVPERF_CONN_H
 
+#include <linux/atomic.h>
 #include <linux/scatterlist.h>
 #include <linux/wait.h>
 #include <rdma/ib_verbs.h>
@@ -193,6 +194,9 @@ void kvperf_buf_for_device(struct kvperf_conn *c, struct kvperf_buf *b,
 void kvperf_buf_fill(struct kvperf_buf *b, size_t len, u32 seed);
 bool kvperf_buf_check(struct kvperf_buf *b, size_t len, u32 seed);
 void kvperf_buf_clear(struct kvperf_buf *b, size_t len);
+extern atomic_t kvperf_corrupt_payloads;
+bool kvperf_buf_fault(struct kvperf_conn *c, struct kvperf_buf *b,
+		      size_t len);
 u8 kvperf_marker(u32 seq);
 
 #endif /* _KVPERF_CONN_H */

@@ -163,6 +163,8 @@ void kvperf_debugfs_init(void)
 	kvperf_debugfs_runs = debugfs_create_dir("runs", kvperf_debugfs_dir);
 	debugfs_create_bool("stall_servers", 0600, kvperf_debugfs_dir,
 			    &kvperf_stall_servers);
+	debugfs_create_atomic_t("corrupt_payloads", 0600, kvperf_debugfs_dir,
+				&kvperf_corrupt_payloads);
 }
 
 /**

@@ -56,16 +56,25 @@ static void kvperf_lat_prepare(struct kvperf_conn *c, u8 op, bool verify,
 static bool kvperf_lat_intact(struct kvperf_conn *c, u8 op, u32 size,
 			      u32 seq, u32 byte_len)
 {
+	u32 len = size, seed = seq;
+
 	kvperf_buf_for_cpu(c, &c->rx, size);
 	switch (op) {
 	case KVPERF_OP_SEND:
-		return byte_len == size && kvperf_buf_check(&c->rx, size, seq);
+		if (byte_len != size)
+			return false;
+		break;
 	case KVPERF_OP_WRITE:
-		return kvperf_buf_check(&c->rx, size - 1, seq);
+		/* the last byte is the arrival marker */
+		len = size - 1;
+		break;
 	default:
 		/* the server's buffer holds the pattern of iteration 0 */
-		return kvperf_buf_check(&c->rx, size, 0);
+		seed = 0;
+		break;
 	}
+	kvperf_buf_fault(c, &c->rx, len);
+	return kvperf_buf_check(&c->rx, len, seed);
 }
 
 static int kvperf_lat_iteration(struct kvperf_conn *c, u8 op, u32 size,

@@ -470,9 +470,11 @@ static int upath_bw_serve_end(struct upath_bw_qp *q, uint32_t size,
 	struct kvperf_wire_report w;
 	uint64_t bad = c->bad_recvs;
 
-	if (verify && size && q->p.op != KVPERF_OP_READ &&
-	    !upath_buf_check(&c->rx, size, size))
-		bad++;
+	if (verify && size && q->p.op != KVPERF_OP_READ) {
+		upath_buf_fault(&c->rx, size);
+		if (!upath_buf_check(&c->rx, size, size))
+			bad++;
+	}
 	rep->received = c->data_recvs;
 	rep->mismatches = bad;
 	upath_wire_report_put(rep, &w);

@@ -11,7 +11,10 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +97,96 @@ bool upath_buf_check(const struct upath_buf *b, size_t len, uint32_t seed)
 	for (i = 0; i < len; i++)
 		if (b->p[i] != kvperf_wire_pattern(seed, i))
 			return false;
+	return true;
+}
+
+/*
+ * Fault injection for the tests, as the module's debugfs corrupt_payloads:
+ * KVPERF_FAULT_CORRUPT_PAYLOADS=N, read once per process, has the next N
+ * payloads a verify check inspects get one byte flipped first.
+ */
+#define UPATH_FAULT_ENV		"KVPERF_FAULT_CORRUPT_PAYLOADS"
+
+static atomic_uint upath_corrupt_left;
+static pthread_once_t upath_fault_once = PTHREAD_ONCE_INIT;
+
+/**
+ * upath_fault_parse() - the value of KVPERF_FAULT_CORRUPT_PAYLOADS
+ * @s: its text
+ * @n: receives the count
+ *
+ * Return: 0, or -EINVAL unless @s is a decimal count up to UINT_MAX.
+ */
+int upath_fault_parse(const char *s, unsigned int *n)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > UINT_MAX)
+		return -EINVAL;
+	*n = v;
+	return 0;
+}
+
+static void upath_fault_init(void)
+{
+	const char *s = getenv(UPATH_FAULT_ENV);
+	unsigned int n;
+
+	if (!s)
+		return;
+	if (upath_fault_parse(s, &n)) {
+		fprintf(stderr, "kvperf: %s='%s' ignored: not a count\n",
+			UPATH_FAULT_ENV, s);
+		return;
+	}
+	atomic_store(&upath_corrupt_left, n);
+}
+
+/**
+ * upath_buf_fault() - flip one byte of a received payload while
+ *		       KVPERF_FAULT_CORRUPT_PAYLOADS asks for it
+ * @b: the buffer
+ * @len: the bytes the caller's verify check is about to compare with
+ *	 their pattern
+ *
+ * Called by every payload check just before it compares, so that each
+ * corruption handed out is exactly one mismatch; the count is taken
+ * atomically (a server serves each connection from its own thread).
+ * Which byte flips depends on what is left after taking one (2, 1, 0,
+ * then again): the first, the middle, the last of the @len, as in the
+ * module. A payload of no bytes takes nothing.
+ *
+ * Return: true when a byte was flipped.
+ */
+bool upath_buf_fault(struct upath_buf *b, size_t len)
+{
+	unsigned int n;
+	size_t off;
+
+	pthread_once(&upath_fault_once, upath_fault_init);
+	n = atomic_load(&upath_corrupt_left);
+	do {
+		if (!n || !len)
+			return false;
+	} while (!atomic_compare_exchange_weak(&upath_corrupt_left, &n,
+					       n - 1));
+	switch ((n - 1) % 3) {
+	case 2:
+		off = 0;
+		break;
+	case 1:
+		off = len / 2;
+		break;
+	default:
+		off = len - 1;
+		break;
+	}
+	b->p[off] ^= 0xff;
 	return true;
 }
 

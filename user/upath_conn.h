@@ -207,5 +207,7 @@ void upath_waiter_destroy(struct upath_waiter *w);
 void upath_buf_fill(struct upath_buf *b, size_t len, uint32_t seed);
 bool upath_buf_check(const struct upath_buf *b, size_t len, uint32_t seed);
 void upath_buf_clear(struct upath_buf *b, size_t len);
+int upath_fault_parse(const char *s, unsigned int *n);
+bool upath_buf_fault(struct upath_buf *b, size_t len);
 
 #endif /* KVPERF_UPATH_CONN_H */

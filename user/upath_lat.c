@@ -53,15 +53,24 @@ static void upath_lat_prepare(struct upath_conn *c, uint8_t op, bool verify,
 static bool upath_lat_intact(struct upath_conn *c, uint8_t op, uint32_t size,
 			     uint32_t seq, uint32_t byte_len)
 {
+	uint32_t len = size, seed = seq;
+
 	switch (op) {
 	case KVPERF_OP_SEND:
-		return byte_len == size && upath_buf_check(&c->rx, size, seq);
+		if (byte_len != size)
+			return false;
+		break;
 	case KVPERF_OP_WRITE:
-		return upath_buf_check(&c->rx, size - 1, seq);
+		/* the last byte is the arrival marker */
+		len = size - 1;
+		break;
 	default:
 		/* the server's buffer holds the pattern of iteration 0 */
-		return upath_buf_check(&c->rx, size, 0);
+		seed = 0;
+		break;
 	}
+	upath_buf_fault(&c->rx, len);
+	return upath_buf_check(&c->rx, len, seed);
 }
 
 static int upath_lat_iteration(struct upath_conn *c, uint8_t op,

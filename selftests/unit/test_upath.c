@@ -6,6 +6,7 @@
  * refusals applied to a user-path run, and a user-path run described as a
  * run-get reply and printed by the kernel path's printers.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -694,6 +695,55 @@ static void upath_stats_shared(void)
 	upath_hist_free(h);
 }
 
+static void upath_fault_count(void)
+{
+	unsigned int n = 7;
+
+	CHECK_INT(upath_fault_parse("3", &n), 0);
+	CHECK_INT(n, 3);
+	CHECK_INT(upath_fault_parse("0", &n), 0);
+	CHECK_INT(n, 0);
+	CHECK_INT(upath_fault_parse("4294967295", &n), 0);
+	CHECK(n == 4294967295U);
+	CHECK_INT(upath_fault_parse("4294967296", &n), -EINVAL);
+	CHECK_INT(upath_fault_parse("", &n), -EINVAL);
+	CHECK_INT(upath_fault_parse("-1", &n), -EINVAL);
+	CHECK_INT(upath_fault_parse(" 2", &n), -EINVAL);
+	CHECK_INT(upath_fault_parse("2x", &n), -EINVAL);
+	CHECK_INT(upath_fault_parse(NULL, &n), -EINVAL);
+}
+
+/*
+ * KVPERF_FAULT_CORRUPT_PAYLOADS=4, read at the first check of this
+ * process: four checked payloads get one byte flipped (the count left
+ * after each is 3, 2, 1, 0: the last, the first, the middle, the last),
+ * each then fails its check; the fifth is left alone, and so is an empty
+ * payload, which takes nothing.
+ */
+static void upath_fault_corrupts(void)
+{
+	static const size_t want_off[] = { 99, 0, 50, 99 };
+	uint8_t mem[100];
+	struct upath_buf b = { .p = mem, .len = sizeof(mem) };
+	unsigned int i;
+	size_t j;
+
+	setenv("KVPERF_FAULT_CORRUPT_PAYLOADS", "4", 1);
+	CHECK(!upath_buf_fault(&b, 0));
+	for (i = 0; i < 4; i++) {
+		upath_buf_fill(&b, sizeof(mem), 9);
+		CHECK(upath_buf_fault(&b, sizeof(mem)));
+		CHECK(!upath_buf_check(&b, sizeof(mem), 9));
+		for (j = 0; j < sizeof(mem); j++)
+			if (mem[j] != kvperf_wire_pattern(9, j))
+				CHECK_INT(j, want_off[i]);
+	}
+	upath_buf_fill(&b, sizeof(mem), 9);
+	CHECK(!upath_buf_fault(&b, sizeof(mem)));
+	CHECK(upath_buf_check(&b, sizeof(mem), 9));
+	unsetenv("KVPERF_FAULT_CORRUPT_PAYLOADS");
+}
+
 const struct unit_test upath_tests[] = {
 	UNIT(upath_run_path_keyword),
 	UNIT(upath_server_path_keyword),
@@ -707,5 +757,7 @@ const struct unit_test upath_tests[] = {
 	UNIT(upath_result_bw),
 	UNIT(upath_result_live_line),
 	UNIT(upath_stats_shared),
+	UNIT(upath_fault_count),
+	UNIT(upath_fault_corrupts),
 	{ NULL },
 };
