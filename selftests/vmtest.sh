@@ -38,7 +38,9 @@ Environment:
   KVPERF_KO=PATH      load this module instead of running make vm-module
 
 In the guest: PATH starts with $top/user; KVPERF_DEV0/1 (rxe0, rxe1),
-KVPERF_NETDEV0/1, KVPERF_ADDR0/1, KVPERF_KVER, KVPERF_TOP, KVPERF_KO and
+KVPERF_NETDEV0/1, KVPERF_ADDR0/1 (their IPv4 addresses), KVPERF_ADDR6_0/1
+(their IPv6 addresses, 2001:2::1/64 and 2001:2:0:1::1/64, whose RoCE GIDs
+exist before COMMAND starts), KVPERF_KVER, KVPERF_TOP, KVPERF_KO and
 KVPERF_RUNDIR are set; a word of COMMAND that is one of them, quoted on
 the host ('\$KVPERF_ADDR0'), is expanded in the guest. COMMAND runs in
 the current directory (when the

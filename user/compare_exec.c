@@ -66,6 +66,10 @@ struct cmp_exec {
 	pid_t user_server;
 	char netdev[IF_NAMESIZE];
 	char perftest_prog[PATH_MAX];
+	/* perftest reaches ADDR, an IPv6 address, with --ipv6-addr */
+	bool perftest_ipv6;
+	/* the perftest note, when it names perftest's version */
+	char perftest_note[160];
 	bool progress;
 	/* an exit code that ends the compare: the children cannot run */
 	int fatal;
@@ -605,7 +609,7 @@ static void cmp_perftest_one(struct cmp_exec *ex, uint32_t round,
 		.iterations = cmp_opt(o, CMP_KW_ITERS) ? o->iterations : 0,
 		.inline_size = o->inline_size, .tx_depth = o->tx_depth,
 		.qps = o->qps, .events = ex->r->perftest_events,
-		.cq_mod = cmp_signal_every(o),
+		.cq_mod = cmp_signal_every(o), .ipv6 = ex->perftest_ipv6,
 	};
 	int64_t timeout = (int64_t)CMP_TIMEOUT_MS * (size ? 1 : ex->r->count);
 	int64_t bound;
@@ -837,6 +841,46 @@ static void cmp_perftest_version(struct cmp_exec *ex)
 	free(out);
 }
 
+/* Whether "PROG --help" lists the long option @opt. */
+static bool cmp_perftest_has(struct cmp_exec *ex, const char *opt)
+{
+	const char *const argv[] = { ex->perftest_prog, "--help", NULL };
+	bool has = false;
+	char *out;
+	pid_t pid;
+
+	pid = cmp_spawn(ex, argv[0], argv, ex->out, ex->out);
+	if (pid < 0)
+		return false;
+	cmp_wait(ex, pid, CMP_KILL_GRACE_MS, false);
+	out = cmp_slurp(ex->out, NULL);
+	if (out)
+		has = perftest_has_option(out, opt);
+	free(out);
+	return has;
+}
+
+/*
+ * perftest's RDMA CM client resolves the server's name as IPv4 unless
+ * given --ipv6-addr (and its server binds an IPv4 address); releases
+ * without that option cannot measure over IPv6 at all ("Address family
+ * for hostname not supported").
+ */
+static bool cmp_perftest_ipv6(struct cmp_exec *ex, const char *prog)
+{
+	if (cmp_perftest_has(ex, "--ipv6-addr")) {
+		ex->perftest_ipv6 = true;
+		return true;
+	}
+	cmp_perftest_version(ex);
+	snprintf(ex->perftest_note, sizeof(ex->perftest_note),
+		 "off (%s %s reaches an RDMA CM server over IPv4 only: it has no --ipv6-addr)",
+		 prog, ex->r->env.perftest);
+	ex->r->env.perftest[0] = '\0';
+	ex->r->perftest_note = ex->perftest_note;
+	return false;
+}
+
 /* Where perftest stands: a column, or a note saying why not. */
 static void cmp_perftest_setup(struct cmp_exec *ex)
 {
@@ -868,6 +912,8 @@ static void cmp_perftest_setup(struct cmp_exec *ex)
 		ex->r->perftest_note = "off (ib_send_lat -e, its mode for softirq and workqueue polling, overflows its completion queue and hangs)";
 		return;
 	}
+	if (ex->o->addr_len == 16 && !cmp_perftest_ipv6(ex, prog))
+		return;
 	ex->r->active[CMP_PERFTEST] = true;
 	cmp_perftest_version(ex);
 }

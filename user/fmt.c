@@ -6,6 +6,8 @@
  */
 #include <stdio.h>
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <linux/kvperf.h>
 
 #include "compiler.h"
@@ -214,9 +216,43 @@ char *fmt_addr_port(char *buf, const void *addr, size_t len, uint16_t port)
 	char a[FMT_ADDR_LEN];
 
 	fmt_addr(a, addr, len);
-	snprintf(buf, FMT_ADDR_LEN, len == 4 ? "%s:%u" : "[%s]:%u", a,
-		 (unsigned int)port);
+	/* inet_ntop() wrote at most this much: the precision tells gcc */
+	snprintf(buf, FMT_ADDR_LEN, len == 4 ? "%.*s:%u" : "[%.*s]:%u",
+		 INET6_ADDRSTRLEN - 1, a, (unsigned int)port);
 	return buf;
+}
+
+/**
+ * fmt_sockaddr() - format a socket address: the address, and the endpoint
+ * @addr: FMT_ADDR_LEN bytes, receives the address, e.g. "2001:2::1"
+ * @text: FMT_ADDR_LEN bytes, receives address and port as fmt_addr_port()
+ *        writes them, e.g. "[2001:2::1]:34567"
+ * @sa: an AF_INET or AF_INET6 address
+ *
+ * Return: the port, host byte order; 0, with "?" in both buffers, for
+ * another family.
+ */
+uint16_t fmt_sockaddr(char *addr, char *text, const struct sockaddr *sa)
+{
+	const struct sockaddr_in6 *sin6 = (const void *)sa;
+	const struct sockaddr_in *sin = (const void *)sa;
+	uint16_t port;
+
+	switch (sa->sa_family) {
+	case AF_INET:
+		port = ntohs(sin->sin_port);
+		fmt_addr(addr, &sin->sin_addr, 4);
+		fmt_addr_port(text, &sin->sin_addr, 4, port);
+		return port;
+	case AF_INET6:
+		port = ntohs(sin6->sin6_port);
+		fmt_addr(addr, &sin6->sin6_addr, 16);
+		fmt_addr_port(text, &sin6->sin6_addr, 16, port);
+		return port;
+	}
+	snprintf(addr, FMT_ADDR_LEN, "?");
+	snprintf(text, FMT_ADDR_LEN, "?");
+	return 0;
 }
 
 /**

@@ -44,6 +44,8 @@ char *fmt_gid(char *buf, const uint8_t gid[16]);
 char *fmt_rate(char *buf, uint32_t mbps);
 char *fmt_addr(char *buf, const void *addr, size_t len);
 char *fmt_addr_port(char *buf, const void *addr, size_t len, uint16_t port);
+struct sockaddr;
+uint16_t fmt_sockaddr(char *addr, char *text, const struct sockaddr *sa);
 char *fmt_fixed(char *buf, uint64_t val, unsigned int scale,
 		unsigned int decimals);
 

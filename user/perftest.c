@@ -259,6 +259,34 @@ static void add_num(struct perftest_cmd *c, const char *opt, uint32_t val)
 }
 
 /**
+ * perftest_has_option() - whether perftest's usage text lists an option
+ * @help: what "ib_send_lat --help" printed
+ * @opt: the long option, "--ipv6-addr"
+ *
+ * The option must stand alone: "--ipv6" is not in a text that has
+ * "--ipv6-addr" only.
+ *
+ * Return: true when @help lists @opt.
+ */
+bool perftest_has_option(const char *help, const char *opt)
+{
+	size_t n = strlen(opt);
+	const char *p = help;
+	char next;
+
+	while ((p = strstr(p, opt))) {
+		next = p[n];
+		if ((p == help || isspace((unsigned char)p[-1]) ||
+		     p[-1] == ',') &&
+		    !isalnum((unsigned char)next) && next != '-' &&
+		    next != '_')
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+/**
  * perftest_cmd_build() - the command line of a perftest server or client
  * @c: receives the argv, NULL-terminated
  * @cfg: the measurement; @cfg->addr set makes the client
@@ -269,6 +297,9 @@ static void add_num(struct perftest_cmd *c, const char *opt, uint32_t val)
  * some devices) does not differ from kvperf's. For bw the CQ moderation
  * too (-Q): without it perftest asks for every completion of a single
  * size above 8 KiB, and kvperf for one every signal-every requests.
+ * With @cfg->ipv6, --ipv6-addr on both sides: without it perftest's
+ * RDMA CM server binds and its client resolves the server's name as IPv4
+ * only (releases without the option cannot reach IPv6 at all).
  */
 void perftest_cmd_build(struct perftest_cmd *c, const struct perftest_cfg *cfg)
 {
@@ -299,6 +330,8 @@ void perftest_cmd_build(struct perftest_cmd *c, const struct perftest_cfg *cfg)
 	}
 	if (cfg->events)
 		add(c, "-e");
+	if (cfg->ipv6)
+		add(c, "--ipv6-addr");
 	if (cfg->addr)
 		add(c, cfg->addr);
 	c->argv[c->argc] = NULL;

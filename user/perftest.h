@@ -38,6 +38,7 @@ int perftest_parse_lat(const char *out, struct perftest_lat *rows,
 int perftest_parse_bw(const char *out, struct perftest_bw *rows,
 		      size_t max);
 int perftest_parse_version(const char *out, char *ver, size_t len);
+bool perftest_has_option(const char *help, const char *opt);
 
 /* perftest's port when kvperf compare runs on kvperf's port P: P + 2 */
 #define PERFTEST_PORT_OFFSET	2
@@ -61,6 +62,7 @@ struct perftest_cfg {
 	uint32_t qps;
 	uint32_t cq_mod;	/* bw: -Q, a completion every N requests */
 	bool events;		/* -e: completion events instead of polling */
+	bool ipv6;		/* --ipv6-addr: RDMA CM to an IPv6 address */
 };
 
 #define PERFTEST_ARGV_MAX	32

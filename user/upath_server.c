@@ -107,16 +107,13 @@ static bool upath_sconn_should_stop(void *arg)
 	       __atomic_load_n(&sc->srv->stopping, __ATOMIC_ACQUIRE);
 }
 
-/* The client's address and port, "198.18.0.1:34567". */
-static void upath_peer(struct rdma_cm_id *id, char *addr, uint16_t *port)
+/*
+ * The client's address ("198.18.0.1", "2001:2::1") and the address with
+ * its port as one endpoint ("198.18.0.1:34567", "[2001:2::1]:34567").
+ */
+static uint16_t upath_peer(struct rdma_cm_id *id, char *addr, char *text)
 {
-	struct sockaddr *sa = rdma_get_peer_addr(id);
-
-	*port = ntohs(rdma_get_dst_port(id));
-	if (sa->sa_family == AF_INET6)
-		fmt_addr(addr, &((struct sockaddr_in6 *)sa)->sin6_addr, 16);
-	else
-		fmt_addr(addr, &((struct sockaddr_in *)sa)->sin_addr, 4);
+	return fmt_sockaddr(addr, text, rdma_get_peer_addr(id));
 }
 
 /* JSON true or false; text ", NAME" when set */
@@ -127,18 +124,21 @@ static void upath_print_flag(struct printer *p, const char *name, bool val)
 	pr_flag(p, name, name, val);
 }
 
-/* "connection 3 from 198.18.0.1:34567: bw write, size-max 65536, ..." */
+/*
+ * "connection 3 from 198.18.0.1:34567: bw write, size-max 65536, ..."
+ * ("from [2001:2::1]:34567:" for IPv6)
+ */
 static void upath_print_conn(struct upath_server *srv,
 			     const struct upath_sconn *sc)
 {
 	const struct upath_req *r = &sc->req;
-	char addr[FMT_ADDR_LEN], text[FMT_ADDR_LEN + 8];
+	char addr[FMT_ADDR_LEN], ep[FMT_ADDR_LEN], text[FMT_ADDR_LEN + 1];
 	struct kvperf *kv = srv->kv;
 	struct printer p;
 	uint16_t port;
 
-	upath_peer(sc->conn.id, addr, &port);
-	snprintf(text, sizeof(text), "%s:%u:", addr, port);
+	port = upath_peer(sc->conn.id, addr, ep);
+	snprintf(text, sizeof(text), "%s:", ep);
 	pthread_mutex_lock(&srv->lock);
 	pr_init(&p, kv->out, kv->json, false);
 	pr_obj_open(&p, NULL);
@@ -162,13 +162,12 @@ static void upath_print_conn(struct upath_server *srv,
 static void upath_print_refused(struct upath_server *srv,
 				struct rdma_cm_id *id, uint8_t why)
 {
-	char addr[FMT_ADDR_LEN], text[FMT_ADDR_LEN + 8];
+	char addr[FMT_ADDR_LEN], text[FMT_ADDR_LEN];
 	struct kvperf *kv = srv->kv;
 	struct printer p;
 	uint16_t port;
 
-	upath_peer(id, addr, &port);
-	snprintf(text, sizeof(text), "%s:%u", addr, port);
+	port = upath_peer(id, addr, text);
 	pthread_mutex_lock(&srv->lock);
 	pr_init(&p, kv->out, kv->json, false);
 	pr_obj_open(&p, NULL);

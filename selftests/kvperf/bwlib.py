@@ -721,6 +721,11 @@ def qp_line(qp, gbits):
             " Mpps")
 
 
+def endpoint(addr, port):
+    """addr:port as the tool prints it, an IPv6 address in brackets"""
+    return f"[{addr}]:{port}" if ":" in addr else f"{addr}:{port}"
+
+
 def cmd_table(args):
     pos, opts = parse_opts(args, {"--live": int, "--gbits": bool})
     if len(pos) != 2:
@@ -745,8 +750,8 @@ def cmd_table(args):
             bad.append(f"live line in the wrong unit: {l!r}")
     if opts["live"] is not None and len(live) < opts["live"]:
         bad.append(f"{len(live)} live lines, want at least {opts['live']}")
-    want_title = (f"# run {run['id']}: bw {run['op']} to {run['addr']}:"
-                  f"{run['port']} dev {run['dev']}"
+    want_title = (f"# run {run['id']}: bw {run['op']} to "
+                  f"{endpoint(run['addr'], run['port'])} dev {run['dev']}"
                   f"{', verify' if run.get('verify') else ''}"
                   f"{', bidir' if run.get('bidir') else ''}, state "
                   f"{run['state']}")

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of user/args.c: prefix matching and number parsing.
+ * Unit tests of user/args.c: prefix matching, number and address parsing.
  */
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "args.h"
 #include "kvperf.h"
@@ -130,6 +131,74 @@ static void parse_size_units(void)
 	CHECK_U64(v, 16777215ULL << 40);
 }
 
+/*
+ * parse_addr(@s) returns @len and writes @want, nothing past it; or
+ * returns -EINVAL (@len) and writes nothing.
+ */
+static void check_addr(const char *s, int len, const uint8_t *want)
+{
+	uint8_t addr[16], untouched[16];
+	int got;
+
+	memset(addr, 0xaa, sizeof(addr));
+	memset(untouched, 0xaa, sizeof(untouched));
+	got = parse_addr(s, addr);
+	if (got != len) {
+		unit_fail(__FILE__, __LINE__, "parse_addr(\"%s\") is %d, want %d",
+			  s, got, len);
+		return;
+	}
+	if (len < 0) {
+		if (memcmp(addr, untouched, sizeof(addr)))
+			unit_fail(__FILE__, __LINE__,
+				  "parse_addr(\"%s\") failed but wrote", s);
+		return;
+	}
+	if (memcmp(addr, want, len))
+		unit_fail(__FILE__, __LINE__, "parse_addr(\"%s\"): wrong bytes",
+			  s);
+	if (memcmp(addr + len, untouched, sizeof(addr) - len))
+		unit_fail(__FILE__, __LINE__,
+			  "parse_addr(\"%s\") wrote past %d bytes", s, len);
+}
+
+static void parse_addr_v4_v6(void)
+{
+	static const uint8_t v4[4] = { 198, 18, 0, 1 };
+	static const uint8_t bench6[16] = {
+		0x20, 0x01, 0x00, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+	};
+	static const uint8_t bench6_1[16] = {
+		0x20, 0x01, 0x00, 0x02, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1,
+	};
+	static const uint8_t mapped[16] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 198, 18, 0, 1,
+	};
+	static const uint8_t ones[16] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	};
+	static const uint8_t none[16];
+	static const char *const bad[] = {
+		"", "198.18.0", "198.18.0.256", "198.18.0.1.1", " 198.18.0.1",
+		"198.18.0.1 ", "2001:2::1::1", "2001:2::g", "[2001:2::1]",
+		"[2001:2::1]:18515", "2001:2::1%kvd0", "fe80::1%1",
+		"198.18.0.1:18515", "localhost", "2001:2:0:0:0:0:0:0:1",
+	};
+	size_t i;
+
+	check_addr("198.18.0.1", 4, v4);
+	check_addr("2001:2::1", 16, bench6);
+	check_addr("2001:2:0:1::1", 16, bench6_1);
+	check_addr("2001:0002:0000:0001:0000:0000:0000:0001", 16, bench6_1);
+	check_addr("2001:2:0:1:0:0:0:1", 16, bench6_1);
+	check_addr("::ffff:198.18.0.1", 16, mapped);
+	check_addr("::", 16, none);
+	check_addr("FFFF:ffff:ffff:ffff:ffff:ffff:ffff:ffff", 16, ones);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		check_addr(bad[i], -EINVAL, NULL);
+}
+
 const struct unit_test args_tests[] = {
 	UNIT(args_matches_prefixes),
 	UNIT(args_lookup_table_order),
@@ -137,5 +206,6 @@ const struct unit_test args_tests[] = {
 	UNIT(parse_u64_invalid),
 	UNIT(parse_u32_range),
 	UNIT(parse_size_units),
+	UNIT(parse_addr_v4_v6),
 	{ NULL },
 };

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of user/fmt.c: GUIDs, GIDs, rates and enum names.
+ * Unit tests of user/fmt.c: GUIDs, GIDs, rates, addresses and enum names.
  */
 #include <stdint.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <linux/kvperf.h>
 
 #include "fmt.h"
@@ -56,6 +60,66 @@ static void fmt_rates(void)
 	CHECK_STR(fmt_rate(buf, UINT32_MAX), "4294967.295");
 }
 
+static void fmt_addrs(void)
+{
+	static const uint8_t v4[4] = { 198, 18, 0, 1 };
+	static const uint8_t bench6[16] = {
+		0x20, 0x01, 0x00, 0x02, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1,
+	};
+	static const uint8_t mapped[16] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 198, 18, 0, 1,
+	};
+	/* the longest text of each family */
+	static const uint8_t v4_long[4] = { 255, 255, 255, 255 };
+	static const uint8_t v6_long[16] = {
+		0xff, 0xff, 0xff, 0xf0, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe,
+	};
+	static const uint8_t v6_mapped_long[16] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 255, 255, 255, 255,
+	};
+	char buf[FMT_ADDR_LEN];
+
+	CHECK_STR(fmt_addr(buf, v4, 4), "198.18.0.1");
+	CHECK_STR(fmt_addr(buf, bench6, 16), "2001:2:0:1::1");
+	CHECK_STR(fmt_addr(buf, mapped, 16), "::ffff:198.18.0.1");
+	CHECK_STR(fmt_addr_port(buf, v4, 4, 18515), "198.18.0.1:18515");
+	/* brackets: the port is not one more group of the address */
+	CHECK_STR(fmt_addr_port(buf, bench6, 16, 18515),
+		  "[2001:2:0:1::1]:18515");
+	CHECK_STR(fmt_addr_port(buf, mapped, 16, 1), "[::ffff:198.18.0.1]:1");
+	CHECK_STR(fmt_addr_port(buf, v4_long, 4, 65535),
+		  "255.255.255.255:65535");
+	CHECK_STR(fmt_addr_port(buf, v6_long, 16, 65535),
+		  "[ffff:fff0:ffff:ffff:ffff:ffff:ffff:fffe]:65535");
+	CHECK_STR(fmt_addr_port(buf, v6_mapped_long, 16, 65535),
+		  "[::ffff:255.255.255.255]:65535");
+}
+
+static void fmt_sockaddrs(void)
+{
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6 };
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct sockaddr_storage other = { .ss_family = AF_UNIX };
+	char addr[FMT_ADDR_LEN], text[FMT_ADDR_LEN];
+
+	sin.sin_port = htons(34567);
+	inet_pton(AF_INET, "198.18.1.1", &sin.sin_addr);
+	CHECK_INT(fmt_sockaddr(addr, text, (struct sockaddr *)&sin), 34567);
+	CHECK_STR(addr, "198.18.1.1");
+	CHECK_STR(text, "198.18.1.1:34567");
+
+	sin6.sin6_port = htons(18516);
+	inet_pton(AF_INET6, "2001:2:0:1::1", &sin6.sin6_addr);
+	CHECK_INT(fmt_sockaddr(addr, text, (struct sockaddr *)&sin6), 18516);
+	CHECK_STR(addr, "2001:2:0:1::1");
+	CHECK_STR(text, "[2001:2:0:1::1]:18516");
+
+	CHECK_INT(fmt_sockaddr(addr, text, (struct sockaddr *)&other), 0);
+	CHECK_STR(addr, "?");
+	CHECK_STR(text, "?");
+}
+
 static void fmt_enum_names(void)
 {
 	const struct name_table *const all[] = {
@@ -107,6 +171,8 @@ const struct unit_test fmt_tests[] = {
 	UNIT(fmt_guids),
 	UNIT(fmt_gids),
 	UNIT(fmt_rates),
+	UNIT(fmt_addrs),
+	UNIT(fmt_sockaddrs),
 	UNIT(fmt_enum_names),
 	{ NULL },
 };

@@ -259,6 +259,39 @@ static void pt_cmd(void)
 	CHECK_STR(cmd_str(&cfg), "ib_write_lat -R -F -p 20002 -s 65536 -I 64");
 	CHECK_STR(perftest_prog(prog, sizeof(prog), KVPERF_RUN_TYPE_BW,
 				KVPERF_OP_READ), "ib_read_bw");
+	/* IPv6: --ipv6-addr for the server and the client */
+	cfg = (struct perftest_cfg){
+		.type = KVPERF_RUN_TYPE_BW, .op = KVPERF_OP_SEND,
+		.dev = "rxe0", .port = 18517, .size = 4096, .ipv6 = true,
+	};
+	CHECK_STR(cmd_str(&cfg), "ib_send_bw -R -F -d rxe0 -p 18517 -s 4096 -I 0 --ipv6-addr");
+	cfg.addr = "2001:2::1";
+	CHECK_STR(cmd_str(&cfg), "ib_send_bw -R -F -p 18517 -s 4096 -I 0 --ipv6-addr 2001:2::1");
+}
+
+/* Usage lines as perftest prints them (6.06, and a later release). */
+static const char help_606[] =
+	"  -x, --gid-index=<index>  Test uses GID with GID index (Default : IB - no gid . ETH - 0)\n"
+	"      --ipv6  Use IPv6 GID. Default is IPv4\n"
+	"      --source_ip  Source IP of the interface used for connection establishment. By default taken from routing table.\n";
+static const char help_later[] =
+	"      --ipv6  Use IPv6 GID. Default is IPv4\n"
+	"      --ipv6-addr=<IPv6>  Use IPv6 address for parameters negotiation. Default is IPv4\n";
+
+static void pt_has_option(void)
+{
+	CHECK(perftest_has_option(help_606, "--ipv6"));
+	CHECK(!perftest_has_option(help_606, "--ipv6-addr"));
+	CHECK(perftest_has_option(help_later, "--ipv6-addr"));
+	CHECK(perftest_has_option(help_later, "--ipv6"));
+	CHECK(perftest_has_option(help_606, "--source_ip"));
+	CHECK(perftest_has_option(help_606, "-x"));
+	/* a prefix of a longer option, or inside a word, is not it */
+	CHECK(!perftest_has_option(help_606, "--source"));
+	CHECK(!perftest_has_option(help_606, "--gid"));
+	CHECK(!perftest_has_option("a--ipv6-addr b", "--ipv6-addr"));
+	CHECK(perftest_has_option("--ipv6-addr", "--ipv6-addr"));
+	CHECK(!perftest_has_option("", "--ipv6-addr"));
 }
 
 const struct unit_test perftest_tests[] = {
@@ -271,5 +304,6 @@ const struct unit_test perftest_tests[] = {
 	UNIT(pt_bw_units),
 	UNIT(pt_version),
 	UNIT(pt_cmd),
+	UNIT(pt_has_option),
 	{ NULL },
 };

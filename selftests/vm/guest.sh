@@ -37,9 +37,16 @@ if [ -z "$run" ] || [ ! -r "$run/config" ]; then
 fi
 
 # Written by vmtest.sh: MODE (run, suite, shell), KVER, KO, CWD, ROWS,
-# COLS, TERM_HOST.
+# COLS, TERM_HOST, and maybe TIME_SCALE.
 # shellcheck source=/dev/null
 . "$run/config"
+
+# The setup's own waits grow with the suite's time scale (a positive
+# integer; 1 when the config has none or a bad one).
+time_scale=${TIME_SCALE:-1}
+case "$time_scale" in
+'' | *[!0-9]* | 0) time_scale=1 ;;
+esac
 
 set_phase() {
 	echo "$1" >"$run/phase"
@@ -90,13 +97,18 @@ modprobe rdma_rxe || fail_setup "modprobe rdma_rxe"
 wait "$ucm" || fail_setup "modprobe rdma_ucm"
 
 addrs=(198.18.0.1 198.18.1.1)
+# IPv6, from the benchmarking range 2001:2::/48; nodad: usable at once,
+# no duplicate address detection to wait for.
+addrs6=(2001:2::1 2001:2:0:1::1)
 # Every exec costs under TCG: one ip for all the netdev work.
 ip -batch - <<-EOF || fail_setup "creating the dummy netdevs kvd0, kvd1"
 	link add kvd0 type dummy
 	addr add ${addrs[0]}/24 dev kvd0
+	addr add ${addrs6[0]}/64 dev kvd0 nodad
 	link set kvd0 up
 	link add kvd1 type dummy
 	addr add ${addrs[1]}/24 dev kvd1
+	addr add ${addrs6[1]}/64 dev kvd1 nodad
 	link set kvd1 up
 EOF
 for i in 0 1; do
@@ -112,29 +124,50 @@ v4_gid() {
 	set -- $1
 	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$@"
 }
-gids=("$(v4_gid "${addrs[0]}")" "$(v4_gid "${addrs[1]}")")
+# The RoCE GID of an IPv6 address: the address itself, every group of
+# four hex digits written out.
+v6_gid() {
+	local head=${1%%::*} tail=${1#*::} i
+	local -a h t groups=()
 
-# Port i is ready once ACTIVE and its IPv4 address has a GID.
+	# (the addresses above all have one "::")
+	IFS=: read -r -a h <<<"$head"
+	IFS=: read -r -a t <<<"$tail"
+	for i in "${h[@]}"; do groups+=("$(printf '%04x' "0x$i")"); done
+	for ((i = ${#h[@]} + ${#t[@]}; i < 8; i++)); do groups+=(0000); done
+	for i in "${t[@]}"; do groups+=("$(printf '%04x' "0x$i")"); done
+	(IFS=:; echo "${groups[*]}")
+}
+gids=("$(v4_gid "${addrs[0]}")" "$(v4_gid "${addrs[1]}")")
+gids6=("$(v6_gid "${addrs6[0]}")" "$(v6_gid "${addrs6[1]}")")
+
+# Port i is ready once ACTIVE and both its IPv4 and its IPv6 address have
+# a GID (ib_core adds them from netdev events, the IPv6 one a little
+# later).
 port_ready() {
-	local p=/sys/class/infiniband/rxe$1/ports/1 state g gid
+	local p=/sys/class/infiniband/rxe$1/ports/1 state g gid v4='' v6=''
 
 	read -r state <"$p/state" 2>/dev/null || return 1
 	[ "$state" = "4: ACTIVE" ] || return 1
 	for g in "$p"/gids/*; do
 		read -r gid <"$g" 2>/dev/null
-		[ "$gid" = "${gids[$1]}" ] && return 0
+		[ "$gid" = "${gids[$1]}" ] && v4=1
+		[ "$gid" = "${gids6[$1]}" ] && v6=1
 	done
-	return 1
+	[ -n "$v4" ] && [ -n "$v6" ]
 }
 
-for _ in $(seq 100); do
+for _ in $(seq $((100 * time_scale))); do
 	port_ready 0 && port_ready 1 && break
 	sleep 0.1
 done
 for i in 0 1; do
 	port_ready "$i" ||
-		fail_setup "rxe$i is not ACTIVE with its GID after 10 s:" \
-			"$(cat /sys/class/infiniband/rxe$i/ports/1/state 2>&1)"
+		fail_setup "rxe$i is not ACTIVE with its GIDs" \
+			"(${gids[i]}, ${gids6[i]}) after $((10 * time_scale)) s:" \
+			"$(cat /sys/class/infiniband/rxe$i/ports/1/state 2>&1)" \
+			"$(cat /sys/class/infiniband/rxe$i/ports/1/gids/* 2>&1 |
+			   grep -v '^0000:0000:0000:0000:0000:0000:0000:0000$')"
 done
 
 if [ -n "$KO" ]; then
@@ -152,12 +185,14 @@ export KVPERF_RUNDIR=$run
 export KVPERF_DEV0=rxe0 KVPERF_DEV1=rxe1
 export KVPERF_NETDEV0=kvd0 KVPERF_NETDEV1=kvd1
 export KVPERF_ADDR0=${addrs[0]} KVPERF_ADDR1=${addrs[1]}
+export KVPERF_ADDR6_0=${addrs6[0]} KVPERF_ADDR6_1=${addrs6[1]}
 export KVPERF_VM=1
 export HOME=/root
 export PATH=$top/user:$PATH
 
 echo "# vmtest: kernel $(uname -r)," \
-	"rxe0 on kvd0 ${addrs[0]}/24, rxe1 on kvd1 ${addrs[1]}/24," \
+	"rxe0 on kvd0 ${addrs[0]}/24 ${addrs6[0]}/64," \
+	"rxe1 on kvd1 ${addrs[1]}/24 ${addrs6[1]}/64," \
 	"module ${KO:-(none)}"
 
 if ! cd "$CWD" 2>/dev/null; then
