@@ -187,6 +187,7 @@ export KVPERF_NETDEV0=kvd0 KVPERF_NETDEV1=kvd1
 export KVPERF_ADDR0=${addrs[0]} KVPERF_ADDR1=${addrs[1]}
 export KVPERF_ADDR6_0=${addrs6[0]} KVPERF_ADDR6_1=${addrs6[1]}
 export KVPERF_VM=1
+export KVPERF_TIME_SCALE=$time_scale
 export HOME=/root
 export PATH=$top/user:$PATH
 
