@@ -81,7 +81,7 @@ bw_run() {
 
 	shift
 	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
-		timeout 120 kvperf -j run bw "$@"
+		timeout "$(kv_scaled 120)" kvperf -j run bw "$@"
 	rc=$?
 	id=$(json_id "$KV_TMP/$name.json") &&
 		echo "$id" >>"$ids" && echo "$id" >"$KV_TMP/$name.id"
@@ -102,7 +102,7 @@ bw_text() {
 
 	shift
 	kv_run "$KV_TMP/$name.txt" "$KV_TMP/$name.err" \
-		timeout 120 kvperf run bw "$@"
+		timeout "$(kv_scaled 120)" kvperf run bw "$@"
 	rc=$?
 	id=$(sed -n 's/^# run \([0-9]\+\): .*/\1/p' "$KV_TMP/$name.txt")
 	[ -n "$id" ] && echo "$id" >>"$ids" && echo "$id" >"$KV_TMP/$name.id"
@@ -163,7 +163,7 @@ mon_err=$KV_TMP/monitor.err
 
 monitor_started() {
 	kv_wait 10 grep -q 'monitoring kvperf events' "$mon_err" ||
-		{ echo "no 'monitoring kvperf events' within 10 s:"; cat "$mon_err"; return 1; }
+		{ echo "no 'monitoring kvperf events' within $(kv_scaled 10) s:"; cat "$mon_err"; return 1; }
 	kill -0 "$mon_pid" 2>/dev/null || { echo "the monitor exited"; return 1; }
 }
 
@@ -358,7 +358,7 @@ agree() {
 
 no_connections() {
 	if ! kv_wait 10 grep -qx 0 "$sysfs/connection_count"; then
-		echo "connection_count still $(cat "$sysfs/connection_count") 10 s after the runs"
+		echo "connection_count still $(cat "$sysfs/connection_count") $(kv_scaled 10) s after the runs"
 		return 1
 	fi
 	grep -qx 0 "$sysfs/pinned_bytes" ||

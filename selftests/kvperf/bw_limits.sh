@@ -61,7 +61,7 @@ usage_error() {
 
 	shift
 	n=$(run_count)
-	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout 20 kvperf "$@"
+	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout "$(kv_scaled 20)" kvperf "$@"
 	rc=$?
 	if [ "$rc" != 2 ] || ! grep -qE -- "^kvperf: .*($re)" "$KV_TMP/err" ||
 	   [ -s "$KV_TMP/out" ]; then
@@ -106,7 +106,7 @@ refused() {
 	fi
 	shift
 	n=$(run_count)
-	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout 20 kvperf "$@"
+	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout "$(kv_scaled 20)" kvperf "$@"
 	rc=$?
 	if [ "$rc" != 1 ] ||
 	   ! grep -qE -- "^kvperf: kernel refused the request: ($msg) \($strerr\)$" "$KV_TMP/err" ||
@@ -219,7 +219,7 @@ freed() {
 
 all_freed() {
 	kv_wait 20 freed && return 0
-	echo "20 s later: connection_count $(cat "$sysfs/connection_count")," \
+	echo "$(kv_scaled 20) s later: connection_count $(cat "$sysfs/connection_count")," \
 		"pinned_bytes $(cat "$sysfs/pinned_bytes")"
 	return 1
 }
@@ -244,7 +244,7 @@ start_long() {
 	[ -n "$id" ] || { echo "no-wait printed '$out'"; return 1; }
 	echo "$id" >"$KV_TMP/$name.id"
 	kv_wait 30 grep -qx running "$sysfs/runs/$id/state" ||
-		{ echo "run $id not running after 30 s:"; kvperf run show "$id"; return 1; }
+		{ echo "run $id not running after $(kv_scaled 30) s:"; kvperf run show "$id"; return 1; }
 }
 
 stop_long() {
@@ -253,7 +253,7 @@ stop_long() {
 	id=$(cat "$KV_TMP/$1.id") || return 1
 	kvperf run stop "$id" || return 1
 	kv_wait 15 grep -qx stopped "$sysfs/runs/$id/state" ||
-		{ echo "run $id $(state_of "$id") 15 s after run stop"; return 1; }
+		{ echo "run $id $(state_of "$id") $(kv_scaled 15) s after run stop"; return 1; }
 }
 
 # run_fails NAME REGEX ARGS...: kvperf run bw ARGS exits 1 with "kvperf:
@@ -263,7 +263,7 @@ run_fails() {
 
 	shift 2
 	kv_run "$KV_TMP/$name.out" "$KV_TMP/$name.err" \
-		timeout 90 kvperf run bw "$@"
+		timeout "$(kv_scaled 90)" kvperf run bw "$@"
 	rc=$?
 	id=$(sed -n 's/^# run \([0-9]\+\): .*/\1/p' "$KV_TMP/$name.out")
 	if [ "$rc" != 1 ] ||
@@ -280,7 +280,7 @@ run_done() {
 
 	shift
 	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
-		timeout 90 kvperf -j run bw "$@" ||
+		timeout "$(kv_scaled 90)" kvperf -j run bw "$@" ||
 		{ cat "$KV_TMP/$name.err" "$KV_TMP/$name.json"; return 1; }
 }
 
