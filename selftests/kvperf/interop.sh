@@ -100,8 +100,10 @@ bw_case() {
 		check=(--qps 2 --iters 150 --sizes 65536)
 		[ "$op" != read ] && more+=(verify) && check+=(--verify)
 	fi
+	# the default timeout, scaled: a batch of 100 signaled 64 KiB
+	# messages on each of 2 queue pairs must not look like silence
 	run_json "$name" bw op "$op" addr "$addr" port "$port" \
-		"${more[@]}" path "$path" || return 1
+		"${more[@]}" path "$path" timeout "$(kv_scaled 5000)" || return 1
 	bw run "$KV_TMP/$name.json" --state 'done' --op "$op" "${check[@]}" \
 		--field path="$path" --field port="$port" && return 0
 	show_json "$name"
