@@ -25,7 +25,7 @@ kvperf_fails() {
 	local want=$1 pattern=$2 rc
 
 	shift 2
-	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout 10 kvperf "$@"
+	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout "$(kv_scaled 10)" kvperf "$@"
 	rc=$?
 	echo "kvperf $*: exit $rc"
 	sed 's/^/stdout: /' "$KV_TMP/out"

@@ -42,9 +42,14 @@ addr9=198.19.9.1
 [ -e "/sys/class/infiniband/$dev9" ] && kv_skip_all "$dev9 already exists"
 ip link show "$nd9" >/dev/null 2>&1 && kv_skip_all "$nd9 already exists"
 
+# Runs that must not time out: the default timeout (5000 ms without a
+# completion), scaled. Deep queues of large messages on several queue
+# pairs complete a signaled batch only every qps x 100 messages, which a
+# loaded host can stretch past 5 s.
+patient=(timeout "$(kv_scaled 5000)")
 # The deep queues on many queue pairs every long run here has, sampled
 # every 100 ms (the first sample says the run measures).
-deep=(qps 8 tx-depth 128 interval 100)
+deep=(qps 8 tx-depth 128 interval 100 "${patient[@]}")
 # A run that lasts: days under TCG. Not a time: busy-polling threads can
 # starve this script long enough for a timed run to end first.
 forever=(iters 100000000)
@@ -108,19 +113,20 @@ start_long() {
 	[ -n "$id" ] || { echo "no-wait printed '$out', want {\"id\":N}"; return 1; }
 	echo "$id" >"$KV_TMP/$name.id"
 	kv_wait 30 running "$id" ||
-		{ echo "run $id not measuring after 30 s:"; kvperf run show "$id"; return 1; }
+		{ echo "run $id not measuring after $(kv_scaled 30) s:"; kvperf run show "$id"; return 1; }
 }
 
 id_of() {
 	cat "$KV_TMP/$1.id" 2>/dev/null
 }
 
-# until_ended ID SECONDS: wait for the run to end, print how long it took.
+# until_ended ID SECONDS: wait for the run to end (SECONDS times the time
+# scale, as kv_wait does), print how long it took.
 until_ended() {
 	local start=$SECONDS
 
 	kv_wait "$2" ended "$1" ||
-		{ echo "run $1 still $(state_of "$1") after $2 s"; return 1; }
+		{ echo "run $1 still $(state_of "$1") after $(kv_scaled "$2") s"; return 1; }
 	echo "run $1 ended $(state_of "$1") after $((SECONDS - start)) s"
 }
 
@@ -138,11 +144,11 @@ freed() {
 	grep -qx 0 "$sysfs/connection_count" && grep -qx 0 "$sysfs/pinned_bytes"
 }
 
-# all_freed: no connection and nothing pinned, within 30 s (a run tears
-# its queue pairs down one by one).
+# all_freed: no connection and nothing pinned, within 30 s (scaled; a run
+# tears its queue pairs down one by one).
 all_freed() {
 	kv_wait 30 freed && return 0
-	echo "30 s later: connection_count $(cat "$sysfs/connection_count")," \
+	echo "$(kv_scaled 30) s later: connection_count $(cat "$sysfs/connection_count")," \
 		"pinned_bytes $(cat "$sysfs/pinned_bytes")"
 	kvperf server show
 	return 1
@@ -156,7 +162,7 @@ kv_on_exit "kill -KILL $mon_pid"
 
 monitor_started() {
 	kv_wait 10 grep -q 'monitoring kvperf events' "$mon_err" ||
-		{ echo "no 'monitoring kvperf events' within 10 s:"; cat "$mon_err"; return 1; }
+		{ echo "no 'monitoring kvperf events' within $(kv_scaled 10) s:"; cat "$mon_err"; return 1; }
 	kill -0 "$mon_pid" 2>/dev/null || { echo "the monitor exited"; return 1; }
 }
 
@@ -172,7 +178,7 @@ start_server() {
 quick_run() {
 	local id
 
-	kv_run "$KV_TMP/$1.json" "$KV_TMP/$1.err" timeout 90 \
+	kv_run "$KV_TMP/$1.json" "$KV_TMP/$1.err" timeout "$(kv_scaled 90)" \
 		kvperf -j run bw op write addr "$2" size 4096 iters 100 "${deep[@]}" ||
 		{ cat "$KV_TMP/$1.err" "$KV_TMP/$1.json"; return 1; }
 	bw run "$KV_TMP/$1.json" --state 'done' --qps 8 --iters 100 \
@@ -224,10 +230,10 @@ stop_multi() {
 	local id
 
 	start_long multi op send addr "$addr" sizes 64-1M iters 100 qps 4 \
-		tx-depth 128 interval 100 || return 1
+		tx-depth 128 interval 100 "${patient[@]}" || return 1
 	id=$(id_of multi)
 	kv_wait 60 size_done "$id" 128 ||
-		{ echo "size 128 not done after 60 s"; kvperf run show "$id"; return 1; }
+		{ echo "size 128 not done after $(kv_scaled 60) s"; kvperf run show "$id"; return 1; }
 	kvperf run stop "$id" || { echo "run stop $id failed"; return 1; }
 	until_ended "$id" 30 || return 1
 	echo "$id stopped" >>"$finals"
@@ -256,17 +262,17 @@ stop_waiting() {
 
 	before=$(last_run_id)
 	kvperf run bw op read addr "$addr" size 16384 "${forever[@]}" qps 2 \
-		interval 100 >"$KV_TMP/wait.out" 2>"$KV_TMP/wait.err" &
+		interval 100 "${patient[@]}" >"$KV_TMP/wait.out" 2>"$KV_TMP/wait.err" &
 	pid=$!
 	if ! kv_wait 30 new_run "$before"; then
-		echo "no new running run after 30 s"
+		echo "no new running run after $(kv_scaled 30) s"
 		kill "$pid"
 		return 1
 	fi
 	id=$(last_run_id)
 	kvperf run stop "$id" || { echo "run stop $id failed"; kill "$pid"; return 1; }
 	if ! kv_wait 30 eval '! kill -0 '"$pid"; then
-		echo "kvperf run bw still waiting 30 s after run stop"
+		echo "kvperf run bw still waiting $(kv_scaled 30) s after run stop"
 		kill "$pid"
 		return 1
 	fi
@@ -298,15 +304,18 @@ server_stopped() {
 }
 
 # The server answers no control message but keeps its connections: the
-# run's own timeout (1000 ms) ends the run, with every queue pair's
-# receives and registrations released.
+# run's own timeout (1000 ms, scaled: it also bounds each step of the 8
+# connects, which a loaded host slows) ends the run, with every queue
+# pair's receives and registrations released.
 stalled() {
-	local start=$SECONDS rc id
+	local start=$SECONDS rc id ms limit
 
+	ms=$(kv_scaled 1000)
+	limit=$(kv_scaled 30)
 	echo Y >"$stall" || return 1
-	kv_run "$KV_TMP/stall.json" "$KV_TMP/stall.err" timeout 60 \
+	kv_run "$KV_TMP/stall.json" "$KV_TMP/stall.err" timeout "$(kv_scaled 60)" \
 		kvperf -j run bw op send addr "$addr" size 4096 iters 1000 \
-		qps 8 tx-depth 128 timeout 1000
+		qps 8 tx-depth 128 timeout "$ms"
 	rc=$?
 	echo N >"$stall"
 	id=$(sed -n 's/^{"id":\([0-9]\+\),.*/\1/p' "$KV_TMP/stall.json")
@@ -314,10 +323,10 @@ stalled() {
 	echo "exit $rc after $((SECONDS - start)) s"
 	cat "$KV_TMP/stall.err"
 	[ "$rc" = 1 ] || return 1
-	[ $((SECONDS - start)) -le 30 ] || { echo "took more than 30 s"; return 1; }
-	grep -qE "^kvperf: run $id failed: no completion or event within .*1000 ms" \
+	[ $((SECONDS - start)) -le "$limit" ] || { echo "took more than $limit s"; return 1; }
+	grep -qE "^kvperf: run $id failed: no completion or event within .*$ms ms" \
 		"$KV_TMP/stall.err" || return 1
-	bw run "$KV_TMP/stall.json" --state failed --field timeout_ms=1000
+	bw run "$KV_TMP/stall.json" --state failed --field "timeout_ms=$ms"
 }
 
 # run delete while the run measures, with a file of its qp0 directory
@@ -333,10 +342,11 @@ delete_running() {
 	exec 7<"$sysfs/runs/$id/qp0/messages" 8<"$debugfs/runs/$id/series" ||
 		return 1
 	start=$SECONDS
-	timeout 60 kvperf run delete "$id" ||
+	timeout "$(kv_scaled 60)" kvperf run delete "$id" ||
 		{ echo "run delete $id failed"; rc=1; }
 	echo "run delete took $((SECONDS - start)) s"
-	[ $((SECONDS - start)) -le 30 ] || rc=1
+	[ $((SECONDS - start)) -le "$(kv_scaled 30)" ] ||
+		{ echo "more than $(kv_scaled 30) s"; rc=1; }
 	cat <&7 >/dev/null 2>&1 && { echo "qp0/messages still reads"; rc=1; }
 	cat <&8 >/dev/null 2>&1 && { echo "the series still reads"; rc=1; }
 	exec 7<&- 8<&-
@@ -368,7 +378,7 @@ early() {
 	out=$(kvperf -j run bw op write addr "$addr" size 16384 poll workqueue \
 	      "${forever[@]}" "${deep[@]}" no-wait) || { echo "$out"; return 1; }
 	id2=$(sed -n 's/^{"id":\([0-9]\+\)}$/\1/p' <<<"$out")
-	timeout 60 kvperf run delete "$id2" ||
+	timeout "$(kv_scaled 60)" kvperf run delete "$id2" ||
 		{ echo "run delete $id2 failed"; return 1; }
 	kv_wait 1 gone "$id2" || { echo "run $id2 still in sysfs"; return 1; }
 	# the monitor may or may not see this one finish: no final state
@@ -390,7 +400,7 @@ dev9_removed() {
 	start_long nine op write addr "$addr9" size 65536 "${forever[@]}" \
 		"${deep[@]}" || return 1
 	id=$(id_of nine)
-	timeout 60 rdma link delete "$dev9" ||
+	timeout "$(kv_scaled 60)" rdma link delete "$dev9" ||
 		{ echo "rdma link delete $dev9 failed"; return 1; }
 	echo "rdma link delete took $((SECONDS - start)) s"
 	until_ended "$id" 30 || return 1
@@ -421,7 +431,7 @@ dev9_again() {
 	rdma link add "$dev9" type rxe netdev "$nd9" ||
 		{ echo "rdma link add $dev9 failed"; return 1; }
 	kv_wait 10 kv_dev_listed "$dev9" ||
-		{ echo "$dev9 not listed after 10 s"; return 1; }
+		{ echo "$dev9 not listed after $(kv_scaled 10) s"; return 1; }
 	start_server "$addr9" nine || return 1
 	quick_run again "$addr9" || return 1
 	grep -q "\"dev\":\"$dev9\"" "$KV_TMP/again.json" ||
@@ -466,9 +476,10 @@ rmmod_mid_run() {
 		"${forever[@]}" "${deep[@]}" ||
 		return 1
 	start=$SECONDS
-	timeout 60 rmmod kvperf || { echo "rmmod failed"; return 1; }
+	timeout "$(kv_scaled 60)" rmmod kvperf || { echo "rmmod failed"; return 1; }
 	echo "rmmod took $((SECONDS - start)) s"
-	[ $((SECONDS - start)) -le 30 ] || return 1
+	[ $((SECONDS - start)) -le "$(kv_scaled 30)" ] ||
+		{ echo "more than $(kv_scaled 30) s"; return 1; }
 	for p in /sys/module/kvperf "$sysfs" "$debugfs"; do
 		[ -e "$p" ] && { echo "$p still exists"; return 1; }
 	done
@@ -511,7 +522,7 @@ kv_check "run delete mid-run, its qp0 and series files open: gone, reads fail" \
 	delete_running
 kv_check "after the delete: connections and pinned memory freed" all_freed
 kv_check "stop, and delete, while the queue pairs connect: freed" early
-kv_check "a silent server (stall_servers) fails a qps 8 run by its 1000 ms timeout" \
+kv_check "a silent server (stall_servers) fails a qps 8 run by its timeout (1000 ms, scaled)" \
 	stalled
 kv_check "after the silent server: connections and pinned memory freed" \
 	all_freed

@@ -61,7 +61,7 @@ usage_error() {
 
 	shift
 	n=$(run_count)
-	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout 20 kvperf "$@"
+	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout "$(kv_scaled 20)" kvperf "$@"
 	rc=$?
 	if [ "$rc" != 2 ] || ! grep -qE -- "^kvperf: .*($re)" "$KV_TMP/err" ||
 	   [ -s "$KV_TMP/out" ]; then
@@ -106,7 +106,7 @@ refused() {
 	fi
 	shift
 	n=$(run_count)
-	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout 20 kvperf "$@"
+	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout "$(kv_scaled 20)" kvperf "$@"
 	rc=$?
 	if [ "$rc" != 1 ] ||
 	   ! grep -qE -- "^kvperf: kernel refused the request: ($msg) \($strerr\)$" "$KV_TMP/err" ||
@@ -219,7 +219,7 @@ freed() {
 
 all_freed() {
 	kv_wait 20 freed && return 0
-	echo "20 s later: connection_count $(cat "$sysfs/connection_count")," \
+	echo "$(kv_scaled 20) s later: connection_count $(cat "$sysfs/connection_count")," \
 		"pinned_bytes $(cat "$sysfs/pinned_bytes")"
 	return 1
 }
@@ -227,6 +227,12 @@ all_freed() {
 state_of() {
 	cat "$sysfs/runs/$1/state" 2>/dev/null
 }
+
+# Runs that must not time out: the default timeout (5000 ms without a
+# completion), scaled. Deep queues of large messages on several queue
+# pairs complete a signaled batch only every qps x 100 messages, which a
+# loaded host can stretch past 5 s.
+patient=(timeout "$(kv_scaled 5000)")
 
 # A run that holds connections and pins until stopped: days of messages
 # under TCG, its thread asleep between completions.
@@ -238,13 +244,13 @@ start_long() {
 	local name=$1 out id
 
 	shift
-	out=$(kvperf -j run bw "$@" no-wait 2>&1) ||
+	out=$(kvperf -j run bw "$@" "${patient[@]}" no-wait 2>&1) ||
 		{ echo "kvperf -j run bw $* no-wait: $out"; return 1; }
 	id=$(sed -n 's/^{"id":\([0-9]\+\)}$/\1/p' <<<"$out")
 	[ -n "$id" ] || { echo "no-wait printed '$out'"; return 1; }
 	echo "$id" >"$KV_TMP/$name.id"
 	kv_wait 30 grep -qx running "$sysfs/runs/$id/state" ||
-		{ echo "run $id not running after 30 s:"; kvperf run show "$id"; return 1; }
+		{ echo "run $id not running after $(kv_scaled 30) s:"; kvperf run show "$id"; return 1; }
 }
 
 stop_long() {
@@ -253,7 +259,7 @@ stop_long() {
 	id=$(cat "$KV_TMP/$1.id") || return 1
 	kvperf run stop "$id" || return 1
 	kv_wait 15 grep -qx stopped "$sysfs/runs/$id/state" ||
-		{ echo "run $id $(state_of "$id") 15 s after run stop"; return 1; }
+		{ echo "run $id $(state_of "$id") $(kv_scaled 15) s after run stop"; return 1; }
 }
 
 # run_fails NAME REGEX ARGS...: kvperf run bw ARGS exits 1 with "kvperf:
@@ -263,7 +269,7 @@ run_fails() {
 
 	shift 2
 	kv_run "$KV_TMP/$name.out" "$KV_TMP/$name.err" \
-		timeout 90 kvperf run bw "$@"
+		timeout "$(kv_scaled 90)" kvperf run bw "$@" "${patient[@]}"
 	rc=$?
 	id=$(sed -n 's/^# run \([0-9]\+\): .*/\1/p' "$KV_TMP/$name.out")
 	if [ "$rc" != 1 ] ||
@@ -280,7 +286,7 @@ run_done() {
 
 	shift
 	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
-		timeout 90 kvperf -j run bw "$@" ||
+		timeout "$(kv_scaled 90)" kvperf -j run bw "$@" "${patient[@]}" ||
 		{ cat "$KV_TMP/$name.err" "$KV_TMP/$name.json"; return 1; }
 }
 
@@ -376,7 +382,10 @@ max_qp_wr() {
 }
 
 # interval 10, the shortest: windows of about 10 ms; interval 60000, the
-# longest, in a 1 s run: no window at all, the peak is the average.
+# longest, in a 1 s run: no window at all, the peak is the average. A
+# loaded host stretches the windows, never shrinks them: the median's
+# upper bound grows with the time scale and the count of windows in the
+# 0.5 s shrinks by it; the lower bound stays.
 intervals() {
 	local id rc=0
 
@@ -386,7 +395,8 @@ intervals() {
 	bw run "$KV_TMP/short.json" --state 'done' --timed --field interval_ms=10 ||
 		rc=1
 	bw series "$debugfs/runs/$id/series" "$KV_TMP/short.json" \
-		--window 5000000-100000000 --min-windows 10 ||
+		--window "5000000-$(kv_scaled 100000000)" \
+		--min-windows $(((10 + kv_time_scale - 1) / kv_time_scale)) ||
 		{ head -20 "$debugfs/runs/$id/series"; rc=1; }
 	run_done long op write addr "$addr" size 4096 time 1 interval 60000 ||
 		return 1

@@ -44,7 +44,7 @@ compare() {
 	shift
 	for try in 1 2; do
 		kv_run "$KV_TMP/$name.out" "$KV_TMP/$name.err" \
-			timeout 600 kvperf "$@"
+			timeout "$(kv_scaled 600)" kvperf "$@"
 		rc=$?
 		[ "$rc" = 0 ] && return 0
 		grep -q "perftest reports nothing measured" "$KV_TMP/$name.err" ||
@@ -97,7 +97,7 @@ refused() {
 	local want=$1 rc
 
 	shift
-	kv_run "$KV_TMP/ref.out" "$KV_TMP/ref.err" timeout 60 kvperf "$@"
+	kv_run "$KV_TMP/ref.out" "$KV_TMP/ref.err" timeout "$(kv_scaled 60)" kvperf "$@"
 	rc=$?
 	if [ "$rc" != 2 ] || ! grep -qF -- "$want" "$KV_TMP/ref.err"; then
 		echo "kvperf $*: exit $rc, want 2 and '$want'"

@@ -41,9 +41,12 @@ take_snapshot() {
 	cmp -s "$snap/ibv-before.txt" "$snap/ibv.txt"
 }
 
+# Snapshots a second apart for 5 s (scaled) at most: the GIDs settle.
 stable=0
-for _ in 1 2 3 4 5; do
+end=$((SECONDS + $(kv_scaled 5)))
+while :; do
 	take_snapshot && { stable=1; break; }
+	[ "$SECONDS" -lt "$end" ] || break
 	sleep 1
 done
 [ "$stable" = 1 ] ||

@@ -46,7 +46,7 @@ kv_on_exit "kill -KILL $mon_pid"
 
 monitor_started() {
 	if ! kv_wait 10 grep -q 'monitoring kvperf events' "$mon_err"; then
-		echo "no 'monitoring kvperf events' on stderr within 10 s:"
+		echo "no 'monitoring kvperf events' on stderr within $(kv_scaled 10) s:"
 		cat "$mon_err"
 		return 1
 	fi
@@ -66,7 +66,7 @@ appears() {
 
 	rm -f "$KV_TMP/index"
 	kv_wait 10 kv_dev_listed "$dev" ||
-		{ echo "$dev not in kvperf dev show after 10 s:"; kvperf dev show; return 1; }
+		{ echo "$dev not in kvperf dev show after $(kv_scaled 10) s:"; kvperf dev show; return 1; }
 	idx=$(dev_index) || { echo "kvperf -j dev show $dev failed"; return 1; }
 	echo "$idx" >"$KV_TMP/index"
 }
@@ -81,7 +81,7 @@ mon_lines_ge() {
 
 disappears() {
 	kv_wait 10 dev_gone ||
-		{ echo "$dev still in kvperf dev show after 10 s"; return 1; }
+		{ echo "$dev still in kvperf dev show after $(kv_scaled 10) s"; return 1; }
 	local rc
 
 	kv_run "$KV_TMP/out" "$KV_TMP/err" kvperf dev show "$dev"
@@ -157,7 +157,7 @@ if kv_wait 5 mon_gone; then
 		"monitor exit status $rc: $(cat "$mon_err")"
 else
 	kv_result "SIGINT stops the monitor with exit 0" 1 \
-		"still running 5 s after SIGINT"
+		"still running $(kv_scaled 5) s after SIGINT"
 fi
 kv_dmesg_check
 

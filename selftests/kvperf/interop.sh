@@ -54,7 +54,7 @@ run_json() {
 
 	shift
 	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
-		timeout 300 kvperf -j run "$@"
+		timeout "$(kv_scaled 300)" kvperf -j run "$@"
 	rc=$?
 	id=$(json_id "$KV_TMP/$name.json") && echo "$id" >>"$ids"
 	if [ "$rc" != 0 ]; then
@@ -100,8 +100,10 @@ bw_case() {
 		check=(--qps 2 --iters 150 --sizes 65536)
 		[ "$op" != read ] && more+=(verify) && check+=(--verify)
 	fi
+	# the default timeout, scaled: a batch of 100 signaled 64 KiB
+	# messages on each of 2 queue pairs must not look like silence
 	run_json "$name" bw op "$op" addr "$addr" port "$port" \
-		"${more[@]}" path "$path" || return 1
+		"${more[@]}" path "$path" timeout "$(kv_scaled 5000)" || return 1
 	bw run "$KV_TMP/$name.json" --state 'done' --op "$op" "${check[@]}" \
 		--field path="$path" --field port="$port" && return 0
 	show_json "$name"
@@ -188,7 +190,7 @@ done
 refused() {
 	local rc want="connection rejected (is a kvperf server listening there?)"
 
-	kv_run "$KV_TMP/none.out" "$KV_TMP/none.err" timeout 60 \
+	kv_run "$KV_TMP/none.out" "$KV_TMP/none.err" timeout "$(kv_scaled 60)" \
 		kvperf run lat op send addr "$addr" port $((uport + 7)) \
 		size 64 iters 10 path user
 	rc=$?
@@ -201,9 +203,9 @@ refused() {
 kv_check "user client where nothing listens: exit 1, 'connection rejected'" \
 	refused
 
-timeout 60 kvperf server stop "$kid" 2>&1 | kv_diag
+timeout "$(kv_scaled 60)" kvperf server stop "$kid" 2>&1 | kv_diag
 for i in $(cat "$ids"); do
-	timeout 60 kvperf run delete "$i" 2>&1 | kv_diag
+	timeout "$(kv_scaled 60)" kvperf run delete "$i" 2>&1 | kv_diag
 done
 : >"$ids"
 counters_zero() {

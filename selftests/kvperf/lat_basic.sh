@@ -66,7 +66,7 @@ lat_run() {
 
 	shift
 	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
-		timeout 150 kvperf -j run lat "$@"
+		timeout "$(kv_scaled 150)" kvperf -j run lat "$@"
 	rc=$?
 	id=$(json_id "$KV_TMP/$name.json") && echo "$id" >>"$ids"
 	if [ "$rc" != 0 ]; then
@@ -164,7 +164,7 @@ table() {
 	shift 3
 	[[ " $* " == *" stats off "* ]] && off=(--stats-off)
 	kv_run "$KV_TMP/$name.txt" "$KV_TMP/$name.err" \
-		timeout 150 kvperf run lat "$@"
+		timeout "$(kv_scaled 150)" kvperf run lat "$@"
 	rc=$?
 	id=$(sed -n 's/^# run \([0-9]\+\): .*/\1/p' "$KV_TMP/$name.txt")
 	[ -n "$id" ] && echo "$id" >>"$ids" && echo "$id" >"$KV_TMP/$name.id"
@@ -248,7 +248,7 @@ all_agree() {
 
 no_connections() {
 	if ! kv_wait 10 grep -qx 0 "$sysfs/connection_count"; then
-		echo "connection_count still $(cat "$sysfs/connection_count") 10 s after the runs"
+		echo "connection_count still $(cat "$sysfs/connection_count") $(kv_scaled 10) s after the runs"
 		return 1
 	fi
 	grep -qx 0 "$sysfs/pinned_bytes" ||

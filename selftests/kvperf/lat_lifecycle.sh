@@ -91,19 +91,20 @@ start_long() {
 	[ -n "$id" ] || { echo "no-wait printed '$out', want {\"id\":N}"; return 1; }
 	echo "$id" >"$KV_TMP/$name.id"
 	kv_wait 20 running "$id" ||
-		{ echo "run $id not measuring after 20 s:"; kvperf run show "$id"; return 1; }
+		{ echo "run $id not measuring after $(kv_scaled 20) s:"; kvperf run show "$id"; return 1; }
 }
 
 id_of() {
 	cat "$KV_TMP/$1.id" 2>/dev/null
 }
 
-# until_ended ID SECONDS: wait for the run to end, print how long it took.
+# until_ended ID SECONDS: wait for the run to end (SECONDS times the time
+# scale, as kv_wait does), print how long it took.
 until_ended() {
 	local start=$SECONDS
 
 	kv_wait "$2" ended "$1" ||
-		{ echo "run $1 still $(state_of "$1") after $2 s"; return 1; }
+		{ echo "run $1 still $(state_of "$1") after $(kv_scaled "$2") s"; return 1; }
 	echo "run $1 ended $(state_of "$1") after $((SECONDS - start)) s"
 }
 
@@ -121,10 +122,10 @@ freed() {
 	grep -qx 0 "$sysfs/connection_count" && grep -qx 0 "$sysfs/pinned_bytes"
 }
 
-# all_freed: no connection and nothing pinned, within 10 s.
+# all_freed: no connection and nothing pinned, within 10 s (scaled).
 all_freed() {
 	kv_wait 10 freed && return 0
-	echo "10 s later: connection_count $(cat "$sysfs/connection_count")," \
+	echo "$(kv_scaled 10) s later: connection_count $(cat "$sysfs/connection_count")," \
 		"pinned_bytes $(cat "$sysfs/pinned_bytes")"
 	kvperf server show
 	return 1
@@ -138,7 +139,7 @@ kv_on_exit "kill -KILL $mon_pid"
 
 monitor_started() {
 	kv_wait 10 grep -q 'monitoring kvperf events' "$mon_err" ||
-		{ echo "no 'monitoring kvperf events' within 10 s:"; cat "$mon_err"; return 1; }
+		{ echo "no 'monitoring kvperf events' within $(kv_scaled 10) s:"; cat "$mon_err"; return 1; }
 	kill -0 "$mon_pid" 2>/dev/null || { echo "the monitor exited"; return 1; }
 }
 
@@ -152,7 +153,7 @@ start_server() {
 
 quick_run() {
 	kv_run "$KV_TMP/quick.json" "$KV_TMP/quick.err" \
-		timeout 60 kvperf -j run lat op send addr "$addr" iters 100 ||
+		timeout "$(kv_scaled 60)" kvperf -j run lat op send addr "$addr" iters 100 ||
 		{ cat "$KV_TMP/quick.err" "$KV_TMP/quick.json"; return 1; }
 	lat run "$KV_TMP/quick.json" --state 'done' --iters 100 || return 1
 	echo "$(sed -n 's/^{"id":\([0-9]\+\),.*/\1/p' "$KV_TMP/quick.json") done" >>"$finals"
@@ -197,7 +198,7 @@ stop_multi() {
 	start_long multi op write addr "$addr" sizes all iters 200 || return 1
 	id=$(id_of multi)
 	kv_wait 30 size_done "$id" 8 ||
-		{ echo "size 8 not done after 30 s"; kvperf run show "$id"; return 1; }
+		{ echo "size 8 not done after $(kv_scaled 30) s"; kvperf run show "$id"; return 1; }
 	kvperf run stop "$id" || { echo "run stop $id failed"; return 1; }
 	until_ended "$id" 5 || return 1
 	echo "$id stopped" >>"$finals"
@@ -229,14 +230,14 @@ stop_waiting() {
 		>"$KV_TMP/wait.out" 2>"$KV_TMP/wait.err" &
 	pid=$!
 	if ! kv_wait 20 new_run "$before"; then
-		echo "no new running run after 20 s"
+		echo "no new running run after $(kv_scaled 20) s"
 		kill "$pid"
 		return 1
 	fi
 	id=$(last_run_id)
 	kvperf run stop "$id" || { echo "run stop $id failed"; kill "$pid"; return 1; }
 	if ! kv_wait 10 eval '! kill -0 '"$pid"; then
-		echo "kvperf run lat still waiting 10 s after run stop"
+		echo "kvperf run lat still waiting $(kv_scaled 10) s after run stop"
 		kill "$pid"
 		return 1
 	fi
@@ -251,14 +252,17 @@ stop_waiting() {
 }
 
 # The servers answer nothing but keep the connection: only the run's own
-# timeout (500 ms) ends it.
+# timeout (500 ms, scaled: it also bounds each step of the connect, which
+# a loaded host slows) ends it.
 stalled() {
-	local start=$SECONDS rc id
+	local start=$SECONDS rc id ms limit
 
+	ms=$(kv_scaled 500)
+	limit=$(kv_scaled 15)
 	echo Y >"$stall" || return 1
 	kv_run "$KV_TMP/stall.json" "$KV_TMP/stall.err" \
-		timeout 60 kvperf -j run lat op send addr "$addr" size 64 \
-		iters 1000 timeout 500
+		timeout "$(kv_scaled 60)" kvperf -j run lat op send addr "$addr" \
+		size 64 iters 1000 timeout "$ms"
 	rc=$?
 	echo N >"$stall"
 	id=$(sed -n 's/^{"id":\([0-9]\+\),.*/\1/p' "$KV_TMP/stall.json")
@@ -266,10 +270,10 @@ stalled() {
 	echo "exit $rc after $((SECONDS - start)) s"
 	cat "$KV_TMP/stall.err"
 	[ "$rc" = 1 ] || return 1
-	[ $((SECONDS - start)) -le 15 ] || { echo "took more than 15 s"; return 1; }
-	grep -qE "^kvperf: run $id failed: no completion or event within .*500 ms" \
+	[ $((SECONDS - start)) -le "$limit" ] || { echo "took more than $limit s"; return 1; }
+	grep -qE "^kvperf: run $id failed: no completion or event within .*$ms ms" \
 		"$KV_TMP/stall.err" || return 1
-	lat run "$KV_TMP/stall.json" --state failed --field timeout_ms=500
+	lat run "$KV_TMP/stall.json" --state failed --field "timeout_ms=$ms"
 }
 
 server_stopped() {
@@ -290,13 +294,15 @@ server_stopped() {
 }
 
 # run_fails NAME SECONDS REGEX ARGS...: kvperf run lat ARGS exits 1 within
-# SECONDS with "kvperf: run N failed: " and a reason matching REGEX.
+# SECONDS (times the time scale) with "kvperf: run N failed: " and a
+# reason matching REGEX.
 run_fails() {
-	local name=$1 limit=$2 re=$3 start=$SECONDS rc id
+	local name=$1 limit re=$3 start=$SECONDS rc id
 
+	limit=$(kv_scaled "$2")
 	shift 3
 	kv_run "$KV_TMP/$name.out" "$KV_TMP/$name.err" \
-		timeout 60 kvperf run lat "$@"
+		timeout "$(kv_scaled 60)" kvperf run lat "$@"
 	rc=$?
 	id=$(sed -n 's/^# run \([0-9]\+\): .*/\1/p' "$KV_TMP/$name.out")
 	[ -n "$id" ] && echo "$id failed" >>"$finals"
@@ -323,7 +329,7 @@ dev9_removed() {
 	start_long nine op write addr "$addr9" size 64 iters 100000000 ||
 		return 1
 	id=$(id_of nine)
-	timeout 30 rdma link delete "$dev9" ||
+	timeout "$(kv_scaled 30)" rdma link delete "$dev9" ||
 		{ echo "rdma link delete $dev9 failed"; return 1; }
 	echo "rdma link delete took $((SECONDS - start)) s"
 	until_ended "$id" 10 || return 1
@@ -358,7 +364,7 @@ unpriv() {
 refused() {
 	local rc
 
-	kv_run "$KV_TMP/out" "$KV_TMP/err" unpriv timeout 20 kvperf "$@"
+	kv_run "$KV_TMP/out" "$KV_TMP/err" unpriv timeout "$(kv_scaled 20)" kvperf "$@"
 	rc=$?
 	if [ "$rc" != 1 ] || ! grep -q "Operation not permitted" "$KV_TMP/err"; then
 		echo "unprivileged kvperf $*: exit $rc"
@@ -434,9 +440,10 @@ rmmod_mid_run() {
 	start_server "$addr" main || return 1
 	start_long rm op write addr "$addr" size 64 iters 100000000 || return 1
 	start=$SECONDS
-	timeout 30 rmmod kvperf || { echo "rmmod failed"; return 1; }
+	timeout "$(kv_scaled 30)" rmmod kvperf || { echo "rmmod failed"; return 1; }
 	echo "rmmod took $((SECONDS - start)) s"
-	[ $((SECONDS - start)) -lt 10 ] || return 1
+	[ $((SECONDS - start)) -lt "$(kv_scaled 10)" ] ||
+		{ echo "not less than $(kv_scaled 10) s"; return 1; }
 	for p in /sys/module/kvperf "$sysfs" "$debugfs"; do
 		[ -e "$p" ] && { echo "$p still exists"; return 1; }
 	done
@@ -468,7 +475,7 @@ kv_check "sizes all stopped after size 8: stopped, completed sizes kept" \
 kv_check "a waiting run lat exits 1 with 'run N stopped' when stopped" \
 	stop_waiting
 kv_check "no connection or pinned memory left" all_freed
-kv_check "stall_servers: timeout 500 fails 'no completion or event within 500 ms'" \
+kv_check "stall_servers: timeout 500 (scaled) fails 'no completion or event within' that" \
 	stalled
 kv_check "after the stall: connections and pinned memory freed" all_freed
 kv_check "server stop mid-run: the run fails 'the server closed the connection'" \

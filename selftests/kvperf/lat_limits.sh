@@ -47,7 +47,7 @@ usage_error() {
 	local re=$1 rc
 
 	shift
-	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout 20 kvperf "$@"
+	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout "$(kv_scaled 20)" kvperf "$@"
 	rc=$?
 	if [ "$rc" != 2 ] || ! grep -qE -- "^kvperf: .*($re)" "$KV_TMP/err" ||
 	   [ -s "$KV_TMP/out" ]; then
@@ -70,7 +70,7 @@ refused() {
 		shift
 	fi
 	shift
-	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout 20 kvperf "$@"
+	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout "$(kv_scaled 20)" kvperf "$@"
 	rc=$?
 	if [ "$rc" != 1 ] ||
 	   ! grep -qE -- "^kvperf: kernel refused the request: ($msg) \($strerr\)$" "$KV_TMP/err" ||
@@ -149,7 +149,7 @@ user_refused() {
 	local msg=$1 rc
 
 	shift
-	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout 20 kvperf "$@"
+	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout "$(kv_scaled 20)" kvperf "$@"
 	rc=$?
 	if [ "$rc" != 1 ] || ! grep -qxF -- "kvperf: $msg" "$KV_TMP/err" ||
 	   [ -s "$KV_TMP/out" ]; then
@@ -238,7 +238,7 @@ pinned_server() {
 	local rc i err=0
 
 	for i in 1 2 3 4 5; do
-		kv_run "$KV_TMP/out" "$KV_TMP/err" timeout 60 \
+		kv_run "$KV_TMP/out" "$KV_TMP/err" timeout "$(kv_scaled 60)" \
 			kvperf run lat op write addr "$addr" size 512K iters 1
 		rc=$?
 		if [ "$rc" != 1 ] ||
@@ -256,14 +256,15 @@ pinned_server() {
 }
 
 largest() {
-	kv_run "$KV_TMP/big.json" "$KV_TMP/big.err" timeout 120 \
+	kv_run "$KV_TMP/big.json" "$KV_TMP/big.err" timeout "$(kv_scaled 120)" \
 		kvperf -j run lat op write addr "$addr" size 8M iters 1 warmup 0 ||
 		{ cat "$KV_TMP/big.err" "$KV_TMP/big.json"; return 1; }
 	lat run "$KV_TMP/big.json" --state 'done' --sizes 8388608 --iters 1
 }
 
 # Eight runs kept in progress by silent servers (they connect, then
-# nothing completes before their 600 s timeout): a ninth is refused.
+# nothing completes before their 600 s timeout, the longest there is, not
+# scaled): a ninth is refused.
 in_progress() {
 	local i out
 
@@ -297,7 +298,7 @@ stop_busy() {
 	done <"$KV_TMP/busy"
 	echo N >"$stall"
 	kv_wait 10 all_stopped ||
-		{ echo "not all stopped after 10 s:"; kvperf run show | grep '^# run'; return 1; }
+		{ echo "not all stopped after $(kv_scaled 10) s:"; kvperf run show | grep '^# run'; return 1; }
 }
 
 # Runs that fail at once fill the 32 places; the 33rd run is refused.
@@ -328,7 +329,7 @@ delete_all() {
 }
 
 still_works() {
-	kv_run "$KV_TMP/last.json" "$KV_TMP/last.err" timeout 60 \
+	kv_run "$KV_TMP/last.json" "$KV_TMP/last.err" timeout "$(kv_scaled 60)" \
 		kvperf -j run lat op send addr "$addr" size 64 iters 100 ||
 		{ cat "$KV_TMP/last.err" "$KV_TMP/last.json"; return 1; }
 	lat run "$KV_TMP/last.json" --state 'done' --sizes 64 --iters 100

@@ -634,10 +634,20 @@ def genl_family(sk, name):
     return None
 
 
+def time_scale():
+    """The suite's time scale (lib.sh exports KVPERF_TIME_SCALE), 1 when
+    unset."""
+    s = os.environ.get("KVPERF_TIME_SCALE", "1")
+    if not s.isdigit() or int(s) < 1:
+        raise SystemExit(f"KVPERF_TIME_SCALE={s!r} is not a positive integer")
+    return int(s)
+
+
 def cmd_nl(args):
     """One request from the arguments, or with "-" one per line of stdin;
     a line "ERRNO: extack message" (or "OK: ") for each. With
-    --retry-busy, an EBUSY answer is retried for up to 20 s."""
+    --retry-busy, an EBUSY answer is retried for up to 20 s times the
+    suite's time scale (KVPERF_TIME_SCALE)."""
     retry = False
     if args[:1] == ["--retry-busy"]:
         retry = True
@@ -660,7 +670,7 @@ def cmd_nl(args):
             return 1
         seq = 2
         for cmd, payload in reqs:
-            deadline = time.monotonic() + 20
+            deadline = time.monotonic() + 20 * time_scale()
             while True:
                 err, msg = nl_request(sk, family, cmd, payload, seq)
                 seq += 1

@@ -90,7 +90,7 @@ family_gone() {
 says_not_loaded() {
 	local rc
 
-	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout 10 kvperf "$@"
+	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout "$(kv_scaled 10)" kvperf "$@"
 	rc=$?
 	cat "$KV_TMP/out" "$KV_TMP/err"
 	[ "$rc" = 3 ] || { echo "kvperf $*: exit $rc, expected 3"; return 1; }
@@ -103,10 +103,14 @@ says_not_loaded() {
 cycles() {
 	local i dumper rc=0 bad
 
+	# The dumps go on until the cycles are over (the stop file), for
+	# 60 s (scaled) at most; a dump still running after 10 s (scaled)
+	# counts as hung.
 	(
-		end=$((SECONDS + 60))
+		end=$((SECONDS + $(kv_scaled 60)))
+		limit=$(kv_scaled 10)
 		while [ "$SECONDS" -lt "$end" ] && [ ! -e "$KV_TMP/stop" ]; do
-			timeout 10 kvperf -j dev show >/dev/null 2>&1
+			timeout "$limit" kvperf -j dev show >/dev/null 2>&1
 			echo $? >>"$KV_TMP/dump-rc"
 		done
 	) &
@@ -115,7 +119,7 @@ cycles() {
 		# A dump in progress holds a module reference: rmmod may say
 		# "in use", but only for as long as a dump lasts.
 		kv_wait 10 rmmod kvperf ||
-			{ echo "cycle $i: rmmod failed for 10 s:"; rmmod kvperf; rc=1; break; }
+			{ echo "cycle $i: rmmod failed for $(kv_scaled 10) s:"; rmmod kvperf; rc=1; break; }
 		insmod "$KVPERF_KO" || { echo "cycle $i: insmod failed"; rc=1; break; }
 	done
 	touch "$KV_TMP/stop"
