@@ -65,10 +65,12 @@ start_server() {
 
 	out=$(kvperf server start addr "$addr" 2>&1) ||
 		{ echo "$out"; return 1; }
-	[[ $out =~ ^server\ ([0-9]+)\ listening\ on\ $addr:18515$ ]] ||
+	[[ $out =~ ^server\ ([0-9]+)\ listening\ on\ (.*)$ ]] ||
 		{ echo "unexpected output: '$out'"; return 1; }
 	id=${BASH_REMATCH[1]}
 	echo "$id" >"$KV_TMP/srv$n"
+	[ "${BASH_REMATCH[2]}" = "$addr:18515" ] ||
+		{ echo "'$out', want 'server $id listening on $addr:18515'"; return 1; }
 	kvperf -j server show >"$KV_TMP/servers.json" || return 1
 	srv server "$KV_TMP/servers.json" "$id" "$addr" 18515 "$dev" &&
 		srv conns "$KV_TMP/servers.json" "$id="
@@ -215,7 +217,7 @@ servers_idle() {
 
 # After a pair: no server keeps a connection, nothing is connected.
 idle() {
-	kv_wait 30 servers_idle && return 0
+	kv_wait 10 servers_idle && return 0
 	srv conns "$KV_TMP/idle.json" "$(cat "$KV_TMP/srv0")=" \
 		"$(cat "$KV_TMP/srv1")="
 	echo "connection_count $(cat "$sysfs/connection_count")"
@@ -245,7 +247,7 @@ clean_up() {
 		{ echo "runs left: $(kvperf -j run show)"; rc=1; }
 	[ "$(kvperf -j server show)" = "[]" ] ||
 		{ echo "servers left: $(kvperf -j server show)"; rc=1; }
-	if ! kv_wait 30 counters_zero; then
+	if ! kv_wait 10 counters_zero; then
 		grep . "$sysfs"/run_count "$sysfs"/server_count \
 			"$sysfs"/connection_count "$sysfs"/pinned_bytes
 		rc=1
@@ -259,10 +261,12 @@ ktap_set_plan $((2 + 4 * 5 + 2))
 kv_dmesg_mark
 
 kv_check "server start addr $KVPERF_ADDR0: listening, server show has it on $KVPERF_DEV0 with 0 connections" \
-	start_server 0 "$KVPERF_ADDR0" "$KVPERF_DEV0" || kv_bail "no server on $KVPERF_ADDR0"
+	start_server 0 "$KVPERF_ADDR0" "$KVPERF_DEV0"
+[ -s "$KV_TMP/srv0" ] || kv_bail "no server on $KVPERF_ADDR0"
 kv_on_exit "kvperf server stop $(cat "$KV_TMP/srv0")"
 kv_check "server start addr $KVPERF_ADDR1: listening, server show has it on $KVPERF_DEV1 with 0 connections" \
-	start_server 1 "$KVPERF_ADDR1" "$KVPERF_DEV1" || kv_bail "no server on $KVPERF_ADDR1"
+	start_server 1 "$KVPERF_ADDR1" "$KVPERF_DEV1"
+[ -s "$KV_TMP/srv1" ] || kv_bail "no server on $KVPERF_ADDR1"
 kv_on_exit "kvperf server stop $(cat "$KV_TMP/srv1")"
 s0=$(cat "$KV_TMP/srv0")
 s1=$(cat "$KV_TMP/srv1")
