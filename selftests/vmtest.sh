@@ -316,6 +316,9 @@ fi
 # skewed and switches clocks mid-run; the live code patching that follows
 # has crashed guests (an int3 Oops in sched_clock_cpu) under TCG.
 cmdline="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off tsc=reliable"
+# no_timer_check: on a busy host the boot-time check of the IO-APIC timer
+# can miss its ticks and panic ("IO-APIC + timer doesn't work").
+cmdline+=" no_timer_check"
 # The stall detectors, scaled: a vCPU of a TCG guest on a busy host can
 # go unscheduled for seconds, which the defaults (RCU stall 21 s, soft
 # lockup 20 s, hung task 120 s) report as a stall. A real one (a loop
