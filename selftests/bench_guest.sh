@@ -100,5 +100,6 @@ kvperf server stop "$(kvperf -j server show | grep -o '{"id":[0-9]*' |
 	echo "dev=$KVPERF_DEV0"
 	echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 	echo "cpus=$(getconf _NPROCESSORS_ONLN)"
-	echo "cmdline=$(cat /proc/cmdline)"
+	# without the harness's own kvtop=/kvrun= words: paths of the host
+	echo "cmdline=$(sed -E 's/ kv(top|run)=[^ ]*//g' /proc/cmdline)"
 } >"$out/env.txt"
