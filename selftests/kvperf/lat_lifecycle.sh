@@ -52,6 +52,11 @@ lat() {
 	kv_py "$KV_DIR/latlib.py" "$@"
 }
 
+# Runs that must not time out: the default timeout (5000 ms without a
+# completion or event), scaled; an overloaded host has stalled even a
+# 64-byte ping-pong that long.
+patient=(timeout "$(kv_scaled 5000)")
+
 # The final state of each run, for the monitor check: "ID STATE" lines.
 finals=$KV_TMP/finals
 
@@ -85,7 +90,7 @@ start_long() {
 	local name=$1 out id
 
 	shift
-	out=$(kvperf -j run lat "$@" no-wait 2>&1) ||
+	out=$(kvperf -j run lat "$@" "${patient[@]}" no-wait 2>&1) ||
 		{ echo "kvperf -j run lat $* no-wait: $out"; return 1; }
 	id=$(sed -n 's/^{"id":\([0-9]\+\)}$/\1/p' <<<"$out")
 	[ -n "$id" ] || { echo "no-wait printed '$out', want {\"id\":N}"; return 1; }
@@ -153,7 +158,8 @@ start_server() {
 
 quick_run() {
 	kv_run "$KV_TMP/quick.json" "$KV_TMP/quick.err" \
-		timeout "$(kv_scaled 60)" kvperf -j run lat op send addr "$addr" iters 100 ||
+		timeout "$(kv_scaled 60)" kvperf -j run lat op send addr "$addr" iters 100 \
+		"${patient[@]}" ||
 		{ cat "$KV_TMP/quick.err" "$KV_TMP/quick.json"; return 1; }
 	lat run "$KV_TMP/quick.json" --state 'done' --iters 100 || return 1
 	echo "$(sed -n 's/^{"id":\([0-9]\+\),.*/\1/p' "$KV_TMP/quick.json") done" >>"$finals"
@@ -226,7 +232,7 @@ stop_waiting() {
 	local before id pid rc
 
 	before=$(last_run_id)
-	kvperf run lat op send addr "$addr" iters 100000000 \
+	kvperf run lat op send addr "$addr" iters 100000000 "${patient[@]}" \
 		>"$KV_TMP/wait.out" 2>"$KV_TMP/wait.err" &
 	pid=$!
 	if ! kv_wait 20 new_run "$before"; then

@@ -41,6 +41,11 @@ lat() {
 	kv_py "$KV_DIR/latlib.py" "$@"
 }
 
+# Runs that must not time out: the default timeout (5000 ms without a
+# completion or event), scaled; an overloaded host has stalled even a
+# 64-byte ping-pong that long.
+patient=(timeout "$(kv_scaled 5000)")
+
 # usage_error REGEX ARGS...: kvperf ARGS exits 2 with a message matching
 # REGEX on stderr and nothing on stdout.
 usage_error() {
@@ -239,7 +244,8 @@ pinned_server() {
 
 	for i in 1 2 3 4 5; do
 		kv_run "$KV_TMP/out" "$KV_TMP/err" timeout "$(kv_scaled 60)" \
-			kvperf run lat op write addr "$addr" size 512K iters 1
+			kvperf run lat op write addr "$addr" size 512K iters 1 \
+			"${patient[@]}"
 		rc=$?
 		if [ "$rc" != 1 ] ||
 		   ! grep -qE "^kvperf: run [0-9]+ failed: the server's pinned-memory limit is reached" "$KV_TMP/err"; then
@@ -257,7 +263,8 @@ pinned_server() {
 
 largest() {
 	kv_run "$KV_TMP/big.json" "$KV_TMP/big.err" timeout "$(kv_scaled 120)" \
-		kvperf -j run lat op write addr "$addr" size 8M iters 1 warmup 0 ||
+		kvperf -j run lat op write addr "$addr" size 8M iters 1 warmup 0 \
+		"${patient[@]}" ||
 		{ cat "$KV_TMP/big.err" "$KV_TMP/big.json"; return 1; }
 	lat run "$KV_TMP/big.json" --state 'done' --sizes 8388608 --iters 1
 }
@@ -330,7 +337,8 @@ delete_all() {
 
 still_works() {
 	kv_run "$KV_TMP/last.json" "$KV_TMP/last.err" timeout "$(kv_scaled 60)" \
-		kvperf -j run lat op send addr "$addr" size 64 iters 100 ||
+		kvperf -j run lat op send addr "$addr" size 64 iters 100 \
+		"${patient[@]}" ||
 		{ cat "$KV_TMP/last.err" "$KV_TMP/last.json"; return 1; }
 	lat run "$KV_TMP/last.json" --state 'done' --sizes 64 --iters 100
 }
