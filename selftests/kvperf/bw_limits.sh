@@ -235,8 +235,11 @@ state_of() {
 patient=(timeout "$(kv_scaled 5000)")
 
 # A run that holds connections and pins until stopped: days of messages
-# under TCG, its thread asleep between completions.
+# under TCG, its thread asleep between completions. Nothing here checks
+# its timeout, and it must outlive every other run of the test on a host
+# that may starve the guest: a minute without a completion, scaled.
 holder=(iters 100000000 poll workqueue)
+holder_patience=(timeout "$(kv_scaled 60000)")
 
 # start_long NAME ARGS...: kvperf -j run bw ARGS no-wait, measuring; its
 # id in $KV_TMP/NAME.id.
@@ -244,7 +247,7 @@ start_long() {
 	local name=$1 out id
 
 	shift
-	out=$(kvperf -j run bw "$@" "${patient[@]}" no-wait 2>&1) ||
+	out=$(kvperf -j run bw "$@" "${holder_patience[@]}" no-wait 2>&1) ||
 		{ echo "kvperf -j run bw $* no-wait: $out"; return 1; }
 	id=$(sed -n 's/^{"id":\([0-9]\+\)}$/\1/p' <<<"$out")
 	[ -n "$id" ] || { echo "no-wait printed '$out'"; return 1; }
@@ -258,8 +261,10 @@ stop_long() {
 
 	id=$(cat "$KV_TMP/$1.id") || return 1
 	kvperf run stop "$id" || return 1
-	kv_wait 15 grep -qx stopped "$sysfs/runs/$id/state" ||
-		{ echo "run $id $(state_of "$id") $(kv_scaled 15) s after run stop"; return 1; }
+	kv_wait 15 grep -qx stopped "$sysfs/runs/$id/state" && return 0
+	echo "run $id $(state_of "$id") $(kv_scaled 15) s after run stop:"
+	kvperf run show "$id"
+	return 1
 }
 
 # run_fails NAME REGEX ARGS...: kvperf run bw ARGS exits 1 with "kvperf:

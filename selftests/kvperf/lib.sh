@@ -40,11 +40,17 @@ kv_on_exit() {
 	kv_cleanup_hooks+=("$*")
 }
 
+# The hooks run however the test ends: on its own, or killed by the
+# runner's timeout (SIGTERM) halfway through a line. The trap reads the
+# hooks with nounset off, since a signal can land anywhere.
 kv_exit_trap() {
-	local i
+	local i n
 
-	for ((i = ${#kv_cleanup_hooks[@]} - 1; i >= 0; i--)); do
-		eval "${kv_cleanup_hooks[i]}" >/dev/null 2>&1
+	trap - EXIT
+	set +u
+	n=${#kv_cleanup_hooks[@]}
+	for ((i = n - 1; i >= 0; i--)); do
+		eval "${kv_cleanup_hooks[$i]}" >/dev/null 2>&1
 	done
 	rm -rf "$KV_TMP"
 }
@@ -86,20 +92,22 @@ kv_check() {
 	shift
 	if out=$("$@" 2>&1); then
 		ktap_test_pass "$desc"
-	else
-		[ -n "$out" ] && printf '%s\n' "$out" | kv_diag
-		ktap_test_fail "$desc"
+		return 0
 	fi
+	[ -n "$out" ] && printf '%s\n' "$out" | kv_diag
+	ktap_test_fail "$desc"
+	return 1
 }
 
 # kv_result DESC OK [WHY]: report a result computed by the caller.
 kv_result() {
 	if [ "$2" = 0 ]; then
 		ktap_test_pass "$1"
-	else
-		[ -n "${3:-}" ] && printf '%s\n' "$3" | kv_diag
-		ktap_test_fail "$1"
+		return 0
 	fi
+	[ -n "${3:-}" ] && printf '%s\n' "$3" | kv_diag
+	ktap_test_fail "$1"
+	return 1
 }
 
 # Every wait and time limit of the suite is written for an idle 2-core
