@@ -33,7 +33,7 @@ expect_tally() {
 }
 
 echo "TAP version 13"
-echo "1..19"
+echo "1..21"
 
 # --- the tally ------------------------------------------------------------
 cat >"$tmp/nested.log" <<'EOF'
@@ -237,5 +237,32 @@ result $? "lib.sh: KVPERF_TIME_SCALE multiplies the waits" "$tmp/scale.log"
 KVPERF_TIME_SCALE=0 bash "$tmp/scale.sh" >"$tmp/scale0.log" 2>&1
 [ $? != 0 ] && grep -q 'not a positive integer' "$tmp/scale0.log"
 result $? "lib.sh: a time scale of 0 is refused" "$tmp/scale0.log"
+
+# --- exit hooks run once each, last first, even with loops of their own ----
+cat >"$tmp/hooks.sh" <<EOF
+. "$top/selftests/kvperf/lib.sh"
+kv_on_exit 'echo hook0 >>"$tmp/hooks.out"'
+kv_on_exit 'for i in 5 6 7 8 9; do :; done; echo hook1 >>"$tmp/hooks.out"'
+kv_on_exit 'echo hook2 >>"$tmp/hooks.out"'
+EOF
+: >"$tmp/hooks.out"
+timeout 20 bash "$tmp/hooks.sh" >"$tmp/hooks.log" 2>&1
+echo "exit $?" >>"$tmp/hooks.log"
+cat "$tmp/hooks.out" >>"$tmp/hooks.log"
+[ "$(tr '\n' ' ' <"$tmp/hooks.out")" = "hook2 hook1 hook0 " ]
+result $? "lib.sh: exit hooks run once each, last registered first" "$tmp/hooks.log"
+
+# --- kv_check's status is its result's -----------------------------------
+cat >"$tmp/check.sh" <<EOF
+. "$top/selftests/kvperf/lib.sh"
+ktap_print_header
+ktap_set_plan 2
+kv_check "passes" true && echo "status 0 after a pass"
+kv_check "fails" false || echo "status 1 after a failure"
+EOF
+bash "$tmp/check.sh" >"$tmp/check.log" 2>&1
+grep -qx "status 0 after a pass" "$tmp/check.log" &&
+	grep -qx "status 1 after a failure" "$tmp/check.log"
+result $? "lib.sh: kv_check returns 0 after a pass, 1 after a failure" "$tmp/check.log"
 
 [ "$fail" -eq 0 ]

@@ -41,16 +41,17 @@ kv_on_exit() {
 }
 
 # The hooks run however the test ends: on its own, or killed by the
-# runner's timeout (SIGTERM) halfway through a line. The trap reads the
-# hooks with nounset off, since a signal can land anywhere.
+# runner's timeout (SIGTERM) halfway through a line. A hook runs in this
+# function's scope, so the loop's counter has a name no hook uses (hooks
+# loop over "i": sharing it re-ran hooks from wherever theirs ended).
 kv_exit_trap() {
-	local i n
+	local _kv_hook_n
 
 	trap - EXIT
 	set +u
-	n=${#kv_cleanup_hooks[@]}
-	for ((i = n - 1; i >= 0; i--)); do
-		eval "${kv_cleanup_hooks[$i]}" >/dev/null 2>&1
+	for ((_kv_hook_n = ${#kv_cleanup_hooks[@]} - 1; _kv_hook_n >= 0;
+	      _kv_hook_n--)); do
+		eval "${kv_cleanup_hooks[$_kv_hook_n]}" >/dev/null 2>&1
 	done
 	rm -rf "$KV_TMP"
 }
