@@ -12,7 +12,7 @@ set -o pipefail
 
 usage() {
 	cat <<EOF
-usage: $prog [-k KVER] [-t SECONDS] [-a KERNEL-ARGS] [-s | -- COMMAND [ARGS...]]
+usage: $prog [-k KVER] [-d] [-t SECONDS] [-a KERNEL-ARGS] [-s | -- COMMAND [ARGS...]]
 
 Boot an installed kernel under QEMU (TCG), create rxe0 on kvd0 ($addr0/24)
 and rxe1 on kvd1 ($addr1/24), load the freshly built kvperf.ko and then:
@@ -25,6 +25,10 @@ and rxe1 on kvd1 ($addr1/24), load the freshly built kvperf.ko and then:
 Options:
   -k KVER        kernel to boot: a version from /boot/vmlinuz-* or a prefix
                  of one (newest match); default: the newest 6.1 kernel
+  -d             the DMA lane: the guest has an emulated IOMMU (q35,
+                 intel-iommu) and a Soft-RoCE patched to map DMA through
+                 it (selftests/rxe-dma/), so DMA addresses are IO virtual
+                 addresses as on an HCA, not kernel pointers
   -t SECONDS     hard time limit for the whole guest run (default $timeout_run;
                  $timeout_shell for -s)
   -a ARGS        append ARGS to the guest kernel command line (e.g. idle=poll)
@@ -206,9 +210,11 @@ kver_arg=6.1
 limit=
 shell=0
 append=
-while getopts ":k:t:a:sh" opt; do
+dma=0
+while getopts ":k:t:a:dsh" opt; do
 	case "$opt" in
 	k) kver_arg=$OPTARG ;;
+	d) dma=1 ;;
 	t) limit=$OPTARG ;;
 	a) append=$OPTARG ;;
 	s) shell=1 ;;
@@ -275,6 +281,12 @@ if [ "${KVPERF_NO_MODULE:-0}" != 1 ]; then
 	fi
 fi
 
+rxe_ko=
+if [ "$dma" = 1 ]; then
+	rxe_ko=$("$top/selftests/rxe-dma/build.sh" "$kver" \
+		 "$top/build/rxe-dma-$kver" | tail -n 1) || exit 1
+fi
+
 # Keep the 20 newest run directories.
 find "$top/build/vm" -maxdepth 1 -name 'run-*' -type d -printf '%T@ %p\n' |
 	sort -rn | tail -n +20 | cut -d' ' -f2- | xargs -r rm -rf
@@ -295,6 +307,7 @@ fi
 	printf 'ROWS=%q\nCOLS=%q\n' "$rows" "$cols"
 	printf 'TERM_HOST=%q\n' "${TERM:-vt100}"
 	printf 'TIME_SCALE=%q\n' "$scale"
+	printf 'RXE_KO=%q\n' "$rxe_ko"
 } >"$run/config"
 if [ "$mode" = run ]; then
 	# Words that are just a guest variable ('$KVPERF_ADDR0', quoted on
@@ -326,6 +339,8 @@ cmdline+=" no_timer_check"
 cmdline+=" rcupdate.rcu_cpu_stall_timeout=$((21 * scale))"
 cmdline+=" watchdog_thresh=$((10 * scale))"
 cmdline+=" sysctl.kernel.hung_task_timeout_secs=$((120 * scale))"
+# The DMA lane's IOMMU is off unless asked for.
+[ "$dma" = 1 ] && cmdline+=" intel_iommu=on"
 cmdline+=" kvtop=$top kvrun=$run${append:+ $append}"
 # shellcheck disable=SC2054 # qemu's option values are comma-separated
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2G
@@ -335,6 +350,15 @@ qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2G
 	-virtfs "local,path=$top,mount_tag=kvtop,security_model=none,multidevs=remap"
 	-serial "file:$run/console.log")
 [ -r "$qboot" ] && qemu+=(-bios "$qboot")
+if [ "$dma" = 1 ]; then
+	# An IOMMU, and PCI functions that no driver claims for the patched
+	# Soft-RoCE to map DMA through: one per device, and spares for the
+	# devices the tests add and remove.
+	qemu+=(-machine q35 -device intel-iommu)
+	for _ in 1 2 3 4; do
+		qemu+=(-device pci-testdev)
+	done
+fi
 
 msg "kernel $kver, ${ko:-no module}; results in ${run#"$top"/}"
 

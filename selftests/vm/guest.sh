@@ -37,7 +37,8 @@ if [ -z "$run" ] || [ ! -r "$run/config" ]; then
 fi
 
 # Written by vmtest.sh: MODE (run, suite, shell), KVER, KO, CWD, ROWS,
-# COLS, TERM_HOST, and maybe TIME_SCALE.
+# COLS, TERM_HOST, and maybe TIME_SCALE and RXE_KO (the DMA lane's
+# Soft-RoCE, loaded instead of the kernel's own).
 # shellcheck source=/dev/null
 . "$run/config"
 
@@ -93,7 +94,18 @@ ln -sf /proc/self/fd /dev/fd
 modprobe rdma_ucm &
 ucm=$!
 modprobe dummy || fail_setup "modprobe dummy"
-modprobe rdma_rxe || fail_setup "modprobe rdma_rxe"
+if [ -n "${RXE_KO:-}" ]; then
+	# What the patched driver needs, then the driver; its name is the
+	# stock one's, so that "rdma link add ... type rxe" finds it loaded.
+	deps=$(modinfo -F depends "$RXE_KO") ||
+		fail_setup "modinfo $RXE_KO"
+	# shellcheck disable=SC2046 # one module name per word
+	modprobe -a $(tr , ' ' <<<"$deps") ||
+		fail_setup "modprobe the DMA lane's dependencies ($deps)"
+	insmod "$RXE_KO" || fail_setup "insmod $RXE_KO"
+else
+	modprobe rdma_rxe || fail_setup "modprobe rdma_rxe"
+fi
 wait "$ucm" || fail_setup "modprobe rdma_ucm"
 
 addrs=(198.18.0.1 198.18.1.1)
@@ -115,6 +127,15 @@ for i in 0 1; do
 	rdma link add "rxe$i" type rxe netdev "kvd$i" ||
 		fail_setup "rdma link add rxe$i"
 done
+# On the DMA lane each device says which PCI function it maps through;
+# without one it is not created at all.
+if [ -n "${RXE_KO:-}" ]; then
+	for i in 0 1; do
+		dmesg | grep -q "rdma_rxe (DMA lane): kvd$i maps DMA through " ||
+			fail_setup "rxe$i does not map DMA through an IOMMU:" \
+				"$(dmesg | grep 'DMA lane' | tail -n 3)"
+	done
+fi
 
 # The RoCE GID of an IPv4 address, as sysfs shows it.
 v4_gid() {
@@ -187,6 +208,8 @@ export KVPERF_NETDEV0=kvd0 KVPERF_NETDEV1=kvd1
 export KVPERF_ADDR0=${addrs[0]} KVPERF_ADDR1=${addrs[1]}
 export KVPERF_ADDR6_0=${addrs6[0]} KVPERF_ADDR6_1=${addrs6[1]}
 export KVPERF_VM=1
+# 1 on the DMA lane (vmtest.sh -d): DMA addresses are IOMMU addresses.
+export KVPERF_DMA_LANE=$([ -n "${RXE_KO:-}" ] && echo 1 || echo 0)
 export KVPERF_TIME_SCALE=$time_scale
 export HOME=/root
 export PATH=$top/user:$PATH
@@ -194,7 +217,7 @@ export PATH=$top/user:$PATH
 echo "# vmtest: kernel $(uname -r)," \
 	"rxe0 on kvd0 ${addrs[0]}/24 ${addrs6[0]}/64," \
 	"rxe1 on kvd1 ${addrs[1]}/24 ${addrs6[1]}/64," \
-	"module ${KO:-(none)}"
+	"module ${KO:-(none)}${RXE_KO:+, DMA lane (rdma_rxe behind an IOMMU)}"
 
 if ! cd "$CWD" 2>/dev/null; then
 	cd "$top" || cd /
