@@ -194,8 +194,12 @@ void kvperf_bw_phase_start(struct kvperf_bw_qp *q, u32 size, bool warmup)
 	atomic64_set(&q->completed, 0);
 	atomic64_set(&q->handler_ns, 0);
 
-	q->nsge = kvperf_conn_sges(c, op == KVPERF_OP_READ ? &c->rx : &c->tx,
-				   size, q->sge);
+	q->inline_send = op != KVPERF_OP_READ && size <= c->inline_size;
+	if (q->inline_send)
+		q->nsge = kvperf_conn_inline_sges(&c->tx, size, q->sge);
+	else
+		q->nsge = kvperf_conn_sges(c, op == KVPERF_OP_READ ?
+					   &c->rx : &c->tx, size, q->sge);
 	for (i = 0; i < q->p.post_list; i++) {
 		struct ib_rdma_wr *wr = &q->wrs[i];
 
@@ -203,7 +207,7 @@ void kvperf_bw_phase_start(struct kvperf_bw_qp *q, u32 size, bool warmup)
 		wr->wr.opcode = kvperf_bw_opcode(op);
 		wr->wr.sg_list = q->sge;
 		wr->wr.num_sge = q->nsge;
-		if (op != KVPERF_OP_READ && size <= c->inline_size)
+		if (q->inline_send)
 			wr->wr.send_flags = IB_SEND_INLINE;
 		if (op != KVPERF_OP_SEND) {
 			wr->remote_addr = c->remote_addr;

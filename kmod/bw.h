@@ -88,6 +88,7 @@ struct kvperf_bw_waiter {
  * @wrs: @p.post_list requests, chained
  * @sge: the SGEs every request of the phase uses
  * @nsge: entries in @sge
+ * @inline_send: the messages go inline (@sge holds CPU addresses)
  */
 struct kvperf_bw_qp {
 	struct kvperf_conn *c;
@@ -108,6 +109,7 @@ struct kvperf_bw_qp {
 	struct ib_rdma_wr *wrs;
 	struct ib_sge sge[KVPERF_MAX_SGE];
 	u32 nsge;
+	bool inline_send;
 };
 
 /**

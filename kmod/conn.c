@@ -139,12 +139,37 @@ u8 *kvperf_buf_ptr(struct kvperf_buf *b, size_t off)
 dma_addr_t kvperf_buf_dma(struct kvperf_buf *b, size_t off)
 {
 	struct scatterlist *sg;
-	unsigned int i, idx = off >> b->chunk_shift;
+	unsigned int i;
+
+	/*
+	 * The mapped entries are not the chunks: an IOMMU merges
+	 * neighbours into one segment, so walk them by their DMA length.
+	 */
+	for_each_sg(b->sgt.sgl, sg, b->nents, i) {
+		if (off < sg_dma_len(sg))
+			return sg_dma_address(sg) + off;
+		off -= sg_dma_len(sg);
+	}
+	WARN_ON_ONCE(1);
+	return sg_dma_address(b->sgt.sgl);
+}
+
+/**
+ * kvperf_buf_mapped() - bytes of a buffer the DMA mapping covers
+ * @b: the buffer, mapped
+ *
+ * Return: the sum of the mapped entries' lengths (whole chunks, at least
+ * @b->len).
+ */
+size_t kvperf_buf_mapped(struct kvperf_buf *b)
+{
+	struct scatterlist *sg;
+	size_t len = 0;
+	unsigned int i;
 
 	for_each_sg(b->sgt.sgl, sg, b->nents, i)
-		if (i == idx)
-			break;
-	return sg_dma_address(sg) + (off & ((1UL << b->chunk_shift) - 1));
+		len += sg_dma_len(sg);
+	return len;
 }
 
 static void kvperf_buf_sync(struct kvperf_conn *c, struct kvperf_buf *b,
@@ -453,15 +478,25 @@ static struct ib_cq *kvperf_conn_alloc_cq(struct kvperf_conn *c,
 	return ib_alloc_cq(c->ibdev, c, kvperf_cq_depth(attr), 0, c->poll_ctx);
 }
 
-/* FRWR MR for the receive buffer, in pages where the device takes that many. */
+/*
+ * FRWR MR for the receive buffer: in pages where the device takes that
+ * many, else in chunks. ib_map_mr_sg() maps every mapped entry whole, so
+ * the MR is sized from what the DMA mapping covers (whole chunks), not
+ * from the length asked for.
+ */
 static int kvperf_conn_alloc_mr(struct kvperf_conn *c)
 {
+	size_t mapped = kvperf_buf_mapped(&c->rx);
 	unsigned int page_size = PAGE_SIZE;
-	int n = DIV_ROUND_UP(c->rx.len, PAGE_SIZE);
+	int n = DIV_ROUND_UP(mapped, PAGE_SIZE);
 
 	if (n > c->ibdev->attrs.max_fast_reg_page_list_len) {
-		n = c->rx.nents;
 		page_size = 1U << c->rx.chunk_shift;
+		n = DIV_ROUND_UP(mapped, page_size);
+	}
+	if (n > c->ibdev->attrs.max_fast_reg_page_list_len) {
+		c->reason = "the receive buffer has more pages than max_fast_reg_page_list_len";
+		return -EINVAL;
 	}
 	c->mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, n);
 	if (IS_ERR(c->mr)) {
@@ -479,23 +514,77 @@ static int kvperf_conn_alloc_mr(struct kvperf_conn *c)
 	return 0;
 }
 
+static const char *const kvperf_qp_fatal[] = {
+	[IB_EVENT_QP_FATAL] = "the device reported a fatal queue pair error",
+	[IB_EVENT_QP_REQ_ERR] = "the device reported an invalid request on the queue pair",
+	[IB_EVENT_QP_ACCESS_ERR] = "the device reported a remote access error on the queue pair",
+	[IB_EVENT_PATH_MIG_ERR] = "the device reported a path migration error",
+	[IB_EVENT_DEVICE_FATAL] = "the device reported a fatal error",
+};
+
+/*
+ * Asynchronous events of the QP (any context): the fatal ones fail the
+ * connection, since the QP moved to the error state and nothing more
+ * will complete normally.
+ */
+static void kvperf_conn_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct kvperf_conn *c = ctx;
+	const char *why = NULL;
+
+	if (ev->event < ARRAY_SIZE(kvperf_qp_fatal))
+		why = kvperf_qp_fatal[ev->event];
+	if (!why)
+		return;
+	pr_warn_ratelimited("%s: %s (%s)\n", dev_name(&ev->device->dev),
+			    ib_event_msg(ev->event), why);
+	kvperf_conn_fail(c, -EIO, why);
+}
+
+static int kvperf_conn_check_sges(struct kvperf_conn *c,
+				  const struct kvperf_conn_attr *attr)
+{
+	const struct ib_device_attr *dattr = &c->ibdev->attrs;
+
+	if (c->tx.nents > dattr->max_send_sge ||
+	    (attr->op == KVPERF_OP_READ && c->rx.nents > dattr->max_send_sge)) {
+		c->reason = "a message spans more DMA segments than the device's max_send_sge";
+		return -EINVAL;
+	}
+	if (c->rx.nents > dattr->max_recv_sge) {
+		c->reason = "a message spans more DMA segments than the device's max_recv_sge";
+		return -EINVAL;
+	}
+	if (attr->op == KVPERF_OP_READ && c->rx.nents > dattr->max_sge_rd) {
+		c->reason = "a READ spans more DMA segments than the device's max_sge_rd";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int kvperf_conn_create_qp(struct kvperf_conn *c,
 				 const struct kvperf_conn_attr *attr)
 {
 	const struct ib_device_attr *dattr = &c->ibdev->attrs;
 	struct ib_qp_init_attr qp_attr = {};
+	int err;
 
 	if (attr->send_depth + 1 > dattr->max_qp_wr ||
 	    attr->recv_depth + 1 > dattr->max_qp_wr) {
 		c->reason = "the queue depth exceeds the device's max_qp_wr";
 		return -EINVAL;
 	}
+	err = kvperf_conn_check_sges(c, attr);
+	if (err)
+		return err;
+	qp_attr.event_handler = kvperf_conn_qp_event;
 	qp_attr.qp_context = c;
 	qp_attr.send_cq = c->cq;
 	qp_attr.recv_cq = c->cq;
 	qp_attr.cap.max_send_wr = attr->send_depth + 1;
 	qp_attr.cap.max_recv_wr = attr->recv_depth + 1;
-	qp_attr.cap.max_send_sge = c->tx.nents;
+	/* a READ's SGEs are the receive buffer's, posted on the send queue */
+	qp_attr.cap.max_send_sge = max(c->tx.nents, c->rx.nents);
 	qp_attr.cap.max_recv_sge = c->rx.nents;
 	qp_attr.cap.max_inline_data = attr->inline_size;
 	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
@@ -505,6 +594,23 @@ static int kvperf_conn_create_qp(struct kvperf_conn *c,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * What the peer may do to our receive buffer: WRITE runs write it (both
+ * ways in a latency or bidirectional run), READ runs read it, SEND runs
+ * need no remote access at all.
+ */
+static int kvperf_conn_mr_access(u8 op)
+{
+	switch (op) {
+	case KVPERF_OP_WRITE:
+		return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	case KVPERF_OP_READ:
+		return IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ;
+	default:
+		return IB_ACCESS_LOCAL_WRITE;
+	}
 }
 
 /**
@@ -528,6 +634,16 @@ int kvperf_conn_create(struct kvperf_conn *c, struct rdma_cm_id *cm_id,
 	c->size_max = attr->size_max;
 	c->inline_size = attr->inline_size;
 	c->recv_depth = attr->recv_depth;
+
+	/*
+	 * iWARP has no SEND with immediate (our control messages) and wants
+	 * a READ's sink registered for remote write: not supported yet.
+	 */
+	if (rdma_protocol_iwarp(c->ibdev, cm_id->port_num)) {
+		c->reason = "iWARP devices are not supported";
+		return -EOPNOTSUPP;
+	}
+	c->mr_access = kvperf_conn_mr_access(attr->op);
 
 	c->pd = ib_alloc_pd(c->ibdev, 0);
 	if (IS_ERR(c->pd)) {
@@ -627,6 +743,42 @@ u32 kvperf_conn_sges(struct kvperf_conn *c, struct kvperf_buf *b, u32 len,
 	return n;
 }
 
+/*
+ * Fault injection for the tests (debugfs inline_dma_addresses): inline
+ * SGEs carry DMA addresses, a bug that only a device with real DMA
+ * mapping (an IOMMU) shows.
+ */
+bool kvperf_inline_dma_addresses;
+
+/**
+ * kvperf_conn_inline_sges() - the start of a buffer as inline SGEs
+ * @b: one of the connection's buffers
+ * @len: how many bytes
+ * @sge: receives up to KVPERF_MAX_SGE entries
+ *
+ * The device copies an inline send's payload with the CPU when the work
+ * request is posted, so these SGEs carry CPU addresses, one per chunk,
+ * never DMA addresses, and no key.
+ *
+ * Return: the number of entries.
+ */
+u32 kvperf_conn_inline_sges(struct kvperf_buf *b, u32 len, struct ib_sge *sge)
+{
+	bool fault = READ_ONCE(kvperf_inline_dma_addresses);
+	size_t chunk = 1UL << b->chunk_shift, off = 0;
+	u32 n = 0;
+
+	while (off < len && n < KVPERF_MAX_SGE) {
+		sge[n].addr = unlikely(fault) ? kvperf_buf_dma(b, off) :
+			      (uintptr_t)kvperf_buf_ptr(b, off);
+		sge[n].length = min_t(size_t, len - off, chunk);
+		sge[n].lkey = 0;
+		off += sge[n].length;
+		n++;
+	}
+	return n;
+}
+
 /**
  * kvperf_conn_post_recv() - post a receive for a whole message
  * @c: the connection
@@ -690,13 +842,15 @@ int kvperf_conn_post_send(struct kvperf_conn *c, enum ib_wr_opcode opcode,
 	};
 	int err;
 
-	if (len)
+	if (len && len <= c->inline_size && opcode != IB_WR_RDMA_READ) {
+		wr.wr.send_flags |= IB_SEND_INLINE;
+		wr.wr.num_sge = kvperf_conn_inline_sges(&c->tx, len, sge);
+	} else if (len) {
 		wr.wr.num_sge = kvperf_conn_sges(c, opcode == IB_WR_RDMA_READ ?
 					    &c->rx : &c->tx, len, sge);
+	}
 	if (opcode == IB_WR_SEND_WITH_IMM)
 		wr.wr.ex.imm_data = cpu_to_be32(imm);
-	if (len && len <= c->inline_size && opcode != IB_WR_RDMA_READ)
-		wr.wr.send_flags |= IB_SEND_INLINE;
 	if (opcode == IB_WR_RDMA_WRITE || opcode == IB_WR_RDMA_READ) {
 		wr.remote_addr = c->remote_addr;
 		wr.rkey = c->remote_rkey;
@@ -726,8 +880,7 @@ int kvperf_conn_register(struct kvperf_conn *c)
 		},
 		.mr = c->mr,
 		.key = c->mr->rkey,
-		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-			  IB_ACCESS_REMOTE_READ,
+		.access = c->mr_access,
 	};
 	int err;
 

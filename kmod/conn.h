@@ -56,9 +56,12 @@ struct kvperf_buf {
  * @node: NUMA node of the buffers, or NUMA_NO_NODE
  * @any_vector: spread the CQ over the completion vectors
  *		(ib_alloc_cq_any()) instead of vector 0
+ * @op: enum kvperf_op of the run: what the peer may do to the receive
+ *	buffer, and whether READs post its SGEs
  */
 struct kvperf_conn_attr {
 	u8 poll;
+	u8 op;
 	u32 size_max;
 	u32 inline_size;
 	u32 send_depth;
@@ -86,6 +89,7 @@ struct kvperf_recv {
  * @pd: protection domain
  * @cq: the one CQ for sends and receives
  * @mr: FRWR MR that gives the peer access to @rx
+ * @mr_access: the access @mr grants (IB_ACCESS_*), what the run's op needs
  * @tx: what we send or write from
  * @rx: what we receive into, what the peer writes to and reads from
  * @poll_ctx: poll context of @cq
@@ -130,6 +134,7 @@ struct kvperf_conn {
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	struct ib_mr *mr;
+	int mr_access;
 	struct kvperf_buf tx;
 	struct kvperf_buf rx;
 	enum ib_poll_context poll_ctx;
@@ -171,6 +176,7 @@ int kvperf_conn_create(struct kvperf_conn *c, struct rdma_cm_id *cm_id,
 int kvperf_conn_post_recvs(struct kvperf_conn *c);
 void kvperf_conn_destroy(struct kvperf_conn *c);
 size_t kvperf_conn_pinned(u32 size_max);
+u32 kvperf_conn_inline_sges(struct kvperf_buf *b, u32 len, struct ib_sge *sge);
 u32 kvperf_conn_sges(struct kvperf_conn *c, struct kvperf_buf *b, u32 len,
 		     struct ib_sge *sge);
 int kvperf_conn_post_recv(struct kvperf_conn *c);
@@ -187,6 +193,7 @@ int kvperf_conn_wait_marker(struct kvperf_conn *c, u32 off, u8 marker,
 bool kvperf_conn_recv_pending(struct kvperf_conn *c);
 u8 *kvperf_buf_ptr(struct kvperf_buf *b, size_t off);
 dma_addr_t kvperf_buf_dma(struct kvperf_buf *b, size_t off);
+size_t kvperf_buf_mapped(struct kvperf_buf *b);
 void kvperf_buf_for_cpu(struct kvperf_conn *c, struct kvperf_buf *b,
 			size_t len);
 void kvperf_buf_for_device(struct kvperf_conn *c, struct kvperf_buf *b,
@@ -195,6 +202,7 @@ void kvperf_buf_fill(struct kvperf_buf *b, size_t len, u32 seed);
 bool kvperf_buf_check(struct kvperf_buf *b, size_t len, u32 seed);
 void kvperf_buf_clear(struct kvperf_buf *b, size_t len);
 extern atomic_t kvperf_corrupt_payloads;
+extern bool kvperf_inline_dma_addresses;
 bool kvperf_buf_fault(struct kvperf_conn *c, struct kvperf_buf *b,
 		      size_t len);
 u8 kvperf_marker(u32 seq);

@@ -165,6 +165,8 @@ void kvperf_debugfs_init(void)
 			    &kvperf_stall_servers);
 	debugfs_create_atomic_t("corrupt_payloads", 0600, kvperf_debugfs_dir,
 				&kvperf_corrupt_payloads);
+	debugfs_create_bool("inline_dma_addresses", 0600, kvperf_debugfs_dir,
+			    &kvperf_inline_dma_addresses);
 }
 
 /**

@@ -356,6 +356,7 @@ static int kvperf_run_lat(struct kvperf_run *run, const char **reason)
 	struct kvperf_conn *c = &run->conn;
 	struct kvperf_conn_attr attr = {
 		.poll = run->cfg.poll,
+		.op = run->cfg.op,
 		.size_max = run->cfg.size_max,
 		.inline_size = run->cfg.inline_size,
 		.send_depth = KVPERF_SEND_DEPTH,

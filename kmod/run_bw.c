@@ -135,6 +135,7 @@ static int kvperf_bw_worker_connect(struct kvperf_bw_worker *w)
 	const struct kvperf_run_cfg *cfg = &run->cfg;
 	struct kvperf_conn_attr attr = {
 		.poll = cfg->poll,
+		.op = cfg->op,
 		.size_max = cfg->size_max,
 		.inline_size = cfg->inline_size,
 		.send_depth = cfg->tx_depth + KVPERF_SEND_DEPTH,

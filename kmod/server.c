@@ -217,6 +217,7 @@ static void kvperf_server_conn_attr(const struct kvperf_wire_req *req,
 	u32 tx_depth = be32_to_cpu(req->tx_depth);
 
 	attr->poll = req->poll;
+	attr->op = req->op;
 	attr->size_max = be32_to_cpu(req->size_max);
 	attr->inline_size = be32_to_cpu(req->inline_size);
 	attr->send_depth = KVPERF_SEND_DEPTH;
@@ -279,6 +280,8 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 	if (!kvperf_server_req_ok(ev))
 		return kvperf_server_reject(id, KVPERF_REJ_BAD_REQUEST);
 	kvperf_server_conn_attr(req, &attr);
+	/* the client's threshold, as far as this device inlines */
+	attr.inline_size = min(attr.inline_size, srv->max_inline);
 
 	mutex_lock(&srv->lock);
 	kvperf_server_reap(srv);
@@ -460,6 +463,7 @@ static int kvperf_server_cm_handler(struct rdma_cm_id *id,
 int kvperf_server_start(const struct sockaddr_storage *addr, const char *dev,
 			struct netlink_ext_ack *extack, u32 *id)
 {
+	struct kvperf_device *kdev;
 	struct kvperf_server *srv;
 	struct rdma_cm_id *cm_id;
 	unsigned int n = 0;
@@ -509,6 +513,13 @@ int kvperf_server_start(const struct sockaddr_storage *addr, const char *dev,
 		goto err_id;
 	}
 	strscpy(srv->dev, dev_name(&cm_id->device->dev), sizeof(srv->dev));
+	if (rdma_protocol_iwarp(cm_id->device, cm_id->port_num)) {
+		err = -EOPNOTSUPP;
+		KVPERF_SET_ERR_MSG_FMT(extack, "iWARP devices are not supported",
+				       "%s is an iWARP device: not supported",
+				       srv->dev);
+		goto err_id;
+	}
 	if (dev && dev[0] && strcmp(dev, srv->dev)) {
 		bool known;
 
@@ -529,6 +540,10 @@ int kvperf_server_start(const struct sockaddr_storage *addr, const char *dev,
 				       srv->dev, dev);
 		goto err_id;
 	}
+	kvperf_device_lock();
+	kdev = kvperf_device_find(srv->dev);
+	srv->max_inline = kdev ? kvperf_device_max_inline(kdev) : 0;
+	kvperf_device_unlock();
 
 	err = rdma_listen(cm_id, KVPERF_SERVER_CONNS_MAX);
 	if (err) {

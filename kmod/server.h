@@ -69,6 +69,8 @@ struct kvperf_sconn {
  * @listen_id: the listening CM id; NULL once gone
  * @addr: the address it listens on
  * @dev: the device the address belongs to
+ * @max_inline: the device's largest inline size: a client's inline
+ *		threshold is clamped to it
  * @lock: protects @listen_id, @conns, @nconns and @stopping
  * @conns: the connections
  * @nconns: entries in @conns
@@ -81,6 +83,7 @@ struct kvperf_server {
 	struct rdma_cm_id *listen_id;
 	struct sockaddr_storage addr;
 	char dev[IB_DEVICE_NAME_MAX];
+	u32 max_inline;
 	struct mutex lock;	/* see the kernel-doc above */
 	struct list_head conns;
 	u32 nconns;
