@@ -3,7 +3,9 @@
 #
 # make check: every test kvperf has. Installs what is missing, builds,
 # then runs the host unit tests, the spec checks, the static checks, the
-# harness's own tests, the VM suite on each Debian kernel and the short
+# harness's own tests, the VM suite on each Debian kernel (and again on
+# the DMA lane, vmtest.sh -d, where selftests/rxe-dma/ has a patch for
+# the kernel's series) and the short
 # benchmark, and totals their KTAP results (selftests/ktap_tally.py: every
 # leaf result, nested ones included, plans checked) in a last line
 # "N passed, N failed, N skipped". Logs go to build/check/.
@@ -122,6 +124,13 @@ run_phase lint 1 selftests/lint.sh
 run_phase harness 1 selftests/harness_test.sh
 for kver in "${kvers[@]}"; do
 	run_phase "vm-$kver" 1 selftests/vmtest.sh -k "$kver"
+done
+# The DMA lane (an IOMMU and a Soft-RoCE that maps through it) on each
+# kernel whose series has a patch in selftests/rxe-dma/.
+for kver in "${kvers[@]}"; do
+	series=$(sed -n 's/^\([0-9]\+\.[0-9]\+\)[.+-].*/\1/p' <<<"$kver")
+	[ -e "selftests/rxe-dma/rdma_rxe-$series.patch" ] || continue
+	run_phase "vm-dma-$kver" 1 selftests/vmtest.sh -d -k "$kver"
 done
 # make bench works: its short matrix on one kernel, into build/bench/
 run_phase bench-short 1 selftests/bench.sh --short -k "${kvers[-1]}"

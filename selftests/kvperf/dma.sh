@@ -1,0 +1,228 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What a device with real DMA mapping needs (see selftests/rxe-dma/ and
+# vmtest.sh -d). It runs on every lane; where the results differ by lane
+# (KVPERF_DMA_LANE), each lane checks its own.
+#
+# - The lane is what it says: on the DMA lane both devices map DMA
+#   through a PCI function behind the IOMMU; on the plain lane rxe's
+#   virtual addresses are in use.
+# - Message sizes that are not powers of two and not whole chunks (3 MiB
+#   in two 2 MiB chunks, 9000 B, 12 KiB + 1), every op, latency and
+#   bandwidth, kernel and user path, payloads verified where the op
+#   allows it: the FRWR MR covers the whole mapping, SGEs follow the
+#   mapped segments.
+# - Inline sends carry CPU addresses. The debugfs switch
+#   inline_dma_addresses puts DMA addresses there instead (the old bug):
+#   the DMA lane's device refuses the post, and the run fails saying so;
+#   plain rxe, where a DMA address is a kernel pointer, cannot tell, and
+#   the run is done with every payload intact. Switched off, inline runs
+#   are done and intact on both lanes.
+
+# shellcheck source=selftests/kvperf/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+ktap_print_header
+kv_require_vm
+kv_require_root
+kv_require_cli
+kv_require_rxe
+kv_require_module
+
+addr=$KVPERF_ADDR0
+uport=18640		# the user-path server's port
+switch=/sys/kernel/debug/kvperf/inline_dma_addresses
+lane=${KVPERF_DMA_LANE:-0}
+ids=$KV_TMP/ids
+: >"$ids"
+# shellcheck disable=SC2016 # expanded when the hook runs
+kv_on_exit 'for i in $(cat "$ids"); do kvperf run delete "$i"; done'
+kv_on_exit "echo N >$switch"
+[ -w "$switch" ] || kv_skip_all "no $switch (debugfs not mounted?)"
+
+lat() {
+	kv_py "$KV_DIR/latlib.py" "$@"
+}
+
+bw() {
+	kv_py "$KV_DIR/bwlib.py" "$@"
+}
+
+patient=(timeout "$(kv_scaled 5000)")
+
+json_id() {
+	sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' "$1" | grep .
+}
+
+# run_json NAME ARGS...: kvperf -j run ARGS into $KV_TMP/NAME.json; fails
+# unless it exits 0.
+run_json() {
+	local name=$1 rc id
+
+	shift
+	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
+		timeout "$(kv_scaled 300)" kvperf -j run "$@" "${patient[@]}"
+	rc=$?
+	id=$(json_id "$KV_TMP/$name.json") && echo "$id" >>"$ids"
+	if [ "$rc" != 0 ]; then
+		echo "kvperf -j run $*: exit $rc"
+		sed 's/^/stderr: /' "$KV_TMP/$name.err"
+		sed 's/^/stdout: /' "$KV_TMP/$name.json" | cut -c1-2000
+		return 1
+	fi
+}
+
+# the lane; the server; 3 ops x (kernel, user) x (lat, bw); inline: 2
+# kinds x (CPU addresses, DMA addresses); the kernel log
+ktap_set_plan $((1 + 1 + 3 * 2 * 2 + 2 * 2 + 1))
+kv_dmesg_mark
+
+# The lane.
+lane_is() {
+	local i
+
+	for i in 0 1; do
+		if dmesg | grep -q "rdma_rxe (DMA lane): kvd$i maps DMA through "; then
+			[ "$lane" = 1 ] && continue
+			echo "kvd$i maps DMA through an IOMMU, but KVPERF_DMA_LANE is $lane"
+			return 1
+		fi
+		[ "$lane" = 0 ] && continue
+		echo "KVPERF_DMA_LANE is 1, but kvd$i has no DMA-lane message:"
+		dmesg | grep -i 'rxe\|iommu' | tail -n 5
+		return 1
+	done
+}
+if [ "$lane" = 1 ]; then
+	kv_check "DMA lane: rxe0 and rxe1 map DMA through PCI functions behind the IOMMU" lane_is
+else
+	kv_check "plain lane: rxe0 and rxe1 use rxe's virtual DMA addresses" lane_is
+fi
+
+# The kernel server, and a user server in the background.
+out=$(kvperf server start addr "$addr" 2>&1) ||
+	kv_bail "server start addr $addr: $out"
+kid=$(sed -n 's/^server \([0-9]\+\) listening.*/\1/p' <<<"$out")
+kv_on_exit "kvperf server stop $kid"
+kvperf server start addr "$addr" port "$uport" path user \
+	>"$KV_TMP/userver.out" 2>&1 </dev/null &
+upid=$!
+kv_on_exit "kill $upid"
+user_listening() {
+	grep -q "^server listening on $addr:$uport (user path)" \
+		"$KV_TMP/userver.out" && return 0
+	kill -0 "$upid" 2>/dev/null || return 0
+	return 1
+}
+kv_wait 30 user_listening
+kv_check "kernel server $kid on $addr and user server on port $uport listen" \
+	grep -q "^server listening on $addr:$uport (user path)" \
+	"$KV_TMP/userver.out" || kv_bail "no user server: $(cat "$KV_TMP/userver.out")"
+
+# Latency, 3 MiB (two 2 MiB chunks; the MR covers 4 MiB), 10 iterations.
+lat_3m() {
+	local path=$1 op=$2 port=$3 v=() check=()
+
+	[ "$op" != read ] && v=(verify) && check=(--verify)
+	run_json "lat-$path-$op" lat op "$op" addr "$addr" port "$port" \
+		size 3M iters 10 "${v[@]}" path "$path" || return 1
+	lat run "$KV_TMP/lat-$path-$op.json" --state 'done' --op "$op" \
+		--iters 10 --sizes 3145728 "${check[@]}"
+}
+
+# Bandwidth, 9000 B then 12 KiB + 1 (sizes double from 9000, so each is
+# its own run), 2 queue pairs, 60 messages each.
+bw_odd() {
+	local path=$1 op=$2 port=$3 size=$4 v=() check=()
+
+	[ "$op" != read ] && v=(verify) && check=(--verify)
+	run_json "bw-$path-$op-$size" bw op "$op" addr "$addr" port "$port" \
+		size "$size" iters 60 qps 2 "${v[@]}" path "$path" || return 1
+	bw run "$KV_TMP/bw-$path-$op-$size.json" --state 'done' --op "$op" \
+		--qps 2 --iters 60 --sizes "$size" "${check[@]}"
+}
+
+bw_odd_pair() {
+	bw_odd "$1" "$2" "$3" 9000 && bw_odd "$1" "$2" "$3" 12289
+}
+
+for op in send write read; do
+	kv_check "kernel path lat $op size 3M: done" \
+		lat_3m kernel "$op" 18515
+	kv_check "kernel path bw $op size 9000, then 12289, 2 QPs: done" \
+		bw_odd_pair kernel "$op" 18515
+	kv_check "user path lat $op size 3M against the user server: done" \
+		lat_3m user "$op" "$uport"
+	kv_check "user path bw $op size 12289 against the user server: done" \
+		bw_odd user "$op" "$uport" 12289
+done
+
+# Inline sends of 64 bytes, with the switch in a given position.
+inline_run() {
+	local name=$1 op=$2
+
+	shift 2
+	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
+		timeout "$(kv_scaled 120)" kvperf -j run "$@" op "$op" \
+		addr "$addr" size 64 inline 64 "${patient[@]}"
+}
+
+inline_ok() {
+	local kind=$1 op=$2 rc
+
+	inline_run "in-$kind-$op" "$op" "$kind" iters 50 verify
+	rc=$?
+	json_id "$KV_TMP/in-$kind-$op.json" >>"$ids"
+	[ "$rc" = 0 ] || { echo "exit $rc"; cat "$KV_TMP/in-$kind-$op.err"; return 1; }
+	if [ "$kind" = lat ]; then
+		lat run "$KV_TMP/in-$kind-$op.json" --state 'done' --op "$op" \
+			--iters 50 --sizes 64 --verify --field inline=64
+	else
+		bw run "$KV_TMP/in-$kind-$op.json" --state 'done' --op "$op" \
+			--iters 50 --sizes 64 --verify --field inline=64
+	fi
+}
+
+# The DMA lane refuses the post: the run fails with the module's reason
+# (or, when the server's post failed first, the server closed), and the
+# device logged the address it refused.
+inline_refused() {
+	local kind=$1 op=$2 rc before after
+
+	before=$(dmesg | grep -c "is not a CPU address")
+	inline_run "bad-$kind-$op" "$op" "$kind" iters 50
+	rc=$?
+	json_id "$KV_TMP/bad-$kind-$op.json" >>"$ids"
+	after=$(dmesg | grep -c "is not a CPU address")
+	if [ "$rc" != 1 ] ||
+	   ! grep -qE "^kvperf: run [0-9]+ failed: (cannot post a work request|the server closed the connection)" \
+		"$KV_TMP/bad-$kind-$op.err"; then
+		echo "exit $rc, want 1 and 'cannot post a work request':"
+		cat "$KV_TMP/bad-$kind-$op.err"
+		return 1
+	fi
+	[ "$after" -gt "$before" ] ||
+		{ echo "no new 'is not a CPU address' in the kernel log"; return 1; }
+}
+
+for kind in lat bw; do
+	kv_check "inline $kind write 64 B (CPU addresses): done, payloads intact" \
+		inline_ok "$kind" write
+done
+echo Y >"$switch" || kv_bail "cannot write $switch"
+for kind in lat bw; do
+	if [ "$lane" = 1 ]; then
+		kv_check "inline $kind write with DMA addresses: the DMA lane refuses the post, the run fails" \
+			inline_refused "$kind" write
+	else
+		kv_check "inline $kind write with DMA addresses: plain rxe cannot tell, done and intact" \
+			inline_ok "$kind" write
+	fi
+done
+echo N >"$switch"
+
+kill -TERM "$upid"
+wait "$upid"
+kv_dmesg_check
+ktap_finished
