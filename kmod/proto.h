@@ -15,8 +15,8 @@
 /* The layout both sides rely on: 56 bytes fill a connect request. */
 static_assert(sizeof(struct kvperf_wire_req) == 56);
 static_assert(offsetof(struct kvperf_wire_req, addr) == 16);
-static_assert(offsetof(struct kvperf_wire_req, type) == 24);
-static_assert(offsetof(struct kvperf_wire_req, warmup_ms) == 52);
+static_assert(offsetof(struct kvperf_wire_req, tx_depth) == 24);
+static_assert(offsetof(struct kvperf_wire_req, key) == 40);
 static_assert(sizeof(struct kvperf_wire_rep) == 16);
 static_assert(sizeof(struct kvperf_wire_report) == 32);
 

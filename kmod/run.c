@@ -78,16 +78,7 @@ static const char *kvperf_reject_reason(const struct rdma_cm_event *ev)
 	if (ev->status != IB_CM_REJ_CONSUMER_DEFINED || !why ||
 	    ev->param.conn.private_data_len < 1)
 		return "connection rejected (is a kvperf server listening there?)";
-	switch (*why) {
-	case 1:
-		return "the server refused the run's parameters";
-	case 2:
-		return "the server has too many connections";
-	case 3:
-		return "the server's pinned-memory limit is reached";
-	default:
-		return "the server could not allocate the connection";
-	}
+	return kvperf_wire_reject_text(*why);
 }
 
 static int kvperf_run_cm_handler(struct rdma_cm_id *id,
@@ -176,7 +167,6 @@ static void kvperf_run_wire_req(const struct kvperf_run *run,
 	req->version = KVPERF_PROTO_VERSION;
 	req->type = cfg->type;
 	req->op = cfg->op;
-	req->poll = cfg->poll;
 	req->flags = (cfg->verify ? KVPERF_WIRE_VERIFY : 0) |
 		     (cfg->bidir ? KVPERF_WIRE_BIDIR : 0);
 	req->size_max = cpu_to_be32(cfg->size_max);
@@ -185,13 +175,15 @@ static void kvperf_run_wire_req(const struct kvperf_run *run,
 	req->addr = cpu_to_be64(c->mr->iova);
 	if (cfg->type != KVPERF_RUN_TYPE_BW)
 		return;
-	req->tx_depth = cpu_to_be32(cfg->tx_depth);
-	req->post_list = cpu_to_be32(cfg->post_list);
-	req->signal_every = cpu_to_be32(cfg->signal_every);
-	req->iterations = cpu_to_be32(cfg->duration_ms ? 0 : cfg->iterations);
-	req->duration_ms = cpu_to_be32(cfg->duration_ms);
-	req->warmup = cpu_to_be32(cfg->warmup_ms ? 0 : cfg->warmup);
-	req->warmup_ms = cpu_to_be32(cfg->warmup_ms);
+	req->tx_depth = cpu_to_be16(cfg->tx_depth);
+	req->post_list = cpu_to_be16(cfg->post_list);
+	req->signal_every = cpu_to_be16(cfg->signal_every);
+	if (cfg->duration_ms)
+		req->flags |= KVPERF_WIRE_TIMED;
+	req->count = cpu_to_be32(cfg->duration_ms ?: cfg->iterations);
+	if (cfg->warmup_ms)
+		req->flags |= KVPERF_WIRE_WARMUP_TIMED;
+	req->warmup = cpu_to_be32(cfg->warmup_ms ?: cfg->warmup);
 }
 
 /* RDMA READs in flight: one for latency, what the device takes for bandwidth. */

@@ -192,8 +192,9 @@ static bool kvperf_server_req_ok(const struct rdma_cm_event *ev)
 
 	if (ev->param.conn.private_data_len < sizeof(*req) ||
 	    req->version != KVPERF_PROTO_VERSION ||
-	    req->op > KVPERF_OP_READ || req->poll > KVPERF_POLL_WORKQUEUE ||
-	    req->type > KVPERF_RUN_TYPE_BW)
+	    req->op > KVPERF_OP_READ || req->type > KVPERF_RUN_TYPE_BW ||
+	    req->flags & ~(KVPERF_WIRE_VERIFY | KVPERF_WIRE_BIDIR |
+			   KVPERF_WIRE_TIMED | KVPERF_WIRE_WARMUP_TIMED))
 		return false;
 	size_max = be32_to_cpu(req->size_max);
 	if (!size_max || size_max > KVPERF_SIZE_MAX ||
@@ -201,22 +202,21 @@ static bool kvperf_server_req_ok(const struct rdma_cm_event *ev)
 		return false;
 	if (req->type != KVPERF_RUN_TYPE_BW)
 		return true;
-	tx_depth = be32_to_cpu(req->tx_depth);
-	post_list = be32_to_cpu(req->post_list);
-	signal_every = be32_to_cpu(req->signal_every);
+	tx_depth = be16_to_cpu(req->tx_depth);
+	post_list = be16_to_cpu(req->post_list);
+	signal_every = be16_to_cpu(req->signal_every);
 	return tx_depth && tx_depth <= KVPERF_BW_TX_DEPTH_MAX &&
 	       post_list && post_list <= min(tx_depth, KVPERF_BW_POST_LIST_MAX) &&
-	       signal_every && signal_every <= tx_depth &&
-	       (req->iterations || req->duration_ms);
+	       signal_every && signal_every <= tx_depth && req->count;
 }
 
 /* The connection's queues; bandwidth runs keep their traffic in flight. */
 static void kvperf_server_conn_attr(const struct kvperf_wire_req *req,
 				    struct kvperf_conn_attr *attr)
 {
-	u32 tx_depth = be32_to_cpu(req->tx_depth);
+	u32 tx_depth = be16_to_cpu(req->tx_depth);
 
-	attr->poll = req->poll;
+	attr->poll = KVPERF_POLL_SOFTIRQ;
 	attr->op = req->op;
 	attr->size_max = be32_to_cpu(req->size_max);
 	attr->inline_size = be32_to_cpu(req->inline_size);
@@ -236,21 +236,25 @@ static void kvperf_server_conn_attr(const struct kvperf_wire_req *req,
 static int kvperf_sconn_init_bw(struct kvperf_sconn *sc,
 				const struct kvperf_wire_req *req)
 {
+	u32 count = be32_to_cpu(req->count), warmup = be32_to_cpu(req->warmup);
 	struct kvperf_bw_params p = {
 		.op = req->op,
-		.tx_depth = be32_to_cpu(req->tx_depth),
-		.post_list = be32_to_cpu(req->post_list),
-		.signal_every = be32_to_cpu(req->signal_every),
-		.iterations = be32_to_cpu(req->iterations),
-		.duration_ns = (u64)be32_to_cpu(req->duration_ms) *
-			       NSEC_PER_MSEC,
-		.warmup = be32_to_cpu(req->warmup),
-		.warmup_ns = (u64)be32_to_cpu(req->warmup_ms) * NSEC_PER_MSEC,
+		.tx_depth = be16_to_cpu(req->tx_depth),
+		.post_list = be16_to_cpu(req->post_list),
+		.signal_every = be16_to_cpu(req->signal_every),
 	};
 	int err;
 
 	if (req->type != KVPERF_RUN_TYPE_BW)
 		return 0;
+	if (req->flags & KVPERF_WIRE_TIMED)
+		p.duration_ns = (u64)count * NSEC_PER_MSEC;
+	else
+		p.iterations = count;
+	if (req->flags & KVPERF_WIRE_WARMUP_TIMED)
+		p.warmup_ns = (u64)warmup * NSEC_PER_MSEC;
+	else
+		p.warmup = warmup;
 	sc->bw = kzalloc(sizeof(*sc->bw), GFP_KERNEL);
 	if (!sc->bw)
 		return -ENOMEM;

@@ -237,7 +237,7 @@ static void upath_sconn_attr(const struct upath_req *r,
 			     struct upath_conn_attr *attr)
 {
 	memset(attr, 0, sizeof(*attr));
-	attr->poll = r->poll;
+	attr->poll = KVPERF_POLL_BUSY;	/* the server's own choice */
 	attr->size_max = r->size_max;
 	attr->inline_size = r->inline_size;
 	attr->send_depth = UPATH_SEND_DEPTH;

@@ -16,9 +16,9 @@
 _Static_assert(sizeof(struct kvperf_wire_req) == 56, "wire request size");
 _Static_assert(offsetof(struct kvperf_wire_req, rkey) == 12, "rkey");
 _Static_assert(offsetof(struct kvperf_wire_req, addr) == 16, "addr");
-_Static_assert(offsetof(struct kvperf_wire_req, type) == 24, "type");
-_Static_assert(offsetof(struct kvperf_wire_req, tx_depth) == 28, "tx_depth");
-_Static_assert(offsetof(struct kvperf_wire_req, warmup_ms) == 52, "warmup_ms");
+_Static_assert(offsetof(struct kvperf_wire_req, tx_depth) == 24, "tx_depth");
+_Static_assert(offsetof(struct kvperf_wire_req, count) == 32, "count");
+_Static_assert(offsetof(struct kvperf_wire_req, key) == 40, "key");
 _Static_assert(sizeof(struct kvperf_wire_rep) == 16, "wire reply size");
 _Static_assert(offsetof(struct kvperf_wire_rep, addr) == 8, "reply addr");
 _Static_assert(sizeof(struct kvperf_wire_report) == 32, "report size");
@@ -33,20 +33,28 @@ void upath_wire_req_put(const struct upath_req *r, struct kvperf_wire_req *w)
 	memset(w, 0, sizeof(*w));
 	w->version = KVPERF_PROTO_VERSION;
 	w->op = r->op;
-	w->poll = r->poll;
-	w->flags = r->flags;
+	w->flags = r->flags & (KVPERF_WIRE_VERIFY | KVPERF_WIRE_BIDIR);
 	w->type = r->type;
 	w->size_max = htobe32(r->size_max);
 	w->inline_size = htobe32(r->inline_size);
 	w->rkey = htobe32(r->rkey);
 	w->addr = htobe64(r->addr);
-	w->tx_depth = htobe32(r->tx_depth);
-	w->post_list = htobe32(r->post_list);
-	w->signal_every = htobe32(r->signal_every);
-	w->iterations = htobe32(r->iterations);
-	w->duration_ms = htobe32(r->duration_ms);
-	w->warmup = htobe32(r->warmup);
-	w->warmup_ms = htobe32(r->warmup_ms);
+	w->tx_depth = htobe16(r->tx_depth);
+	w->post_list = htobe16(r->post_list);
+	w->signal_every = htobe16(r->signal_every);
+	if (r->duration_ms) {
+		w->flags |= KVPERF_WIRE_TIMED;
+		w->count = htobe32(r->duration_ms);
+	} else {
+		w->count = htobe32(r->iterations);
+	}
+	if (r->warmup_ms) {
+		w->flags |= KVPERF_WIRE_WARMUP_TIMED;
+		w->warmup = htobe32(r->warmup_ms);
+	} else {
+		w->warmup = htobe32(r->warmup);
+	}
+	memcpy(w->key, r->key, sizeof(w->key));
 }
 
 /**
@@ -66,21 +74,26 @@ int upath_wire_req_get(const void *data, size_t len, struct upath_req *r)
 	memcpy(&w, data, sizeof(w));
 	if (w.version != KVPERF_PROTO_VERSION)
 		return -EPROTO;
+	memset(r, 0, sizeof(*r));
 	r->op = w.op;
-	r->poll = w.poll;
 	r->flags = w.flags;
 	r->type = w.type;
 	r->size_max = be32toh(w.size_max);
 	r->inline_size = be32toh(w.inline_size);
 	r->rkey = be32toh(w.rkey);
 	r->addr = be64toh(w.addr);
-	r->tx_depth = be32toh(w.tx_depth);
-	r->post_list = be32toh(w.post_list);
-	r->signal_every = be32toh(w.signal_every);
-	r->iterations = be32toh(w.iterations);
-	r->duration_ms = be32toh(w.duration_ms);
-	r->warmup = be32toh(w.warmup);
-	r->warmup_ms = be32toh(w.warmup_ms);
+	r->tx_depth = be16toh(w.tx_depth);
+	r->post_list = be16toh(w.post_list);
+	r->signal_every = be16toh(w.signal_every);
+	if (w.flags & KVPERF_WIRE_TIMED)
+		r->duration_ms = be32toh(w.count);
+	else
+		r->iterations = be32toh(w.count);
+	if (w.flags & KVPERF_WIRE_WARMUP_TIMED)
+		r->warmup_ms = be32toh(w.warmup);
+	else
+		r->warmup = be32toh(w.warmup);
+	memcpy(r->key, w.key, sizeof(r->key));
 	return 0;
 }
 
@@ -96,8 +109,9 @@ bool upath_wire_req_ok(const struct upath_req *r)
 {
 	uint32_t list_max;
 
-	if (r->op > KVPERF_OP_READ || r->poll > KVPERF_POLL_WORKQUEUE ||
-	    r->type > KVPERF_RUN_TYPE_BW)
+	if (r->op > KVPERF_OP_READ || r->type > KVPERF_RUN_TYPE_BW ||
+	    r->flags & ~(KVPERF_WIRE_VERIFY | KVPERF_WIRE_BIDIR |
+			 KVPERF_WIRE_TIMED | KVPERF_WIRE_WARMUP_TIMED))
 		return false;
 	if (!r->size_max || r->size_max > KVPERF_SIZE_MAX ||
 	    r->inline_size > UPATH_INLINE_MAX)
@@ -192,16 +206,7 @@ const char *upath_wire_reject_reason(int status, const void *data,
 {
 	if (status != UPATH_REJ_CONSUMER_DEFINED || !data || len < 1)
 		return "connection rejected (is a kvperf server listening there?)";
-	switch (*(const uint8_t *)data) {
-	case KVPERF_WIRE_REJ_BAD_REQUEST:
-		return "the server refused the run's parameters";
-	case KVPERF_WIRE_REJ_TOO_MANY:
-		return "the server has too many connections";
-	case KVPERF_WIRE_REJ_MEMORY:
-		return "the server's pinned-memory limit is reached";
-	default:
-		return "the server could not allocate the connection";
-	}
+	return kvperf_wire_reject_text(*(const uint8_t *)data);
 }
 
 /**

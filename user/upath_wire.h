@@ -29,6 +29,9 @@
  * @duration_ms: bandwidth, time per size
  * @warmup: bandwidth, warm-up messages
  * @warmup_ms: bandwidth, warm-up time instead
+ * @key: the server's shared secret, zero when there is none
+ *
+ * @poll is the side's own choice; the wire does not carry it.
  */
 struct upath_req {
 	uint8_t op;
@@ -46,6 +49,7 @@ struct upath_req {
 	uint32_t duration_ms;
 	uint32_t warmup;
 	uint32_t warmup_ms;
+	uint8_t key[KVPERF_WIRE_KEY_LEN];
 };
 
 /* A bandwidth block's report, host order. */

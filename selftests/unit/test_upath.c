@@ -134,14 +134,14 @@ static void upath_wire_layout(void)
 	CHECK_INT(offsetof(struct kvperf_wire_req, inline_size), 8);
 	CHECK_INT(offsetof(struct kvperf_wire_req, rkey), 12);
 	CHECK_INT(offsetof(struct kvperf_wire_req, addr), 16);
-	CHECK_INT(offsetof(struct kvperf_wire_req, type), 24);
-	CHECK_INT(offsetof(struct kvperf_wire_req, tx_depth), 28);
-	CHECK_INT(offsetof(struct kvperf_wire_req, post_list), 32);
-	CHECK_INT(offsetof(struct kvperf_wire_req, signal_every), 36);
-	CHECK_INT(offsetof(struct kvperf_wire_req, iterations), 40);
-	CHECK_INT(offsetof(struct kvperf_wire_req, duration_ms), 44);
-	CHECK_INT(offsetof(struct kvperf_wire_req, warmup), 48);
-	CHECK_INT(offsetof(struct kvperf_wire_req, warmup_ms), 52);
+	CHECK_INT(offsetof(struct kvperf_wire_req, type), 2);
+	CHECK_INT(offsetof(struct kvperf_wire_req, flags), 3);
+	CHECK_INT(offsetof(struct kvperf_wire_req, tx_depth), 24);
+	CHECK_INT(offsetof(struct kvperf_wire_req, post_list), 26);
+	CHECK_INT(offsetof(struct kvperf_wire_req, signal_every), 28);
+	CHECK_INT(offsetof(struct kvperf_wire_req, count), 32);
+	CHECK_INT(offsetof(struct kvperf_wire_req, warmup), 36);
+	CHECK_INT(offsetof(struct kvperf_wire_req, key), 40);
 	CHECK_INT(sizeof(struct kvperf_wire_rep), 16);
 	CHECK_INT(offsetof(struct kvperf_wire_rep, rkey), 4);
 	CHECK_INT(offsetof(struct kvperf_wire_rep, addr), 8);
@@ -170,23 +170,21 @@ static const struct upath_req bw_req = {
 	.type = KVPERF_RUN_TYPE_BW, .size_max = 65536, .inline_size = 64,
 	.rkey = 0x11223344, .addr = 0x0102030405060708ULL,
 	.tx_depth = 128, .post_list = 4, .signal_every = 100,
-	.iterations = 5000, .duration_ms = 0, .warmup = 16, .warmup_ms = 0,
+	.iterations = 5000, .duration_ms = 0, .warmup = 0, .warmup_ms = 250,
+	.key = { 0xa0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0xaf },
 };
 
 static const uint8_t bw_req_bytes[56] = {
-	2, 1, 1, 3,		/* version, op, poll, flags */
+	3, 1, 1, 3 | 8,		/* version, op, type, flags (warm-up timed) */
 	0, 1, 0, 0,		/* size_max */
 	0, 0, 0, 64,		/* inline_size */
 	0x11, 0x22, 0x33, 0x44,	/* rkey */
 	1, 2, 3, 4, 5, 6, 7, 8,	/* addr */
-	1, 0, 0, 0,		/* type, reserved */
-	0, 0, 0, 128,		/* tx_depth */
-	0, 0, 0, 4,		/* post_list */
-	0, 0, 0, 100,		/* signal_every */
-	0, 0, 0x13, 0x88,	/* iterations */
-	0, 0, 0, 0,		/* duration_ms */
-	0, 0, 0, 16,		/* warmup */
-	0, 0, 0, 0,		/* warmup_ms */
+	0, 128, 0, 4,		/* tx_depth, post_list */
+	0, 100, 0, 0,		/* signal_every, reserved */
+	0, 0, 0x13, 0x88,	/* count: iterations */
+	0, 0, 0, 250,		/* warmup: ms */
+	0xa0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0xaf, /* key */
 };
 
 static void upath_wire_encoding(void)
@@ -208,8 +206,8 @@ static void upath_wire_encoding(void)
 	memset(&q, 0xff, sizeof(q));
 	CHECK_INT(upath_wire_req_get(&w, sizeof(w), &q), 0);
 	CHECK_INT(q.op, bw_req.op);
-	CHECK_INT(q.poll, bw_req.poll);
-	CHECK_INT(q.flags, bw_req.flags);
+	CHECK_INT(q.poll, 0);	/* not on the wire: the server's choice */
+	CHECK_INT(q.flags, bw_req.flags | KVPERF_WIRE_WARMUP_TIMED);
 	CHECK_INT(q.type, bw_req.type);
 	CHECK_U64(q.size_max, bw_req.size_max);
 	CHECK_U64(q.inline_size, bw_req.inline_size);
@@ -220,8 +218,9 @@ static void upath_wire_encoding(void)
 	CHECK_U64(q.signal_every, bw_req.signal_every);
 	CHECK_U64(q.iterations, bw_req.iterations);
 	CHECK_U64(q.duration_ms, 0);
-	CHECK_U64(q.warmup, bw_req.warmup);
-	CHECK_U64(q.warmup_ms, 0);
+	CHECK_U64(q.warmup, 0);
+	CHECK_U64(q.warmup_ms, 250);
+	CHECK(!memcmp(q.key, bw_req.key, sizeof(q.key)));
 
 	/* RoCE pads private data: longer is fine, shorter is not */
 	memset(pad, 0, sizeof(pad));
@@ -270,9 +269,9 @@ static void upath_wire_request_checks(void)
 	lat.op = 3;
 	CHECK(!upath_wire_req_ok(&lat));
 	lat.op = KVPERF_OP_SEND;
-	lat.poll = 3;
+	lat.flags = 0x10;	/* no such flag */
 	CHECK(!upath_wire_req_ok(&lat));
-	lat.poll = KVPERF_POLL_WORKQUEUE;
+	lat.flags = KVPERF_WIRE_VERIFY;
 	lat.inline_size = 4097;
 	CHECK(!upath_wire_req_ok(&lat));
 	lat.inline_size = 4096;
@@ -309,13 +308,22 @@ static void upath_wire_request_checks(void)
 		  "the server has too many connections");
 	CHECK_STR(upath_wire_reject_reason(UPATH_REJ_CONSUMER_DEFINED,
 					   (const uint8_t []){ 1 }, 148),
-		  "the server refused the run's parameters");
+		  "the server refused the run's parameters (or speaks another protocol version)");
 	CHECK_STR(upath_wire_reject_reason(UPATH_REJ_CONSUMER_DEFINED,
 					   (const uint8_t []){ 3 }, 1),
 		  "the server's pinned-memory limit is reached");
 	CHECK_STR(upath_wire_reject_reason(UPATH_REJ_CONSUMER_DEFINED,
 					   (const uint8_t []){ 4 }, 1),
 		  "the server could not allocate the connection");
+	CHECK_STR(upath_wire_reject_reason(UPATH_REJ_CONSUMER_DEFINED,
+					   (const uint8_t []){ 5 }, 1),
+		  "the server does not allow this address (its allow list)");
+	CHECK_STR(upath_wire_reject_reason(UPATH_REJ_CONSUMER_DEFINED,
+					   (const uint8_t []){ 6 }, 1),
+		  "the server requires a key and this one is missing or wrong");
+	CHECK_STR(upath_wire_reject_reason(UPATH_REJ_CONSUMER_DEFINED,
+					   (const uint8_t []){ 7 }, 1),
+		  "the server has too many connections from this address");
 	CHECK_STR(upath_wire_reject_reason(8, NULL, 0),
 		  "connection rejected (is a kvperf server listening there?)");
 }

@@ -69,56 +69,61 @@
 
 #include <linux/types.h>
 
-#define KVPERF_PROTO_VERSION	2
+#define KVPERF_PROTO_VERSION	3
 /* perftest's port */
 #define KVPERF_DEFAULT_PORT	18515
+
+/* The shared secret a server may require, KVPERF_WIRE_KEY_LEN bytes. */
+#define KVPERF_WIRE_KEY_LEN	16
 
 /**
  * struct kvperf_wire_req - connect request private data (client to server)
  * @version: KVPERF_PROTO_VERSION
  * @op: enum kvperf_op
- * @poll: enum kvperf_poll the server should use too
- * @flags: KVPERF_WIRE_VERIFY, KVPERF_WIRE_BIDIR
+ * @type: enum kvperf_run_type
+ * @flags: KVPERF_WIRE_VERIFY, KVPERF_WIRE_BIDIR, KVPERF_WIRE_TIMED,
+ *	   KVPERF_WIRE_WARMUP_TIMED
  * @size_max: largest message of the run
  * @inline_size: inline threshold of the run
  * @rkey: rkey of the client's receive buffer
  * @addr: address of the client's receive buffer for RDMA
- * @type: enum kvperf_run_type
- * @reserved: zero
  * @tx_depth: bandwidth runs, work requests in flight per queue pair
  * @post_list: bandwidth runs, work requests per post call
  * @signal_every: bandwidth runs, completion moderation
- * @iterations: bandwidth runs, messages per size (0 with @duration_ms)
- * @duration_ms: bandwidth runs, time per size
- * @warmup: bandwidth runs, warm-up messages per size
- * @warmup_ms: bandwidth runs, warm-up time per size instead
+ * @reserved: zero
+ * @count: bandwidth runs, messages per size, or with KVPERF_WIRE_TIMED
+ *	   the time per size in ms
+ * @warmup: bandwidth runs, warm-up messages per size, or with
+ *	    KVPERF_WIRE_WARMUP_TIMED the warm-up time in ms
+ * @key: the server's shared secret, all zero when the client has none
  *
- * The last fields tell a bidirectional bandwidth server what to send
- * back; latency runs leave them zero. 56 bytes: the most an InfiniBand or
- * RoCE connect request carries.
+ * The bandwidth fields tell a bidirectional bandwidth server what to send
+ * back, and every server how long a timed phase lasts; latency runs leave
+ * them zero. The server picks its own completion handling. 56 bytes: the
+ * most an InfiniBand or RoCE connect request carries.
  */
 struct kvperf_wire_req {
 	__u8 version;
 	__u8 op;
-	__u8 poll;
+	__u8 type;
 	__u8 flags;
 	__be32 size_max;
 	__be32 inline_size;
 	__be32 rkey;
 	__be64 addr;
-	__u8 type;
-	__u8 reserved[3];
-	__be32 tx_depth;
-	__be32 post_list;
-	__be32 signal_every;
-	__be32 iterations;
-	__be32 duration_ms;
+	__be16 tx_depth;
+	__be16 post_list;
+	__be16 signal_every;
+	__be16 reserved;
+	__be32 count;
 	__be32 warmup;
-	__be32 warmup_ms;
+	__u8 key[KVPERF_WIRE_KEY_LEN];
 } __attribute__((packed));
 
-#define KVPERF_WIRE_VERIFY	0x1
-#define KVPERF_WIRE_BIDIR	0x2
+#define KVPERF_WIRE_VERIFY		0x1
+#define KVPERF_WIRE_BIDIR		0x2
+#define KVPERF_WIRE_TIMED		0x4
+#define KVPERF_WIRE_WARMUP_TIMED	0x8
 
 /**
  * struct kvperf_wire_rep - accept private data (server to client)
@@ -155,6 +160,33 @@ struct kvperf_wire_report {
 #define KVPERF_WIRE_REJ_TOO_MANY	2	/* no more connections */
 #define KVPERF_WIRE_REJ_MEMORY		3	/* the pinned-memory bound */
 #define KVPERF_WIRE_REJ_RESOURCES	4	/* allocating the connection failed */
+#define KVPERF_WIRE_REJ_ADDRESS		5	/* the peer's address is not allowed */
+#define KVPERF_WIRE_REJ_KEY		6	/* missing or wrong key */
+#define KVPERF_WIRE_REJ_PEER_BUSY	7	/* no more connections from this address */
+
+/*
+ * What a client says when a kvperf server rejected it with reason @why,
+ * the same words on both paths.
+ */
+static inline const char *kvperf_wire_reject_text(__u8 why)
+{
+	switch (why) {
+	case KVPERF_WIRE_REJ_BAD_REQUEST:
+		return "the server refused the run's parameters (or speaks another protocol version)";
+	case KVPERF_WIRE_REJ_TOO_MANY:
+		return "the server has too many connections";
+	case KVPERF_WIRE_REJ_MEMORY:
+		return "the server's pinned-memory limit is reached";
+	case KVPERF_WIRE_REJ_ADDRESS:
+		return "the server does not allow this address (its allow list)";
+	case KVPERF_WIRE_REJ_KEY:
+		return "the server requires a key and this one is missing or wrong";
+	case KVPERF_WIRE_REJ_PEER_BUSY:
+		return "the server has too many connections from this address";
+	default:
+		return "the server could not allocate the connection";
+	}
+}
 
 /* Buffers hold at least this much, so a report always fits. */
 #define KVPERF_BUF_MIN		64
