@@ -540,12 +540,34 @@ static int kvperf_bw_serve_end(struct kvperf_bw_qp *q, u32 size,
 	return kvperf_bw_send_ctrl(c, KVPERF_CTRL_REPORT, 0, sizeof(*rep));
 }
 
+/*
+ * How long a client's phase may keep the server without a message: the
+ * phase's own length when it is timed and one-sided; one counted in
+ * messages of one-sided work may last up to KVPERF_SERVER_PHASE_MAX_MS.
+ * Sends are messages, so a send phase is never silent.
+ */
+static u64 kvperf_bw_silent_ns(const struct kvperf_bw_params *p, bool warmup)
+{
+	u64 timed = warmup ? p->warmup_ns : p->duration_ns;
+	bool counted = warmup ? p->warmup : p->iterations;
+
+	if (p->op == KVPERF_OP_SEND)
+		return 0;
+	if (timed)
+		return timed;
+	return counted ? (u64)KVPERF_SERVER_PHASE_MAX_MS * NSEC_PER_MSEC : 0;
+}
+
 /**
  * kvperf_bw_serve() - answer a client's bandwidth run, server side
  * @q: the connection's bandwidth state, registered
  * @verify: the client sends patterns; check them
  * @bidir: send the same traffic back
  * @served: counts the messages received and sent
+ *
+ * The connection's timeout is the server's idle timeout, how long the
+ * client may stay silent, extended by kvperf_bw_silent_ns() while the
+ * client's one-sided traffic runs.
  *
  * Return: the reason the loop ended: the connection's error, or -EINTR
  * when the server is stopped.
@@ -555,11 +577,14 @@ int kvperf_bw_serve(struct kvperf_bw_qp *q, bool verify, bool bidir,
 {
 	struct kvperf_wire_report rep = {};
 	struct kvperf_conn *c = q->c;
+	unsigned long idle = c->timeout;
+	u64 phase_ns = 0;
 	struct kvperf_recv r;
 	u32 size = 0, arg;
 	int err;
 
 	for (;;) {
+		c->timeout = idle + nsecs_to_jiffies(phase_ns);
 		err = kvperf_bw_recv_ctrl(c, &r);
 		if (err)
 			return err;
@@ -578,6 +603,7 @@ int kvperf_bw_serve(struct kvperf_bw_qp *q, bool verify, bool bidir,
 				kvperf_buf_for_device(c, &c->rx, size);
 			}
 			err = kvperf_bw_send_ctrl(c, KVPERF_CTRL_ACK, size, 0);
+			phase_ns = kvperf_bw_silent_ns(&q->p, true);
 			break;
 		case KVPERF_CTRL_START:
 			if (!size) {
@@ -590,11 +616,13 @@ int kvperf_bw_serve(struct kvperf_bw_qp *q, bool verify, bool bidir,
 			err = kvperf_bw_send_ctrl(c, KVPERF_CTRL_ACK, 0, 0);
 			if (!err && bidir)
 				err = kvperf_bw_serve_bidir(q, size, &rep);
+			phase_ns = kvperf_bw_silent_ns(&q->p, false);
 			break;
 		case KVPERF_CTRL_END:
 			err = kvperf_bw_serve_end(q, size, verify, &rep);
 			atomic64_add(atomic64_read(&c->data_recvs) +
 				     be64_to_cpu(rep.tx_messages), served);
+			phase_ns = 0;
 			break;
 		default:
 			kvperf_conn_fail(c, -EPROTO, "bad control message");

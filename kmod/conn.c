@@ -19,6 +19,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "conn.h"
+#include "kvperf.h"
 #include "proto.h"
 
 static atomic_t kvperf_conns_live = ATOMIC_INIT(0);
@@ -387,6 +388,53 @@ static void kvperf_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	wake_up(c->notify);
 }
 
+static void kvperf_probe_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kvperf_conn *c = cq->cq_context;
+
+	if (wc->status == IB_WC_SUCCESS) {
+		clear_bit_unlock(0, &c->probe_busy);
+		return;
+	}
+	/* a flush is our own teardown; anything else, the peer is gone */
+	if (wc->status != IB_WC_WR_FLUSH_ERR) {
+		WRITE_ONCE(c->peer_gone, true);
+		kvperf_conn_fail(c, -ETIMEDOUT,
+				 "the peer stopped acknowledging (keep-alive)");
+	}
+}
+
+/**
+ * kvperf_conn_probe() - check that the peer is still there
+ * @c: the connection, established, with a send queue slot kept for this
+ *
+ * Posts a zero-length RDMA WRITE unless one is in flight. The peer's HCA
+ * acknowledges it without touching memory (a zero-length request carries
+ * no rkey to check, IBTA C9-88), so a live peer never notices; when the
+ * peer's host is gone the transport's retries run out and the connection
+ * fails with @c->peer_gone set. Safe to call while the owner posts.
+ *
+ * Return: 0, or the error of posting.
+ */
+int kvperf_conn_probe(struct kvperf_conn *c)
+{
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_cqe = &c->probe_cqe,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+	};
+	int err;
+
+	if (READ_ONCE(c->error) || test_and_set_bit_lock(0, &c->probe_busy))
+		return 0;
+	err = ib_post_send(c->cm_id->qp, &wr.wr, NULL);
+	if (err)
+		clear_bit_unlock(0, &c->probe_busy);
+	return err;
+}
+
 /* A data message of a bandwidth run: count it and receive the next. */
 static void kvperf_recv_data(struct kvperf_conn *c, struct ib_wc *wc)
 {
@@ -449,6 +497,7 @@ void kvperf_conn_init(struct kvperf_conn *c, unsigned long timeout,
 	c->stop_arg = stop_arg;
 	c->send_cqe.done = kvperf_send_done;
 	c->recv_cqe.done = kvperf_recv_done;
+	c->probe_cqe.done = kvperf_probe_done;
 }
 
 static enum ib_poll_context kvperf_poll_ctx(u8 poll)
@@ -467,6 +516,25 @@ static enum ib_poll_context kvperf_poll_ctx(u8 poll)
 static u32 kvperf_cq_depth(const struct kvperf_conn_attr *attr)
 {
 	return attr->send_depth + attr->recv_depth + 2;
+}
+
+/**
+ * kvperf_conn_footprint() - what a connection of this shape holds
+ * @attr: its shape
+ * @f: receives the bytes of its buffers and an estimate of its queues'
+ *
+ * Queue entries count KVPERF_SEND_WQE_BYTES per send work request,
+ * KVPERF_RECV_WQE_BYTES per receive and KVPERF_CQE_BYTES per completion
+ * queue entry (the drain slots included): what an HCA's queues hold in
+ * host memory for them, roughly, whatever the device.
+ */
+void kvperf_conn_footprint(const struct kvperf_conn_attr *attr,
+			   struct kvperf_footprint *f)
+{
+	f->buf_bytes = kvperf_conn_pinned(attr->size_max);
+	f->queue_bytes = (u64)(attr->send_depth + 1) * KVPERF_SEND_WQE_BYTES +
+			 (u64)(attr->recv_depth + 1) * KVPERF_RECV_WQE_BYTES +
+			 (u64)kvperf_cq_depth(attr) * KVPERF_CQE_BYTES;
 }
 
 static struct ib_cq *kvperf_conn_alloc_cq(struct kvperf_conn *c,

@@ -22,6 +22,16 @@
  */
 #define KVPERF_MIN_RNR_TIMER	IB_RNR_TIMER_000_64
 #define KVPERF_SEND_DEPTH	8
+/*
+ * A peer doing one-sided work (RDMA READ latency, WRITE or READ bandwidth)
+ * sends the server nothing until its phase ends; a phase counted in
+ * messages may last this long, the longest a timed phase may ask for.
+ */
+#define KVPERF_SERVER_PHASE_MAX_MS	3600000
+/* What kvperf_conn_footprint() counts per queue entry. */
+#define KVPERF_SEND_WQE_BYTES	256
+#define KVPERF_RECV_WQE_BYTES	64
+#define KVPERF_CQE_BYTES	64
 /* Chunks are at most 2 MiB, so buffers never need high-order pages. */
 #define KVPERF_CHUNK_SHIFT_MAX	21
 /* A message of the largest size spans this many chunks. */
@@ -127,6 +137,9 @@ struct kvperf_recv {
  * @stop: returns true when the owner wants the loop to end
  * @stop_arg: argument of @stop
  * @live: created and not yet destroyed (counted in kvperf_conns_live_count())
+ * @probe_cqe: completion of a keep-alive probe
+ * @probe_busy: bit 0, a probe is in flight
+ * @peer_gone: a probe failed: the peer stopped acknowledging
  */
 struct kvperf_conn {
 	struct rdma_cm_id *cm_id;
@@ -165,6 +178,9 @@ struct kvperf_conn {
 	bool (*stop)(void *arg);
 	void *stop_arg;
 	bool live;
+	struct ib_cqe probe_cqe;
+	unsigned long probe_busy;
+	bool peer_gone;
 };
 
 int kvperf_conns_live_count(void);
@@ -176,6 +192,9 @@ int kvperf_conn_create(struct kvperf_conn *c, struct rdma_cm_id *cm_id,
 int kvperf_conn_post_recvs(struct kvperf_conn *c);
 void kvperf_conn_destroy(struct kvperf_conn *c);
 size_t kvperf_conn_pinned(u32 size_max);
+struct kvperf_footprint;
+void kvperf_conn_footprint(const struct kvperf_conn_attr *attr,
+			   struct kvperf_footprint *f);
 u32 kvperf_conn_inline_sges(struct kvperf_buf *b, u32 len, struct ib_sge *sge);
 u32 kvperf_conn_sges(struct kvperf_conn *c, struct kvperf_buf *b, u32 len,
 		     struct ib_sge *sge);
@@ -183,6 +202,7 @@ int kvperf_conn_post_recv(struct kvperf_conn *c);
 int kvperf_conn_post_send(struct kvperf_conn *c, enum ib_wr_opcode opcode,
 			  u32 len, u32 imm);
 int kvperf_conn_register(struct kvperf_conn *c);
+int kvperf_conn_probe(struct kvperf_conn *c);
 int kvperf_conn_wait(struct kvperf_conn *c,
 		     bool (*cond)(struct kvperf_conn *c, void *arg),
 		     void *arg);

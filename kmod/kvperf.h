@@ -93,10 +93,29 @@ void kvperf_nl_run_progress(struct kvperf_run *run,
 			    const struct kvperf_nl_bw_progress *bw);
 
 /* pin.c */
-bool kvperf_pin(size_t bytes);
-void kvperf_unpin(size_t bytes);
+enum kvperf_pin_pool {
+	KVPERF_PIN_RUNS,
+	KVPERF_PIN_SERVERS,
+	KVPERF_PIN_POOLS,
+};
+
+/**
+ * struct kvperf_footprint - what connections hold, as pin.c counts it
+ * @buf_bytes: message buffers
+ * @queue_bytes: send and receive queue entries and completion queue
+ *		 entries, as kvperf_conn_footprint() estimates them
+ */
+struct kvperf_footprint {
+	u64 buf_bytes;
+	u64 queue_bytes;
+};
+
+bool kvperf_pin(enum kvperf_pin_pool pool, const struct kvperf_footprint *f);
+void kvperf_unpin(enum kvperf_pin_pool pool, const struct kvperf_footprint *f);
 u64 kvperf_pinned_bytes(void);
-u64 kvperf_pinned_limit(void);
+u64 kvperf_queued_bytes(void);
+u64 kvperf_pool_bytes(enum kvperf_pin_pool pool);
+u64 kvperf_pinned_limit(enum kvperf_pin_pool pool);
 
 /* sysfs.c */
 int kvperf_sysfs_init(void);

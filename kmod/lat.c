@@ -223,12 +223,17 @@ static int kvperf_serve_control(struct kvperf_conn *c, u8 op, bool verify,
  * @verify: the client verifies payloads, so send it the patterns
  * @served: counts the iterations answered
  *
+ * The connection's timeout is the server's idle timeout: how long the
+ * client may stay silent; a read client's blocks may last up to
+ * KVPERF_SERVER_PHASE_MAX_MS longer, since the server sees nothing of them.
+ *
  * Return: the reason the loop ended: the connection's error, or -EINTR
  * when the server is stopped.
  */
 int kvperf_lat_serve(struct kvperf_conn *c, u8 op, bool verify,
 		     atomic64_t *served)
 {
+	unsigned long idle = c->timeout;
 	struct kvperf_recv r;
 	u32 size = 0, seq = 0;
 	int err;
@@ -261,6 +266,10 @@ int kvperf_lat_serve(struct kvperf_conn *c, u8 op, bool verify,
 			}
 		}
 
+		/* a client reading a block sends nothing until the next size */
+		c->timeout = idle;
+		if (op == KVPERF_OP_READ && size)
+			c->timeout += msecs_to_jiffies(KVPERF_SERVER_PHASE_MAX_MS);
 		err = kvperf_conn_wait_recv(c, &r);
 		if (err)
 			return err;

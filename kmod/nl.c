@@ -17,6 +17,7 @@
 #include "kvperf.h"
 #include "proto.h"
 #include "run.h"
+#include "server.h"
 
 enum kvperf_nl_mcgrp {
 	KVPERF_NLGRP_EVENTS,
@@ -31,11 +32,29 @@ static const struct nla_policy kvperf_dev_get_policy[KVPERF_A_DEV_NAME + 1] = {
 				.len = IB_DEVICE_NAME_MAX - 1 },
 };
 
-static const struct nla_policy kvperf_server_start_policy[KVPERF_A_SERVER_DEV + 1] = {
+static const struct nla_policy kvperf_prefix_policy[KVPERF_A_PREFIX_LEN + 1] = {
+	[KVPERF_A_PREFIX_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
+	[KVPERF_A_PREFIX_LEN] = NLA_POLICY_MAX(NLA_U8, 128),
+};
+
+static struct netlink_range_validation kvperf_idle_range = {
+	.min = 1000, .max = 600000,
+};
+
+static const struct nla_policy kvperf_server_start_policy[KVPERF_A_SERVER_PEER_CONNS_MAX + 1] = {
 	[KVPERF_A_SERVER_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
 	[KVPERF_A_SERVER_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
 	[KVPERF_A_SERVER_DEV] = { .type = NLA_NUL_STRING,
 				  .len = IB_DEVICE_NAME_MAX - 1 },
+	[KVPERF_A_SERVER_POLL] = NLA_POLICY_MAX(NLA_U8, KVPERF_POLL_WORKQUEUE),
+	[KVPERF_A_SERVER_IDLE_TIMEOUT_MS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_idle_range),
+	[KVPERF_A_SERVER_ALLOW] = NLA_POLICY_NESTED(kvperf_prefix_policy),
+	[KVPERF_A_SERVER_KEY] = NLA_POLICY_EXACT_LEN(KVPERF_WIRE_KEY_LEN),
+	[KVPERF_A_SERVER_CONNS_MAX] =
+		NLA_POLICY_RANGE(NLA_U32, 1, KVPERF_SERVER_CONNS_MAX),
+	[KVPERF_A_SERVER_PEER_CONNS_MAX] =
+		NLA_POLICY_RANGE(NLA_U32, 1, KVPERF_SERVER_CONNS_MAX),
 };
 
 static const struct nla_policy kvperf_server_id_policy[KVPERF_A_SERVER_ID + 1] = {
@@ -75,7 +94,7 @@ static struct netlink_range_validation kvperf_interval_range = {
 	.min = 10, .max = 60000,
 };
 
-static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_STATS + 1] = {
+static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_KEY + 1] = {
 	[KVPERF_A_RUN_TYPE] = NLA_POLICY_MAX(NLA_U8, KVPERF_RUN_TYPE_BW),
 	[KVPERF_A_RUN_OP] = NLA_POLICY_MAX(NLA_U8, KVPERF_OP_READ),
 	[KVPERF_A_RUN_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
@@ -110,6 +129,7 @@ static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_STATS + 1] =
 	[KVPERF_A_RUN_WARMUP_MS] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_warmup_ms_range),
 	[KVPERF_A_RUN_STATS] = NLA_POLICY_MAX(NLA_U8, KVPERF_STATS_MODE_OFF),
+	[KVPERF_A_RUN_KEY] = NLA_POLICY_EXACT_LEN(KVPERF_WIRE_KEY_LEN),
 };
 
 static const struct nla_policy kvperf_run_id_policy[KVPERF_A_RUN_ID + 1] = {
@@ -241,6 +261,8 @@ struct genl_family kvperf_nl_family __ro_after_init = {
 	.ops = kvperf_nl_ops,
 	.n_ops = ARRAY_SIZE(kvperf_nl_ops),
 	.resv_start_op = KVPERF_CMD_DEV_GET,
+	/* the module's own locks; a long teardown stalls no other family */
+	.parallel_ops = true,
 	.mcgrps = kvperf_nl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(kvperf_nl_mcgrps),
 };

@@ -225,7 +225,12 @@ err_cancel:
 	return -EMSGSIZE;
 }
 
-static int kvperf_fill_limits(struct sk_buff *skb, struct kvperf_device *kdev)
+/*
+ * The inline limit takes QPs to probe: only a caller allowed to change
+ * state starts the probe; others see the limit once it is known.
+ */
+static int kvperf_fill_limits(struct sk_buff *skb, struct kvperf_device *kdev,
+			      bool may_probe)
 {
 	const struct ib_device_attr *a = &kdev->ibdev->attrs;
 
@@ -243,14 +248,15 @@ static int kvperf_fill_limits(struct sk_buff *skb, struct kvperf_device *kdev)
 	    nla_put_u32(skb, KVPERF_A_DEV_MAX_QP_RD_ATOM, a->max_qp_rd_atom) ||
 	    nla_put_u32(skb, KVPERF_A_DEV_MAX_FAST_REG_PAGES,
 			a->max_fast_reg_page_list_len) ||
-	    nla_put_u32(skb, KVPERF_A_DEV_MAX_INLINE,
-			kvperf_device_max_inline(kdev)))
+	    ((kdev->inline_probed || may_probe) &&
+	     nla_put_u32(skb, KVPERF_A_DEV_MAX_INLINE,
+			 kvperf_device_max_inline(kdev))))
 		return -EMSGSIZE;
 	return 0;
 }
 
 static int kvperf_fill_dev(struct sk_buff *skb, struct kvperf_device *kdev,
-			   u32 portid, u32 seq, int flags)
+			   u32 portid, u32 seq, int flags, bool may_probe)
 {
 	struct ib_device *ibdev = kdev->ibdev;
 	char fw[IB_FW_VERSION_NAME_MAX] = "";
@@ -280,7 +286,7 @@ static int kvperf_fill_dev(struct sk_buff *skb, struct kvperf_device *kdev,
 		goto err_cancel;
 	}
 
-	err = kvperf_fill_limits(skb, kdev);
+	err = kvperf_fill_limits(skb, kdev, may_probe);
 	if (err)
 		goto err_cancel;
 
@@ -322,6 +328,9 @@ int kvperf_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 
 	kvperf_device_lock();
 	kdev = kvperf_device_find(name);
+	/* a device of another RDMA namespace is not this caller's */
+	if (kdev && !rdma_dev_access_netns(kdev->ibdev, genl_info_net(info)))
+		kdev = NULL;
 	if (!kdev) {
 		kvperf_device_unlock();
 		KVPERF_SET_ERR_MSG_FMT(info->extack,
@@ -339,7 +348,8 @@ int kvperf_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 			break;
 		}
 		err = kvperf_fill_dev(msg, kdev, info->snd_portid,
-				      info->snd_seq, 0);
+				      info->snd_seq, 0,
+				      netlink_capable(skb, CAP_NET_ADMIN));
 		if (err != -EMSGSIZE || size >= KVPERF_DEV_MSG_MAX)
 			break;
 		nlmsg_free(msg);
@@ -371,10 +381,13 @@ int kvperf_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 	kvperf_device_lock();
 	list_for_each_entry(kdev, kvperf_device_list(), node) {
+		if (!rdma_dev_access_netns(kdev->ibdev, sock_net(skb->sk)))
+			continue;
 		if (n++ < skip)
 			continue;
 		err = kvperf_fill_dev(skb, kdev, NETLINK_CB(cb->skb).portid,
-				      cb->nlh->nlmsg_seq, NLM_F_MULTI);
+				      cb->nlh->nlmsg_seq, NLM_F_MULTI,
+				      netlink_capable(cb->skb, CAP_NET_ADMIN));
 		if (err) {
 			n--;
 			break;

@@ -174,6 +174,8 @@ static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 		     nla_get_u8(tb[KVPERF_A_RUN_STATS]) : KVPERF_STATS_MODE_ON;
 	cfg->timeout_ms = kvperf_nl_u32(info, KVPERF_A_RUN_TIMEOUT_MS,
 					KVPERF_DEFAULT_TIMEOUT_MS);
+	if (tb[KVPERF_A_RUN_KEY])
+		nla_memcpy(cfg->key, tb[KVPERF_A_RUN_KEY], sizeof(cfg->key));
 	cfg->cpu = -1;
 	if (tb[KVPERF_A_RUN_CPU]) {
 		u32 cpu = nla_get_u32(tb[KVPERF_A_RUN_CPU]);
@@ -202,8 +204,10 @@ int kvperf_nl_run_start_doit(struct sk_buff *skb, struct genl_info *info)
 	int err;
 
 	err = kvperf_nl_run_cfg(info, &cfg);
-	if (err)
+	if (err) {
+		memzero_explicit(cfg.key, sizeof(cfg.key));
 		return err;
+	}
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -214,6 +218,8 @@ int kvperf_nl_run_start_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EMSGSIZE;
 	}
 	err = kvperf_run_start(&cfg, info->extack, &id);
+	/* the run has its copy of the key */
+	memzero_explicit(cfg.key, sizeof(cfg.key));
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -383,31 +389,51 @@ static int kvperf_fill_run_cfg(struct sk_buff *skb, const struct kvperf_run *run
 	return nla_put_u8(skb, KVPERF_A_RUN_STATS, cfg->stats);
 }
 
+/*
+ * The results from the @first-th on, as many as fit; *@next receives the
+ * index of the first that did not, 0 when all did. -EMSGSIZE when not
+ * even the @first-th fits.
+ */
 static int kvperf_fill_run_results(struct sk_buff *skb,
-				   const struct kvperf_run *run)
+				   const struct kvperf_run *run, u32 first,
+				   u32 *next)
 {
+	bool bw = run->cfg.type == KVPERF_RUN_TYPE_BW;
+	int err;
 	u32 i;
 
-	if (run->cfg.type == KVPERF_RUN_TYPE_BW) {
-		if (kvperf_put_u64(skb, KVPERF_A_RUN_BYTES,
-				   atomic64_read(&run->bw.bytes),
-				   KVPERF_A_RUN_PAD))
-			return -EMSGSIZE;
-		for (i = 0; i < run->ndone; i++)
-			if (kvperf_fill_bw_result(skb, run,
-						  &run->bw.results[i]))
+	*next = 0;
+	if (bw && kvperf_put_u64(skb, KVPERF_A_RUN_BYTES,
+				 atomic64_read(&run->bw.bytes),
+				 KVPERF_A_RUN_PAD))
+		return -EMSGSIZE;
+	if (first && nla_put_u32(skb, KVPERF_A_RUN_RESULTS_FROM, first))
+		return -EMSGSIZE;
+	for (i = first; i < run->ndone; i++) {
+		if (bw)
+			err = kvperf_fill_bw_result(skb, run, &run->bw.results[i]);
+		else
+			err = kvperf_fill_result(skb, &run->results[i],
+						 run->cfg.stats ==
+						 KVPERF_STATS_MODE_ON);
+		if (err) {
+			if (i == first)
 				return -EMSGSIZE;
-		return 0;
+			*next = i;
+			break;
+		}
 	}
-	for (i = 0; i < run->ndone; i++)
-		if (kvperf_fill_result(skb, &run->results[i],
-				       run->cfg.stats == KVPERF_STATS_MODE_ON))
-			return -EMSGSIZE;
 	return 0;
 }
 
+/*
+ * A run with its results from the @first-th on; *@next as
+ * kvperf_fill_run_results() says. A reply to a do passes 0 and a message
+ * kvperf_run_msg_size() long, which always has room for all.
+ */
 static int kvperf_fill_run(struct sk_buff *skb, struct kvperf_run *run,
-			   u32 portid, u32 seq, int flags, u8 cmd)
+			   u32 portid, u32 seq, int flags, u8 cmd, u32 first,
+			   u32 *next)
 {
 	void *hdr;
 
@@ -426,7 +452,7 @@ static int kvperf_fill_run(struct sk_buff *skb, struct kvperf_run *run,
 	    (run->mtu && nla_put_u32(skb, KVPERF_A_RUN_MTU, run->mtu)) ||
 	    nla_put_u64_64bit(skb, KVPERF_A_RUN_PROGRESS,
 			      atomic64_read(&run->progress), KVPERF_A_RUN_PAD) ||
-	    kvperf_fill_run_results(skb, run))
+	    kvperf_fill_run_results(skb, run, first, next))
 		goto err;
 	mutex_unlock(&run->lock);
 	genlmsg_end(skb, hdr);
@@ -472,6 +498,7 @@ int kvperf_nl_run_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kvperf_run *run = kvperf_nl_run_lookup(info);
 	struct sk_buff *msg;
+	u32 next;
 	int err;
 
 	if (!run)
@@ -482,8 +509,10 @@ int kvperf_nl_run_get_doit(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 	}
 	err = kvperf_fill_run(msg, run, info->snd_portid, info->snd_seq, 0,
-			      KVPERF_CMD_RUN_GET);
+			      KVPERF_CMD_RUN_GET, 0, &next);
 	kvperf_run_put(run);
+	if (!err && next)
+		err = -EMSGSIZE;
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -494,7 +523,8 @@ int kvperf_nl_run_get_doit(struct sk_buff *skb, struct genl_info *info)
 /**
  * kvperf_nl_run_get_dumpit() - run-get dump: every run
  * @skb: the message being filled
- * @cb: dump state; args[0] is the next run id to send
+ * @cb: dump state; args[0] is the next run id to send, args[1] the
+ *	index of its first result not sent yet
  *
  * Return: the message length, or a negative errno.
  */
@@ -502,18 +532,24 @@ int kvperf_nl_run_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct kvperf_run *run;
 	u32 id = cb->args[0] ? cb->args[0] : 1;
+	u32 first = cb->args[1], next = 0;
 	int err = 0;
 
 	while ((run = kvperf_run_next(&id))) {
 		err = kvperf_fill_run(skb, run, NETLINK_CB(cb->skb).portid,
 				      cb->nlh->nlmsg_seq, NLM_F_MULTI,
-				      KVPERF_CMD_RUN_GET);
+				      KVPERF_CMD_RUN_GET, first, &next);
 		kvperf_run_put(run);
 		if (err)
+			break;
+		/* a run too large for one message goes on in the next */
+		first = next;
+		if (next)
 			break;
 		id++;
 	}
 	cb->args[0] = id;
+	cb->args[1] = first;
 	if (err && !skb->len)
 		return err;
 	return skb->len;
@@ -564,11 +600,13 @@ int kvperf_nl_run_delete_doit(struct sk_buff *skb, struct genl_info *info)
 void kvperf_nl_run_finished(struct kvperf_run *run)
 {
 	struct sk_buff *skb;
+	u32 next;
 
 	skb = kvperf_nl_event_alloc(kvperf_run_msg_size(run));
 	if (!skb)
 		return;
-	if (kvperf_fill_run(skb, run, 0, 0, 0, KVPERF_CMD_RUN_FINISHED_NTF)) {
+	if (kvperf_fill_run(skb, run, 0, 0, 0, KVPERF_CMD_RUN_FINISHED_NTF, 0,
+			    &next) || next) {
 		nlmsg_free(skb);
 		return;
 	}

@@ -11,6 +11,69 @@
 #include "proto.h"
 #include "server.h"
 
+static int kvperf_nl_server_allow(struct genl_info *info,
+				  struct kvperf_server_opts *o)
+{
+	struct nlattr *tb[KVPERF_A_PREFIX_LEN + 1];
+	const struct nlattr *a;
+	int rem, err;
+
+	nlmsg_for_each_attr(a, info->nlhdr, GENL_HDRLEN, rem) {
+		if (nla_type(a) != KVPERF_A_SERVER_ALLOW)
+			continue;
+		if (o->nallow >= KVPERF_SERVER_ALLOW_MAX) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "too many allow prefixes (at most 8)");
+			return -E2BIG;
+		}
+		/* the policy checked the nest already */
+		err = nla_parse_nested(tb, KVPERF_A_PREFIX_LEN, a, NULL,
+				       info->extack);
+		if (err)
+			return err;
+		if (!tb[KVPERF_A_PREFIX_ADDR] || !tb[KVPERF_A_PREFIX_LEN] ||
+		    kvperf_prefix_set(&o->allow[o->nallow],
+				      nla_data(tb[KVPERF_A_PREFIX_ADDR]),
+				      nla_len(tb[KVPERF_A_PREFIX_ADDR]),
+				      nla_get_u8(tb[KVPERF_A_PREFIX_LEN]))) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a,
+					    "an allow prefix is an address of 4 or 16 bytes and a length of at most 32 or 128 bits");
+			return -EINVAL;
+		}
+		o->nallow++;
+	}
+	return 0;
+}
+
+static int kvperf_nl_server_opts(struct genl_info *info,
+				 struct kvperf_server_opts *o)
+{
+	struct nlattr **tb = info->attrs;
+
+	memset(o, 0, sizeof(*o));
+	o->poll = tb[KVPERF_A_SERVER_POLL] ?
+		  nla_get_u8(tb[KVPERF_A_SERVER_POLL]) : KVPERF_POLL_SOFTIRQ;
+	if (tb[KVPERF_A_SERVER_IDLE_TIMEOUT_MS])
+		o->idle_ms = nla_get_u32(tb[KVPERF_A_SERVER_IDLE_TIMEOUT_MS]);
+	if (tb[KVPERF_A_SERVER_CONNS_MAX])
+		o->conns_max = nla_get_u32(tb[KVPERF_A_SERVER_CONNS_MAX]);
+	if (tb[KVPERF_A_SERVER_PEER_CONNS_MAX]) {
+		o->peer_conns_max =
+			nla_get_u32(tb[KVPERF_A_SERVER_PEER_CONNS_MAX]);
+		if (o->conns_max && o->peer_conns_max > o->conns_max) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    tb[KVPERF_A_SERVER_PEER_CONNS_MAX],
+					    "peer-conns-max is larger than conns-max");
+			return -EINVAL;
+		}
+	}
+	if (tb[KVPERF_A_SERVER_KEY]) {
+		o->keyed = true;
+		nla_memcpy(o->key, tb[KVPERF_A_SERVER_KEY], sizeof(o->key));
+	}
+	return kvperf_nl_server_allow(info, o);
+}
+
 /**
  * kvperf_nl_server_start_doit() - server-start: start a listener
  * @skb: the request
@@ -20,6 +83,7 @@
  */
 int kvperf_nl_server_start_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct kvperf_server_opts *opts;
 	struct sockaddr_storage addr;
 	struct sk_buff *msg;
 	const char *dev = NULL;
@@ -38,24 +102,35 @@ int kvperf_nl_server_start_doit(struct sk_buff *skb, struct genl_info *info)
 		return err;
 	if (info->attrs[KVPERF_A_SERVER_DEV])
 		dev = nla_data(info->attrs[KVPERF_A_SERVER_DEV]);
+	opts = kzalloc(sizeof(*opts), GFP_KERNEL);
+	if (!opts)
+		return -ENOMEM;
+	err = kvperf_nl_server_opts(info, opts);
+	if (err)
+		goto out;
 
+	err = -ENOMEM;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
-		return -ENOMEM;
-	err = kvperf_server_start(&addr, dev, info->extack, &id);
+		goto out;
+	err = kvperf_server_start(&addr, dev, opts, info->extack, &id);
 	if (err) {
 		nlmsg_free(msg);
-		return err;
+		goto out;
 	}
 	hdr = genlmsg_put_reply(msg, info, &kvperf_nl_family, 0,
 				KVPERF_CMD_SERVER_START);
 	if (!hdr || nla_put_u32(msg, KVPERF_A_SERVER_ID, id)) {
 		nlmsg_free(msg);
 		kvperf_server_stop(id);
-		return -EMSGSIZE;
+		err = -EMSGSIZE;
+		goto out;
 	}
 	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	err = genlmsg_reply(msg, info);
+out:
+	kfree_sensitive(opts);
+	return err;
 }
 
 static int kvperf_fill_sconn(struct sk_buff *skb, struct kvperf_sconn *sc)
@@ -79,6 +154,65 @@ static int kvperf_fill_sconn(struct sk_buff *skb, struct kvperf_sconn *sc)
 	return 0;
 }
 
+static int kvperf_fill_prefix(struct sk_buff *skb,
+			      const struct kvperf_prefix *p)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, KVPERF_A_SERVER_ALLOW);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put(skb, KVPERF_A_PREFIX_ADDR, p->alen, p->addr) ||
+	    nla_put_u8(skb, KVPERF_A_PREFIX_LEN, p->len)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int kvperf_fill_server_opts(struct sk_buff *skb,
+				   const struct kvperf_server *srv)
+{
+	const struct kvperf_server_opts *o = &srv->opts;
+	const struct kvperf_server_counters *n = &srv->count;
+	unsigned int i;
+
+	if (nla_put_u8(skb, KVPERF_A_SERVER_POLL, o->poll) ||
+	    nla_put_u32(skb, KVPERF_A_SERVER_IDLE_TIMEOUT_MS, o->idle_ms) ||
+	    nla_put_u32(skb, KVPERF_A_SERVER_CONNS_MAX, o->conns_max) ||
+	    nla_put_u32(skb, KVPERF_A_SERVER_PEER_CONNS_MAX,
+			o->peer_conns_max) ||
+	    (o->keyed && nla_put_flag(skb, KVPERF_A_SERVER_KEYED)))
+		return -EMSGSIZE;
+	for (i = 0; i < o->nallow; i++)
+		if (kvperf_fill_prefix(skb, &o->allow[i]))
+			return -EMSGSIZE;
+#define KVPERF_PUT_COUNT(attr, v) \
+	nla_put_u64_64bit(skb, attr, atomic64_read(v), KVPERF_A_SERVER_PAD)
+	if (KVPERF_PUT_COUNT(KVPERF_A_SERVER_PINNED, &srv->pinned) ||
+	    KVPERF_PUT_COUNT(KVPERF_A_SERVER_ACCEPTED, &n->accepted) ||
+	    KVPERF_PUT_COUNT(KVPERF_A_SERVER_REFUSED_REQUEST,
+			     &n->refused_request) ||
+	    KVPERF_PUT_COUNT(KVPERF_A_SERVER_REFUSED_ADDRESS,
+			     &n->refused_address) ||
+	    KVPERF_PUT_COUNT(KVPERF_A_SERVER_REFUSED_KEY, &n->refused_key) ||
+	    KVPERF_PUT_COUNT(KVPERF_A_SERVER_REFUSED_BUSY, &n->refused_busy) ||
+	    KVPERF_PUT_COUNT(KVPERF_A_SERVER_REFUSED_MEMORY,
+			     &n->refused_memory) ||
+	    KVPERF_PUT_COUNT(KVPERF_A_SERVER_CLOSED_IDLE, &n->closed_idle) ||
+	    KVPERF_PUT_COUNT(KVPERF_A_SERVER_CLOSED_DEAD, &n->closed_dead))
+		return -EMSGSIZE;
+#undef KVPERF_PUT_COUNT
+	return 0;
+}
+
+/*
+ * A listener with its live connections. At most KVPERF_SERVER_CONNS_MAX
+ * of about 60 bytes each and the listener's own 8 prefixes and counters:
+ * about 1.7 KiB, so one always fits in a message of NLMSG_GOODSIZE.
+ * Reading changes nothing: ended connections are the reaper's.
+ */
 static int kvperf_fill_server(struct sk_buff *skb, struct kvperf_server *srv,
 			      u32 portid, u32 seq, int flags)
 {
@@ -93,17 +227,18 @@ static int kvperf_fill_server(struct sk_buff *skb, struct kvperf_server *srv,
 		return -EMSGSIZE;
 
 	mutex_lock(&srv->lock);
-	kvperf_server_reap(srv);
 	list_for_each_entry(sc, &srv->conns, node)
-		live++;
+		if (!READ_ONCE(sc->finished))
+			live++;
 	if (nla_put_u32(skb, KVPERF_A_SERVER_ID, srv->id) ||
 	    kvperf_nl_put_addr(skb, KVPERF_A_SERVER_ADDR, KVPERF_A_SERVER_PORT,
 			       &srv->addr) ||
 	    nla_put_string(skb, KVPERF_A_SERVER_DEV, srv->dev) ||
-	    nla_put_u32(skb, KVPERF_A_SERVER_CONN_COUNT, live))
+	    nla_put_u32(skb, KVPERF_A_SERVER_CONN_COUNT, live) ||
+	    kvperf_fill_server_opts(skb, srv))
 		goto out;
 	list_for_each_entry(sc, &srv->conns, node)
-		if (kvperf_fill_sconn(skb, sc))
+		if (!READ_ONCE(sc->finished) && kvperf_fill_sconn(skb, sc))
 			goto out;
 	err = 0;
 out:

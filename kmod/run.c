@@ -8,6 +8,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/kthread.h>
 #include <linux/kvperf.h>
@@ -173,6 +174,7 @@ static void kvperf_run_wire_req(const struct kvperf_run *run,
 	req->inline_size = cpu_to_be32(cfg->inline_size);
 	req->rkey = cpu_to_be32(c->mr->rkey);
 	req->addr = cpu_to_be64(c->mr->iova);
+	memcpy(req->key, cfg->key, sizeof(req->key));
 	if (cfg->type != KVPERF_RUN_TYPE_BW)
 		return;
 	req->tx_depth = cpu_to_be16(cfg->tx_depth);
@@ -279,6 +281,8 @@ int kvperf_run_connect(struct kvperf_run *run, struct kvperf_conn *c,
 	err = rdma_set_min_rnr_timer(c->cm_id, KVPERF_MIN_RNR_TIMER);
 	if (!err)
 		err = rdma_connect(c->cm_id, &param);
+	/* the CM copied the request, key included */
+	memzero_explicit(&req, sizeof(req));
 	if (err) {
 		kvperf_conn_fail(c, err, "cannot connect");
 		return err;
@@ -342,20 +346,46 @@ static int kvperf_run_measure(struct kvperf_run *run)
 	return 0;
 }
 
-/* A latency run: one connection, one size after the other. */
-static int kvperf_run_lat(struct kvperf_run *run, const char **reason)
+static void kvperf_run_lat_conn_attr(const struct kvperf_run_cfg *cfg,
+				     struct kvperf_conn_attr *attr)
 {
-	struct kvperf_conn *c = &run->conn;
-	struct kvperf_conn_attr attr = {
-		.poll = run->cfg.poll,
-		.op = run->cfg.op,
-		.size_max = run->cfg.size_max,
-		.inline_size = run->cfg.inline_size,
+	*attr = (struct kvperf_conn_attr) {
+		.poll = cfg->poll,
+		.op = cfg->op,
+		.size_max = cfg->size_max,
+		.inline_size = cfg->inline_size,
 		.send_depth = KVPERF_SEND_DEPTH,
 		.recv_depth = KVPERF_RECV_DEPTH,
 		.node = NUMA_NO_NODE,
 	};
+}
+
+/* What a run's connections hold: its claim on the runs' pool. */
+static void kvperf_run_footprint(const struct kvperf_run_cfg *cfg,
+				 struct kvperf_footprint *f)
+{
+	struct kvperf_conn_attr attr;
+	u32 qps = 1;
+
+	if (cfg->type == KVPERF_RUN_TYPE_BW) {
+		kvperf_run_bw_conn_attr(cfg, NUMA_NO_NODE, &attr);
+		qps = cfg->qps;
+	} else {
+		kvperf_run_lat_conn_attr(cfg, &attr);
+	}
+	kvperf_conn_footprint(&attr, f);
+	f->buf_bytes *= qps;
+	f->queue_bytes *= qps;
+}
+
+/* A latency run: one connection, one size after the other. */
+static int kvperf_run_lat(struct kvperf_run *run, const char **reason)
+{
+	struct kvperf_conn *c = &run->conn;
+	struct kvperf_conn_attr attr;
 	int err;
+
+	kvperf_run_lat_conn_attr(&run->cfg, &attr);
 
 	err = kvperf_run_connect(run, c, &attr);
 	if (!err) {
@@ -379,14 +409,17 @@ static int kvperf_run_thread(void *arg)
 	int err;
 	u8 state;
 
-	if (run->cfg.type == KVPERF_RUN_TYPE_BW)
+	if (run->cpu_offline) {
+		err = -ENODEV;
+		reason = "its CPU went offline before it started";
+	} else if (run->cfg.type == KVPERF_RUN_TYPE_BW) {
 		err = kvperf_run_bw(run);
-	else
-		err = kvperf_run_lat(run, &reason);
-	if (run->cfg.type == KVPERF_RUN_TYPE_BW)
 		reason = run->bw.reason;
-	kvperf_unpin(run->pinned);
-	run->pinned = 0;
+	} else {
+		err = kvperf_run_lat(run, &reason);
+	}
+	kvperf_unpin(KVPERF_PIN_RUNS, &run->pinned);
+	memset(&run->pinned, 0, sizeof(run->pinned));
 
 	if (!err)
 		state = KVPERF_RUN_STATE_DONE;
@@ -494,7 +527,7 @@ int kvperf_run_start(const struct kvperf_run_cfg *cfg,
 {
 	struct kvperf_run *run;
 	struct xa_limit limit = XA_LIMIT(1, INT_MAX);
-	size_t pinned;
+	struct kvperf_footprint pinned;
 	int err;
 
 	mutex_lock(&kvperf_runs_mutex);
@@ -510,9 +543,8 @@ int kvperf_run_start(const struct kvperf_run_cfg *cfg,
 		err = -EBUSY;
 		goto out;
 	}
-	pinned = kvperf_conn_pinned(cfg->size_max) *
-		 (cfg->type == KVPERF_RUN_TYPE_BW ? cfg->qps : 1);
-	if (!kvperf_pin(pinned)) {
+	kvperf_run_footprint(cfg, &pinned);
+	if (!kvperf_pin(KVPERF_PIN_RUNS, &pinned)) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "pinned-memory limit reached (module parameter max_pinned_mb)");
 		err = -ENOMEM;
@@ -521,7 +553,7 @@ int kvperf_run_start(const struct kvperf_run_cfg *cfg,
 
 	run = kzalloc(sizeof(*run), GFP_KERNEL);
 	if (!run) {
-		kvperf_unpin(pinned);
+		kvperf_unpin(KVPERF_PIN_RUNS, &pinned);
 		err = -ENOMEM;
 		goto out;
 	}
@@ -558,10 +590,15 @@ int kvperf_run_start(const struct kvperf_run_cfg *cfg,
 		goto err_debugfs;
 	}
 	get_task_struct(run->task);
-	if (cfg->cpu >= 0)
-		kthread_bind(run->task, cfg->cpu);
 	*id = run->id;
+	/* the CPU was online when the request was checked; is it still? */
+	cpus_read_lock();
+	if (cfg->cpu >= 0 && cpu_online(cfg->cpu))
+		kthread_bind(run->task, cfg->cpu);
+	else if (cfg->cpu >= 0)
+		run->cpu_offline = true;
 	wake_up_process(run->task);
+	cpus_read_unlock();
 	err = 0;
 	goto out;
 

@@ -52,6 +52,7 @@
  * @ncpus: bandwidth, entries in @cpus (0: one thread, on @cpu if set)
  * @cpus: bandwidth, the CPU of each thread
  * @cpulist: bandwidth, @cpus as the user wrote them
+ * @key: the server's shared secret, zero without one; never reported
  */
 struct kvperf_run_cfg {
 	u8 type;
@@ -78,6 +79,7 @@ struct kvperf_run_cfg {
 	u8 ncpus;
 	s16 cpus[KVPERF_BW_QPS_MAX];
 	char cpulist[KVPERF_CPULIST_MAX];
+	u8 key[KVPERF_WIRE_KEY_LEN];
 };
 
 /**
@@ -260,7 +262,8 @@ struct kvperf_result {
  * @bw: the queue pairs, threads and results of bandwidth runs
  * @qp_kobjs: /sys/kernel/kvperf/runs/<id>/qp<N> of bandwidth runs
  * @debugfs: /sys/kernel/debug/kvperf/runs/<id>
- * @pinned: bytes accounted with kvperf_pin()
+ * @pinned: what it accounted for with kvperf_pin() in the runs' pool
+ * @cpu_offline: its CPU went offline between the check and the start
  */
 struct kvperf_run {
 	struct kobject kobj;
@@ -281,7 +284,8 @@ struct kvperf_run {
 	struct kvperf_run_bw bw;
 	struct kobject **qp_kobjs;
 	struct dentry *debugfs;
-	size_t pinned;
+	struct kvperf_footprint pinned;
+	bool cpu_offline;
 };
 
 int kvperf_run_start(const struct kvperf_run_cfg *cfg,
@@ -303,6 +307,8 @@ int kvperf_run_connect(struct kvperf_run *run, struct kvperf_conn *c,
 int kvperf_run_bw_alloc(struct kvperf_run *run);
 void kvperf_run_bw_free(struct kvperf_run *run);
 int kvperf_run_bw(struct kvperf_run *run);
+void kvperf_run_bw_conn_attr(const struct kvperf_run_cfg *cfg, int node,
+			     struct kvperf_conn_attr *attr);
 
 /* run_sysfs.c */
 int kvperf_run_sysfs_add(struct kvperf_run *run);

@@ -14,6 +14,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/kthread.h>
 #include <linux/kvperf.h>
 #include <linux/math64.h>
@@ -129,26 +130,40 @@ static void kvperf_bw_params(const struct kvperf_run_cfg *cfg,
 	p->warmup_ns = (u64)cfg->warmup_ms * NSEC_PER_MSEC;
 }
 
-static int kvperf_bw_worker_connect(struct kvperf_bw_worker *w)
+/**
+ * kvperf_run_bw_conn_attr() - the shape of a bandwidth run's connections
+ * @cfg: the run's configuration
+ * @node: NUMA node of the buffers, or NUMA_NO_NODE
+ * @attr: receives it
+ */
+void kvperf_run_bw_conn_attr(const struct kvperf_run_cfg *cfg, int node,
+			     struct kvperf_conn_attr *attr)
 {
-	struct kvperf_run *run = w->run;
-	const struct kvperf_run_cfg *cfg = &run->cfg;
-	struct kvperf_conn_attr attr = {
+	*attr = (struct kvperf_conn_attr) {
 		.poll = cfg->poll,
 		.op = cfg->op,
 		.size_max = cfg->size_max,
 		.inline_size = cfg->inline_size,
 		.send_depth = cfg->tx_depth + KVPERF_SEND_DEPTH,
 		.recv_depth = KVPERF_RECV_DEPTH,
-		.node = w->cpu >= 0 ? cpu_to_node(w->cpu) : NUMA_NO_NODE,
+		.node = node,
 		.any_vector = true,
 	};
+	if (cfg->bidir && cfg->op == KVPERF_OP_SEND)
+		attr->recv_depth += cfg->tx_depth;
+}
+
+static int kvperf_bw_worker_connect(struct kvperf_bw_worker *w)
+{
+	struct kvperf_run *run = w->run;
+	const struct kvperf_run_cfg *cfg = &run->cfg;
 	bool recv_data = cfg->bidir && cfg->op == KVPERF_OP_SEND;
+	struct kvperf_conn_attr attr;
 	unsigned int i;
 	int err;
 
-	if (recv_data)
-		attr.recv_depth += cfg->tx_depth;
+	kvperf_run_bw_conn_attr(cfg, w->cpu >= 0 ? cpu_to_node(w->cpu) :
+					       NUMA_NO_NODE, &attr);
 	for (i = 0; i < w->nqps; i++) {
 		struct kvperf_conn *c = w->qps[i]->c;
 
@@ -396,12 +411,22 @@ static int kvperf_run_bw_spawn(struct kvperf_run *run)
 		get_task_struct(t);
 		w->task = t;
 		w->waiter.task = t;
-		if (w->cpu >= 0)
-			kthread_bind(t, w->cpu);
 	}
 	/* even after a failure: each thread frees its own queue pairs */
-	for (i = 0; i < bw->nworkers && bw->workers[i].task; i++)
-		wake_up_process(bw->workers[i].task);
+	cpus_read_lock();
+	for (i = 0; i < bw->nworkers && bw->workers[i].task; i++) {
+		struct kvperf_bw_worker *w = &bw->workers[i];
+
+		if (w->cpu >= 0 && cpu_online(w->cpu)) {
+			kthread_bind(w->task, w->cpu);
+		} else if (w->cpu >= 0 && !err) {
+			err = -ENODEV;
+			kvperf_run_bw_abort(run, err,
+					    "a CPU of the run went offline");
+		}
+		wake_up_process(w->task);
+	}
+	cpus_read_unlock();
 	return err;
 }
 

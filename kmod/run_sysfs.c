@@ -293,8 +293,9 @@ static void kvperf_run_release(struct kobject *kobj)
 	kfree(run->qp_kobjs);
 	if (run->task)
 		put_task_struct(run->task);
-	kvperf_unpin(run->pinned);
-	kfree(run);
+	kvperf_unpin(KVPERF_PIN_RUNS, &run->pinned);
+	/* its configuration holds the key */
+	kfree_sensitive(run);
 }
 
 const struct kobj_type kvperf_run_ktype = {

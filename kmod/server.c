@@ -29,17 +29,13 @@ static u32 kvperf_server_next_id = 1;
 /* stops listeners whose device went away, outside the CM handler */
 static struct workqueue_struct *kvperf_server_wq;
 
-struct kvperf_server_reaper {
+/*
+ * Stops a listener whose device went away. It holds the id only: the
+ * listener may be stopped by its owner meanwhile, and then it finds none.
+ */
+struct kvperf_server_remove {
 	struct work_struct work;
 	u32 id;
-};
-
-/* Why a connect request was refused, in the reject's private data. */
-enum {
-	KVPERF_REJ_BAD_REQUEST = 1,
-	KVPERF_REJ_TOO_MANY = 2,
-	KVPERF_REJ_MEMORY = 3,
-	KVPERF_REJ_RESOURCES = 4,
 };
 
 /**
@@ -69,6 +65,17 @@ struct list_head *kvperf_server_list(void)
 	return &kvperf_servers;
 }
 
+static unsigned int kvperf_servers_listed(void)
+{
+	struct kvperf_server *srv;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&kvperf_servers_mutex);
+	list_for_each_entry(srv, &kvperf_servers, node)
+		n++;
+	return n;
+}
+
 /**
  * kvperf_server_count() - listeners that exist
  *
@@ -76,12 +83,10 @@ struct list_head *kvperf_server_list(void)
  */
 unsigned int kvperf_server_count(void)
 {
-	struct kvperf_server *srv;
-	unsigned int n = 0;
+	unsigned int n;
 
 	kvperf_servers_lock();
-	list_for_each_entry(srv, &kvperf_servers, node)
-		n++;
+	n = kvperf_servers_listed();
 	kvperf_servers_unlock();
 	return n;
 }
@@ -126,29 +131,74 @@ static void kvperf_sconn_free_bw(struct kvperf_sconn *sc)
 	sc->bw = NULL;
 }
 
+/* Every idle timeout / 4, make sure a silent peer still acknowledges. */
+static void kvperf_sconn_keepalive(struct work_struct *work)
+{
+	struct kvperf_sconn *sc = container_of(to_delayed_work(work),
+					       struct kvperf_sconn, keepalive);
+	struct kvperf_conn *c = &sc->conn;
+
+	if (READ_ONCE(c->error) || READ_ONCE(sc->stop))
+		return;
+	if (kvperf_conn_probe(c))
+		kvperf_conn_fail(c, -EIO, "cannot post a keep-alive probe");
+	else
+		queue_delayed_work(system_wq, &sc->keepalive,
+				   msecs_to_jiffies(sc->srv->opts.idle_ms / 4));
+}
+
+/* Why the connection ended, in the server's counters and log. */
+static void kvperf_sconn_count_end(struct kvperf_sconn *sc, int err)
+{
+	struct kvperf_server *srv = sc->srv;
+	struct kvperf_conn *c = &sc->conn;
+
+	if (c->peer_gone) {
+		atomic64_inc(&srv->count.closed_dead);
+		pr_info_ratelimited("server %u: closed the connection of %pISpc: it stopped acknowledging keep-alive probes\n",
+				    srv->id, &sc->peer);
+	} else if (err == -ETIMEDOUT) {
+		atomic64_inc(&srv->count.closed_idle);
+		pr_info_ratelimited("server %u: closed the connection of %pISpc: silent for more than %u ms\n",
+				    srv->id, &sc->peer, srv->opts.idle_ms);
+	}
+}
+
 static int kvperf_sconn_thread(void *arg)
 {
 	struct kvperf_sconn *sc = arg;
+	struct kvperf_server *srv = sc->srv;
 	struct kvperf_conn *c = &sc->conn;
+	struct kvperf_footprint f;
 	int err;
 
 	err = kvperf_conn_wait(c, kvperf_sconn_established, sc);
 	if (!err)
 		err = kvperf_conn_register(c);
+	if (!err)
+		queue_delayed_work(system_wq, &sc->keepalive,
+				   msecs_to_jiffies(srv->opts.idle_ms / 4));
 	if (!err && sc->bw)
 		err = kvperf_bw_serve(sc->bw, sc->verify, sc->bidir, &sc->served);
 	else if (!err)
 		err = kvperf_lat_serve(c, sc->op, sc->verify, &sc->served);
-	pr_debug("server %u: connection ended: %s (%d)\n", sc->srv->id,
+	pr_debug("server %u: connection ended: %s (%d)\n", srv->id,
 		 c->reason ?: "stopped", err);
+	kvperf_sconn_count_end(sc, err);
 
+	/* no probe is posted once this returns */
+	WRITE_ONCE(sc->stop, true);
+	cancel_delayed_work_sync(&sc->keepalive);
 	rdma_disconnect(c->cm_id);
 	kvperf_conn_destroy(c);
 	rdma_destroy_id(c->cm_id);
 	kvperf_sconn_free_bw(sc);
-	kvperf_unpin(sc->pinned);
-	sc->pinned = 0;
+	f = sc->footprint;
+	kvperf_unpin(KVPERF_PIN_SERVERS, &f);
+	atomic64_sub(f.buf_bytes + f.queue_bytes, &srv->pinned);
 	WRITE_ONCE(sc->finished, true);
+	/* the reaper frees what is left; stopping the server waits for it */
+	queue_work(kvperf_server_wq, &srv->reap_work);
 	return 0;
 }
 
@@ -159,11 +209,8 @@ static void kvperf_sconn_free(struct kvperf_sconn *sc)
 	kfree(sc);
 }
 
-/**
- * kvperf_server_reap() - free the connections whose clients are gone
- * @srv: the server; its lock held
- */
-void kvperf_server_reap(struct kvperf_server *srv)
+/* Free the connections whose threads have ended; the server's lock held. */
+static void kvperf_server_reap(struct kvperf_server *srv)
 {
 	struct kvperf_sconn *sc, *tmp;
 
@@ -177,11 +224,42 @@ void kvperf_server_reap(struct kvperf_server *srv)
 	}
 }
 
-static int kvperf_server_reject(struct rdma_cm_id *id, u8 why)
+static void kvperf_server_reap_fn(struct work_struct *work)
 {
+	struct kvperf_server *srv = container_of(work, struct kvperf_server,
+						 reap_work);
+
+	mutex_lock(&srv->lock);
+	kvperf_server_reap(srv);
+	mutex_unlock(&srv->lock);
+}
+
+static int kvperf_server_reject(struct kvperf_server *srv,
+				struct rdma_cm_id *id, u8 why,
+				atomic64_t *counter)
+{
+	atomic64_inc(counter);
+	pr_info_ratelimited("server %u: refused %pISc: %s\n", srv->id,
+			    &id->route.addr.dst_addr,
+			    kvperf_wire_reject_text(why));
 	rdma_reject(id, &why, sizeof(why), IB_CM_REJ_CONSUMER_DEFINED);
 	/* non-zero: the CM destroys the new id */
 	return -ECONNREFUSED;
+}
+
+/* Live connections from the same host as @peer; the server's lock held. */
+static u32 kvperf_server_peer_conns(struct kvperf_server *srv,
+				    const struct sockaddr *peer)
+{
+	struct kvperf_sconn *sc;
+	u32 n = 0;
+
+	lockdep_assert_held(&srv->lock);
+	list_for_each_entry(sc, &srv->conns, node)
+		if (!READ_ONCE(sc->finished) &&
+		    kvperf_acl_same_host((struct sockaddr *)&sc->peer, peer))
+			n++;
+	return n;
 }
 
 /* Is the connect request one this server can serve? */
@@ -210,17 +288,24 @@ static bool kvperf_server_req_ok(const struct rdma_cm_event *ev)
 	       signal_every && signal_every <= tx_depth && req->count;
 }
 
-/* The connection's queues; bandwidth runs keep their traffic in flight. */
-static void kvperf_server_conn_attr(const struct kvperf_wire_req *req,
+/*
+ * The connection's queues; bandwidth runs keep their traffic in flight.
+ * The server polls as its owner chose, whatever the client does.
+ */
+static void kvperf_server_conn_attr(const struct kvperf_server *srv,
+				    const struct kvperf_wire_req *req,
 				    struct kvperf_conn_attr *attr)
 {
 	u32 tx_depth = be16_to_cpu(req->tx_depth);
 
-	attr->poll = KVPERF_POLL_SOFTIRQ;
+	attr->poll = srv->opts.poll;
 	attr->op = req->op;
 	attr->size_max = be32_to_cpu(req->size_max);
-	attr->inline_size = be32_to_cpu(req->inline_size);
-	attr->send_depth = KVPERF_SEND_DEPTH;
+	/* the client's threshold, as far as this device inlines */
+	attr->inline_size = min(be32_to_cpu(req->inline_size),
+				srv->max_inline);
+	/* and one slot for a keep-alive probe */
+	attr->send_depth = KVPERF_SEND_DEPTH + 1;
 	attr->recv_depth = KVPERF_RECV_DEPTH;
 	attr->node = NUMA_NO_NODE;
 	if (req->type != KVPERF_RUN_TYPE_BW)
@@ -274,29 +359,46 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 				 const struct rdma_cm_event *ev)
 {
 	const struct kvperf_wire_req *req = ev->param.conn.private_data;
+	struct sockaddr *peer = (struct sockaddr *)&id->route.addr.dst_addr;
+	struct kvperf_server_counters *count = &srv->count;
 	struct rdma_conn_param param = {};
 	struct kvperf_wire_rep rep = {};
 	struct kvperf_conn_attr attr = {};
+	struct kvperf_footprint f;
 	struct kvperf_sconn *sc;
-	size_t pinned;
 	int err;
 
+	/* who may ask comes first: a stranger learns nothing more */
+	if (!kvperf_acl_allows(&srv->opts, peer))
+		return kvperf_server_reject(srv, id, KVPERF_WIRE_REJ_ADDRESS,
+					    &count->refused_address);
+	if (ev->param.conn.private_data_len < sizeof(*req) ||
+	    !kvperf_acl_key_ok(&srv->opts, req->key))
+		return kvperf_server_reject(srv, id, KVPERF_WIRE_REJ_KEY,
+					    &count->refused_key);
 	if (!kvperf_server_req_ok(ev))
-		return kvperf_server_reject(id, KVPERF_REJ_BAD_REQUEST);
-	kvperf_server_conn_attr(req, &attr);
-	/* the client's threshold, as far as this device inlines */
-	attr.inline_size = min(attr.inline_size, srv->max_inline);
+		return kvperf_server_reject(srv, id,
+					    KVPERF_WIRE_REJ_BAD_REQUEST,
+					    &count->refused_request);
+	kvperf_server_conn_attr(srv, req, &attr);
+	kvperf_conn_footprint(&attr, &f);
 
 	mutex_lock(&srv->lock);
 	kvperf_server_reap(srv);
-	if (srv->stopping || srv->nconns >= KVPERF_SERVER_CONNS_MAX) {
+	if (srv->stopping || srv->nconns >= srv->opts.conns_max) {
 		mutex_unlock(&srv->lock);
-		return kvperf_server_reject(id, KVPERF_REJ_TOO_MANY);
+		return kvperf_server_reject(srv, id, KVPERF_WIRE_REJ_TOO_MANY,
+					    &count->refused_busy);
 	}
-	pinned = kvperf_conn_pinned(attr.size_max);
-	if (!kvperf_pin(pinned)) {
+	if (kvperf_server_peer_conns(srv, peer) >= srv->opts.peer_conns_max) {
 		mutex_unlock(&srv->lock);
-		return kvperf_server_reject(id, KVPERF_REJ_MEMORY);
+		return kvperf_server_reject(srv, id, KVPERF_WIRE_REJ_PEER_BUSY,
+					    &count->refused_busy);
+	}
+	if (!kvperf_pin(KVPERF_PIN_SERVERS, &f)) {
+		mutex_unlock(&srv->lock);
+		return kvperf_server_reject(srv, id, KVPERF_WIRE_REJ_MEMORY,
+					    &count->refused_memory);
 	}
 
 	sc = kzalloc(sizeof(*sc), GFP_KERNEL);
@@ -307,11 +409,12 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 	sc->type = req->type;
 	sc->verify = req->flags & KVPERF_WIRE_VERIFY;
 	sc->bidir = req->flags & KVPERF_WIRE_BIDIR;
-	sc->pinned = pinned;
+	sc->footprint = f;
 	atomic64_set(&sc->served, 0);
-	memcpy(&sc->peer, &id->route.addr.dst_addr, sizeof(sc->peer));
-	kvperf_conn_init(&sc->conn, MAX_JIFFY_OFFSET, kvperf_sconn_should_stop,
-			 sc);
+	INIT_DELAYED_WORK(&sc->keepalive, kvperf_sconn_keepalive);
+	memcpy(&sc->peer, peer, sizeof(sc->peer));
+	kvperf_conn_init(&sc->conn, msecs_to_jiffies(srv->opts.idle_ms),
+			 kvperf_sconn_should_stop, sc);
 	if (kvperf_sconn_init_bw(sc, req))
 		goto err_free;
 	id->context = sc;
@@ -355,6 +458,8 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 
 	list_add_tail(&sc->node, &srv->conns);
 	srv->nconns++;
+	atomic64_add(f.buf_bytes + f.queue_bytes, &srv->pinned);
+	atomic64_inc(&count->accepted);
 	wake_up_process(sc->task);
 	mutex_unlock(&srv->lock);
 	return 0;
@@ -366,15 +471,16 @@ err_free:
 	id->context = srv;
 	kfree(sc);
 err_unpin:
-	kvperf_unpin(pinned);
+	kvperf_unpin(KVPERF_PIN_SERVERS, &f);
 	mutex_unlock(&srv->lock);
-	return kvperf_server_reject(id, KVPERF_REJ_RESOURCES);
+	return kvperf_server_reject(srv, id, KVPERF_WIRE_REJ_RESOURCES,
+				    &count->refused_memory);
 }
 
-static void kvperf_server_reaper_fn(struct work_struct *work)
+static void kvperf_server_remove_fn(struct work_struct *work)
 {
-	struct kvperf_server_reaper *r =
-		container_of(work, struct kvperf_server_reaper, work);
+	struct kvperf_server_remove *r =
+		container_of(work, struct kvperf_server_remove, work);
 
 	/* -ENOENT when it was stopped meanwhile: nothing left to do */
 	kvperf_server_stop(r->id);
@@ -382,38 +488,39 @@ static void kvperf_server_reaper_fn(struct work_struct *work)
 }
 
 /*
- * The server cannot be stopped from its own CM handler (stopping waits
- * for its connections' handlers), so a work item does it.
+ * The listener's device goes away. A listener cannot be stopped from its
+ * own CM handler (stopping waits for its connections' handlers), so a
+ * work item allocated at start does it; the handler lets the CM destroy
+ * the listening id. While the listener is being started, its starter
+ * finds @removed set and destroys the id itself. Nothing here touches
+ * @srv after its lock is dropped: it may be freed at once.
  */
-static void kvperf_server_reap_later(u32 id)
-{
-	struct kvperf_server_reaper *r = kmalloc(sizeof(*r), GFP_KERNEL);
-
-	if (!r)
-		return;
-	INIT_WORK(&r->work, kvperf_server_reaper_fn);
-	r->id = id;
-	queue_work(kvperf_server_wq, &r->work);
-}
-
 static int kvperf_server_listener_event(struct kvperf_server *srv,
 					struct rdma_cm_id *id,
 					const struct rdma_cm_event *ev)
 {
+	struct kvperf_server_remove *r = NULL;
+	u32 srv_id = 0;
 	int destroy = 0;
 
 	if (ev->event != RDMA_CM_EVENT_DEVICE_REMOVAL)
 		return 0;
-	/* the device goes: let the CM destroy the listening id now */
 	mutex_lock(&srv->lock);
-	if (srv->listen_id == id) {
+	if (!srv->live) {
+		srv->removed = true;
+	} else if (srv->listen_id == id) {
 		srv->listen_id = NULL;
+		r = srv->remove_work;
+		srv->remove_work = NULL;
+		srv_id = srv->id;
 		destroy = 1;
 	}
 	mutex_unlock(&srv->lock);
-	if (destroy)
-		kvperf_server_reap_later(srv->id);
-	pr_info("server %u: its device was removed; stopping it\n", srv->id);
+	if (r) {
+		pr_info("server %u: its device was removed; stopping it\n",
+			srv_id);
+		queue_work(kvperf_server_wq, &r->work);
+	}
 	return destroy;
 }
 
@@ -455,50 +562,43 @@ static int kvperf_server_cm_handler(struct rdma_cm_id *id,
 	return 0;
 }
 
-/**
- * kvperf_server_start() - start a listener
- * @addr: address to listen on (with port)
- * @dev: device the address must belong to, or NULL
- * @extack: for the reason of a refusal
- * @id: receives the server's id
- *
- * Return: 0 or a negative errno, with an extack message.
- */
-int kvperf_server_start(const struct sockaddr_storage *addr, const char *dev,
-			struct netlink_ext_ack *extack, u32 *id)
+/* Complete the options: the defaults, and the listening subnet. */
+static int kvperf_server_opts_fill(struct kvperf_server *srv,
+				   struct rdma_cm_id *cm_id,
+				   struct netlink_ext_ack *extack)
 {
-	struct kvperf_device *kdev;
-	struct kvperf_server *srv;
-	struct rdma_cm_id *cm_id;
-	unsigned int n = 0;
+	struct kvperf_server_opts *o = &srv->opts;
 	int err;
 
-	kvperf_servers_lock();
-	list_for_each_entry(srv, &kvperf_servers, node)
-		n++;
-	if (n >= KVPERF_SERVERS_MAX) {
-		kvperf_servers_unlock();
-		NL_SET_ERR_MSG_MOD(extack, "too many listeners (at most 8)");
-		return -ENOSPC;
+	if (!o->idle_ms)
+		o->idle_ms = KVPERF_SERVER_IDLE_MS_DEFAULT;
+	if (!o->conns_max)
+		o->conns_max = KVPERF_SERVER_CONNS_MAX;
+	/* one client may take them all, as a run of 16 queue pairs does */
+	if (!o->peer_conns_max)
+		o->peer_conns_max = o->conns_max;
+	if (o->nallow)
+		return 0;
+	err = kvperf_acl_subnet(&srv->addr,
+				cm_id->route.addr.dev_addr.bound_dev_if,
+				&o->allow[0]);
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "cannot find the listening address's subnet: give allow prefixes");
+		return err;
 	}
+	o->nallow = 1;
+	return 0;
+}
 
-	srv = kzalloc(sizeof(*srv), GFP_KERNEL);
-	if (!srv) {
-		kvperf_servers_unlock();
-		return -ENOMEM;
-	}
-	srv->ctx.listener = true;
-	mutex_init(&srv->lock);
-	INIT_LIST_HEAD(&srv->conns);
-	memcpy(&srv->addr, addr, sizeof(*addr));
-
-	cm_id = rdma_create_id(&init_net, kvperf_server_cm_handler, srv,
-			       RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(cm_id)) {
-		err = PTR_ERR(cm_id);
-		NL_SET_ERR_MSG_MOD(extack, "cannot create an RDMA CM id");
-		goto err_free;
-	}
+/* Bind the listener's id to its address and check the device. */
+static int kvperf_server_bind(struct kvperf_server *srv,
+			      struct rdma_cm_id *cm_id, const char *dev,
+			      struct netlink_ext_ack *extack)
+{
+	struct kvperf_device *kdev;
+	bool known;
+	int err;
 
 	err = rdma_bind_addr(cm_id, (struct sockaddr *)&srv->addr);
 	if (err) {
@@ -508,55 +608,128 @@ int kvperf_server_start(const struct sockaddr_storage *addr, const char *dev,
 		else
 			NL_SET_ERR_MSG_MOD(extack,
 					   "cannot bind: no RDMA device has that address");
-		goto err_id;
+		return err;
 	}
 	if (!cm_id->device) {
-		err = -EADDRNOTAVAIL;
 		NL_SET_ERR_MSG_MOD(extack,
 				   "no RDMA device has that address (a wildcard address is not supported)");
-		goto err_id;
+		return -EADDRNOTAVAIL;
 	}
 	strscpy(srv->dev, dev_name(&cm_id->device->dev), sizeof(srv->dev));
 	if (rdma_protocol_iwarp(cm_id->device, cm_id->port_num)) {
-		err = -EOPNOTSUPP;
 		KVPERF_SET_ERR_MSG_FMT(extack, "iWARP devices are not supported",
 				       "%s is an iWARP device: not supported",
 				       srv->dev);
-		goto err_id;
+		return -EOPNOTSUPP;
 	}
 	if (dev && dev[0] && strcmp(dev, srv->dev)) {
-		bool known;
-
 		kvperf_device_lock();
 		known = kvperf_device_find(dev);
 		kvperf_device_unlock();
 		if (!known) {
-			err = -ENODEV;
 			KVPERF_SET_ERR_MSG_FMT(extack,
 					       "no RDMA device with that name",
 					       "no RDMA device named %s", dev);
-			goto err_id;
+			return -ENODEV;
 		}
-		err = -EINVAL;
 		KVPERF_SET_ERR_MSG_FMT(extack,
 				       "the address belongs to another device",
 				       "the address belongs to %s, not %s",
 				       srv->dev, dev);
-		goto err_id;
+		return -EINVAL;
 	}
 	kvperf_device_lock();
 	kdev = kvperf_device_find(srv->dev);
 	srv->max_inline = kdev ? kvperf_device_max_inline(kdev) : 0;
 	kvperf_device_unlock();
+	return 0;
+}
 
-	err = rdma_listen(cm_id, KVPERF_SERVER_CONNS_MAX);
+/**
+ * kvperf_server_start() - start a listener
+ * @addr: address to listen on (with port)
+ * @dev: device the address must belong to, or NULL
+ * @opts: its options; zero fields take their defaults
+ * @extack: for the reason of a refusal
+ * @id: receives the server's id
+ *
+ * Return: 0 or a negative errno, with an extack message.
+ */
+int kvperf_server_start(const struct sockaddr_storage *addr, const char *dev,
+			const struct kvperf_server_opts *opts,
+			struct netlink_ext_ack *extack, u32 *id)
+{
+	struct kvperf_server *srv;
+	struct rdma_cm_id *cm_id;
+	bool removed;
+	int err;
+
+	if (kvperf_server_count() >= KVPERF_SERVERS_MAX) {
+		NL_SET_ERR_MSG_MOD(extack, "too many listeners (at most 8)");
+		return -ENOSPC;
+	}
+	srv = kzalloc(sizeof(*srv), GFP_KERNEL);
+	if (!srv)
+		return -ENOMEM;
+	srv->remove_work = kzalloc(sizeof(*srv->remove_work), GFP_KERNEL);
+	if (!srv->remove_work) {
+		kfree(srv);
+		return -ENOMEM;
+	}
+	INIT_WORK(&srv->remove_work->work, kvperf_server_remove_fn);
+	INIT_WORK(&srv->reap_work, kvperf_server_reap_fn);
+	srv->ctx.listener = true;
+	mutex_init(&srv->lock);
+	INIT_LIST_HEAD(&srv->conns);
+	memcpy(&srv->addr, addr, sizeof(*addr));
+	srv->opts = *opts;
+
+	/*
+	 * Bound, the id receives device-removal events: from here on the
+	 * handler sees it as the listener's and, until the listener is live,
+	 * leaves it to this function.
+	 */
+	cm_id = rdma_create_id(&init_net, kvperf_server_cm_handler, srv,
+			       RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(cm_id)) {
+		err = PTR_ERR(cm_id);
+		NL_SET_ERR_MSG_MOD(extack, "cannot create an RDMA CM id");
+		goto err_free;
+	}
+	srv->listen_id = cm_id;
+
+	err = kvperf_server_bind(srv, cm_id, dev, extack);
+	if (!err)
+		err = kvperf_server_opts_fill(srv, cm_id, extack);
+	if (err)
+		goto err_id;
+	err = rdma_listen(cm_id, srv->opts.conns_max);
 	if (err) {
 		NL_SET_ERR_MSG_MOD(extack, "rdma_listen failed");
 		goto err_id;
 	}
 
-	srv->listen_id = cm_id;
-	srv->id = kvperf_server_next_id++;
+	/* a new listener stops none: the servers lock only guards the list */
+	kvperf_servers_lock();
+	if (kvperf_servers_listed() >= KVPERF_SERVERS_MAX) {
+		kvperf_servers_unlock();
+		NL_SET_ERR_MSG_MOD(extack, "too many listeners (at most 8)");
+		err = -ENOSPC;
+		goto err_id;
+	}
+	mutex_lock(&srv->lock);
+	removed = srv->removed;
+	if (!removed) {
+		srv->id = kvperf_server_next_id++;
+		srv->live = true;
+	}
+	mutex_unlock(&srv->lock);
+	if (removed) {
+		kvperf_servers_unlock();
+		NL_SET_ERR_MSG_MOD(extack, "the RDMA device was removed");
+		err = -ENODEV;
+		goto err_id;
+	}
 	list_add_tail(&srv->node, &kvperf_servers);
 	*id = srv->id;
 	kvperf_servers_unlock();
@@ -565,8 +738,8 @@ int kvperf_server_start(const struct sockaddr_storage *addr, const char *dev,
 err_id:
 	rdma_destroy_id(cm_id);
 err_free:
+	kfree(srv->remove_work);
 	kfree(srv);
-	kvperf_servers_unlock();
 	return err;
 }
 
@@ -598,6 +771,9 @@ static void kvperf_server_destroy(struct kvperf_server *srv)
 		list_del(&sc->node);
 		kvperf_sconn_free(sc);
 	}
+	/* every thread has ended: none queues the reaper any more */
+	cancel_work_sync(&srv->reap_work);
+	kfree(srv->remove_work);
 	kfree(srv);
 }
 

@@ -5,16 +5,79 @@
 #ifndef _KVPERF_SERVER_H
 #define _KVPERF_SERVER_H
 
+#include <linux/atomic.h>
+#include <linux/kvperf_wire.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/socket.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include "bw.h"
 #include "conn.h"
+#include "kvperf.h"
 
 #define KVPERF_SERVERS_MAX	8
 #define KVPERF_SERVER_CONNS_MAX	16
+/* Defaults of a listener's options; the netlink policy has their ranges. */
+#define KVPERF_SERVER_IDLE_MS_DEFAULT		10000
+#define KVPERF_SERVER_ALLOW_MAX			8
+
+/**
+ * struct kvperf_prefix - an address prefix
+ * @alen: 4 (IPv4) or 16 (IPv6)
+ * @len: prefix length in bits
+ * @addr: the address, bits past @len clear
+ */
+struct kvperf_prefix {
+	u8 alen;
+	u8 len;
+	u8 addr[16];
+};
+
+/**
+ * struct kvperf_server_opts - what a listener's owner decided
+ * @poll: enum kvperf_poll of every connection
+ * @idle_ms: longest silence of a peer, in ms
+ * @conns_max: connections at once
+ * @peer_conns_max: connections at once from one peer address
+ * @nallow: entries in @allow
+ * @allow: prefixes peers may connect from
+ * @keyed: peers must present @key
+ * @key: the shared secret; never reported
+ */
+struct kvperf_server_opts {
+	u8 poll;
+	u32 idle_ms;
+	u32 conns_max;
+	u32 peer_conns_max;
+	u32 nallow;
+	struct kvperf_prefix allow[KVPERF_SERVER_ALLOW_MAX];
+	bool keyed;
+	u8 key[KVPERF_WIRE_KEY_LEN];
+};
+
+/**
+ * struct kvperf_server_counters - what happened to a listener's peers
+ * @accepted: connections accepted
+ * @refused_request: malformed, of another version or beyond the limits
+ * @refused_address: outside the allow list
+ * @refused_key: missing or wrong key
+ * @refused_busy: conns_max or peer_conns_max reached
+ * @refused_memory: pinned-memory bound or allocation failure
+ * @closed_idle: peers silent past the idle timeout
+ * @closed_dead: peers that stopped acknowledging keep-alive probes
+ */
+struct kvperf_server_counters {
+	atomic64_t accepted;
+	atomic64_t refused_request;
+	atomic64_t refused_address;
+	atomic64_t refused_key;
+	atomic64_t refused_busy;
+	atomic64_t refused_memory;
+	atomic64_t closed_idle;
+	atomic64_t closed_dead;
+};
 
 /* First member of the context of every CM id of a server. */
 struct kvperf_cm_ctx {
@@ -35,11 +98,12 @@ struct kvperf_cm_ctx {
  * @bidir: bandwidth runs, send the same traffic back
  * @bw: bandwidth runs, the connection's bandwidth state
  * @waiter: bandwidth runs, what the thread sleeps on
+ * @keepalive: probes a silent peer every idle timeout / 4
  * @established: the connection is up
  * @finished: the thread has freed the connection's resources
  * @stop: the server wants the thread to end
  * @served: iterations answered
- * @pinned: bytes of memory accounted for
+ * @footprint: memory accounted for in the servers' pool
  */
 struct kvperf_sconn {
 	struct kvperf_cm_ctx ctx;
@@ -54,11 +118,12 @@ struct kvperf_sconn {
 	bool bidir;
 	struct kvperf_bw_qp *bw;
 	struct kvperf_bw_waiter waiter;
+	struct delayed_work keepalive;
 	bool established;
 	bool finished;
 	bool stop;
 	atomic64_t served;
-	size_t pinned;
+	struct kvperf_footprint footprint;
 };
 
 /**
@@ -71,9 +136,18 @@ struct kvperf_sconn {
  * @dev: the device the address belongs to
  * @max_inline: the device's largest inline size: a client's inline
  *		threshold is clamped to it
- * @lock: protects @listen_id, @conns, @nconns and @stopping
+ * @opts: its owner's choices
+ * @count: its counters
+ * @pinned: bytes its connections hold
+ * @reap_work: frees the connections whose threads have ended
+ * @remove_work: stops the listener when its device goes away; allocated
+ *		 at start, so that teardown never needs memory
+ * @lock: protects @listen_id, @conns, @nconns, @live, @removed,
+ *	  @remove_work and @stopping
  * @conns: the connections
  * @nconns: entries in @conns
+ * @live: started; the device-removal handler owns the id from now on
+ * @removed: the device went away while the listener was being started
  * @stopping: the server is being stopped; refuse new connections
  */
 struct kvperf_server {
@@ -84,22 +158,41 @@ struct kvperf_server {
 	struct sockaddr_storage addr;
 	char dev[IB_DEVICE_NAME_MAX];
 	u32 max_inline;
+	struct kvperf_server_opts opts;
+	struct kvperf_server_counters count;
+	atomic64_t pinned;
+	struct work_struct reap_work;
+	struct kvperf_server_remove *remove_work;
 	struct mutex lock;	/* see the kernel-doc above */
 	struct list_head conns;
 	u32 nconns;
+	bool live;
+	bool removed;
 	bool stopping;
 };
 
 int kvperf_server_start(const struct sockaddr_storage *addr, const char *dev,
+			const struct kvperf_server_opts *opts,
 			struct netlink_ext_ack *extack, u32 *id);
 int kvperf_server_stop(u32 id);
 void kvperf_servers_lock(void);
 void kvperf_servers_unlock(void);
 struct kvperf_server *kvperf_server_find(u32 id);
 struct list_head *kvperf_server_list(void);
-void kvperf_server_reap(struct kvperf_server *srv);
 int kvperf_servers_init(void);
 void kvperf_servers_exit(void);
 unsigned int kvperf_server_count(void);
+
+/* server_acl.c */
+int kvperf_prefix_set(struct kvperf_prefix *p, const u8 *addr,
+		      unsigned int alen, unsigned int len);
+bool kvperf_prefix_match(const struct kvperf_prefix *p,
+			 const struct sockaddr *sa);
+int kvperf_acl_subnet(const struct sockaddr_storage *addr, int ifindex,
+		      struct kvperf_prefix *p);
+bool kvperf_acl_allows(const struct kvperf_server_opts *opts,
+		       const struct sockaddr *peer);
+bool kvperf_acl_key_ok(const struct kvperf_server_opts *opts, const u8 *key);
+bool kvperf_acl_same_host(const struct sockaddr *a, const struct sockaddr *b);
 
 #endif /* _KVPERF_SERVER_H */

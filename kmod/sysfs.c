@@ -73,6 +73,23 @@ static ssize_t pinned_bytes_show(struct kobject *kobj,
 
 static struct kobj_attribute pinned_bytes_attr = __ATTR_RO(pinned_bytes);
 
+static ssize_t queue_bytes_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", kvperf_queued_bytes());
+}
+
+static struct kobj_attribute queue_bytes_attr = __ATTR_RO(queue_bytes);
+
+static ssize_t server_pinned_bytes_show(struct kobject *kobj,
+					struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", kvperf_pool_bytes(KVPERF_PIN_SERVERS));
+}
+
+static struct kobj_attribute server_pinned_bytes_attr =
+	__ATTR_RO(server_pinned_bytes);
+
 static struct attribute *kvperf_attrs[] = {
 	&version_attr.attr,
 	&abi_version_attr.attr,
@@ -80,6 +97,8 @@ static struct attribute *kvperf_attrs[] = {
 	&server_count_attr.attr,
 	&connection_count_attr.attr,
 	&pinned_bytes_attr.attr,
+	&queue_bytes_attr.attr,
+	&server_pinned_bytes_attr.attr,
 	NULL,
 };
 

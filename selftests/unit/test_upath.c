@@ -308,7 +308,7 @@ static void upath_wire_request_checks(void)
 		  "the server has too many connections");
 	CHECK_STR(upath_wire_reject_reason(UPATH_REJ_CONSUMER_DEFINED,
 					   (const uint8_t []){ 1 }, 148),
-		  "the server refused the run's parameters (or speaks another protocol version)");
+		  "the server refused the run's parameters (or speaks another version)");
 	CHECK_STR(upath_wire_reject_reason(UPATH_REJ_CONSUMER_DEFINED,
 					   (const uint8_t []){ 3 }, 1),
 		  "the server's pinned-memory limit is reached");

@@ -172,7 +172,7 @@ static inline const char *kvperf_wire_reject_text(__u8 why)
 {
 	switch (why) {
 	case KVPERF_WIRE_REJ_BAD_REQUEST:
-		return "the server refused the run's parameters (or speaks another protocol version)";
+		return "the server refused the run's parameters (or speaks another version)";
 	case KVPERF_WIRE_REJ_TOO_MANY:
 		return "the server has too many connections";
 	case KVPERF_WIRE_REJ_MEMORY:
