@@ -428,9 +428,11 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 		o->stats = i;
 		return KVPERF_EXIT_OK;
 	case RUN_KW_KEY:
+		return access_key_arg(kv, "run", false, val, o->key);
 	case RUN_KW_KEY_FILE:
-		return access_key_arg(kv, "run", kw == RUN_KW_KEY_FILE, val,
-				      o->key);
+		/* read once the command line is known to be right */
+		o->key_file = val;
+		return KVPERF_EXIT_OK;
 	case RUN_KW_SIZE:
 		return parse_msg_size(kv, "size", val, val, &o->size);
 	case RUN_KW_SIZES:
@@ -503,10 +505,12 @@ static const struct {
  * Everything the command line alone can judge is checked here (unknown
  * keywords, keywords of bandwidth runs in a latency run, numbers, sizes,
  * times, the spec's ranges of the bandwidth run's numbers, the form of
- * the CPU list, missing op or addr); other limits are the kernel's, which
- * says what is wrong.
+ * the CPU list, missing op or addr, the key); other limits are the
+ * kernel's, which says what is wrong. A key file is read last, once the
+ * rest is known to be right.
  *
- * Return: KVPERF_EXIT_OK, or KVPERF_EXIT_USAGE after reporting.
+ * Return: KVPERF_EXIT_OK, KVPERF_EXIT_USAGE after reporting, or
+ * KVPERF_EXIT_ERROR for a key file that cannot be used.
  */
 int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	      struct run_opts *o)
@@ -559,6 +563,8 @@ int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	if (o->path == RUN_PATH_USER && run_opt(o, RUN_KW_NO_WAIT))
 		return kvperf_usage(kv, "run",
 				    "no-wait applies to the kernel path only");
+	if (o->key_file)
+		return access_key_arg(kv, "run", true, o->key_file, o->key);
 	return KVPERF_EXIT_OK;
 }
 

@@ -106,6 +106,7 @@ struct run_opts {
 	uint8_t stats;
 	/* key or key-file: the server's shared secret, never printed */
 	uint8_t key[KVPERF_WIRE_KEY_LEN];
+	const char *key_file;
 };
 
 static inline bool run_opt(const struct run_opts *o, enum run_kw kw)

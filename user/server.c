@@ -126,9 +126,11 @@ static int server_value(struct kvperf *kv, enum server_kw kw,
 	case SKW_ALLOW:
 		return server_allow_parse(kv, val, o);
 	case SKW_KEY:
+		return access_key_arg(kv, "server", false, val, o->key);
 	case SKW_KEY_FILE:
-		return access_key_arg(kv, "server", kw == SKW_KEY_FILE, val,
-				      o->key);
+		/* read once the command line is known to be right */
+		o->key_file = val;
+		break;
 	case SKW_CONNS_MAX:
 		return server_number(kv, "conns-max", val, 1, SERVER_CONNS_MAX,
 				     &o->conns_max);
@@ -190,6 +192,8 @@ int server_start_parse(struct kvperf *kv, struct args *a,
 	if (o->path == RUN_PATH_USER && server_opt(o, SKW_IDLE_TIMEOUT))
 		return kvperf_usage(kv, "server",
 				    "idle-timeout applies to the kernel path only");
+	if (o->key_file)
+		return access_key_arg(kv, "server", true, o->key_file, o->key);
 	return KVPERF_EXIT_OK;
 }
 

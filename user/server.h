@@ -59,6 +59,7 @@ struct server_opts {
 	unsigned int nallow;
 	struct access_prefix allow[ACCESS_ALLOW_MAX];
 	uint8_t key[KVPERF_WIRE_KEY_LEN];
+	const char *key_file;
 	uint32_t conns_max;
 	uint32_t peer_conns_max;
 };
