@@ -313,7 +313,8 @@ int access_key_file(const char *path, uint8_t key[KVPERF_WIRE_KEY_LEN],
 		snprintf(why, ACCESS_WHY_LEN, "not a regular file");
 		goto out;
 	}
-	if (st.st_mode & (S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH)) {
+	/* read or write by group or others */
+	if (st.st_mode & 0066) {
 		err = -EPERM;
 		snprintf(why, ACCESS_WHY_LEN,
 			 "group or others may read or write it (mode %04o; chmod 600 it)",
@@ -360,12 +361,14 @@ out:
  */
 bool access_key_equal(const uint8_t *a, const uint8_t *b, size_t len)
 {
-	const volatile uint8_t *x = a, *y = b;
 	uint8_t diff = 0;
 	size_t i;
 
-	for (i = 0; i < len; i++)
-		diff |= x[i] ^ y[i];
+	for (i = 0; i < len; i++) {
+		diff |= a[i] ^ b[i];
+		/* the compiler cannot know diff, so cannot stop early */
+		__asm__ __volatile__("" : "+r" (diff));
+	}
 	return !diff;
 }
 

@@ -90,6 +90,14 @@ static void access_prefix_parsing(void)
 	CHECK_INT(p.len, 48);
 }
 
+static const uint8_t in6[16] = { 0xfd, 0, 0xab, [15] = 1 };
+static const uint8_t out6[16] = { 0xfd, 1, [15] = 1 };
+static const uint8_t mask64[16] = { 255, 255, 255, 255, 255, 255, 255, 255 };
+static const uint8_t mask128[16] = {
+	255, 255, 255, 255, 255, 255, 255, 255,
+	255, 255, 255, 255, 255, 255, 255, 255,
+};
+
 static bool match(const char *prefix, const char *addr)
 {
 	struct access_prefix p, a;
@@ -140,11 +148,8 @@ static void access_prefix_matching(void)
 	CHECK(access_allowed(list, 3, (const uint8_t []){ 192, 0, 2, 7 }, 4));
 	CHECK(!access_allowed(list, 3, (const uint8_t []){ 192, 0, 2, 8 },
 			      4));
-	CHECK(access_allowed(list, 3,
-			     (const uint8_t [16]){ 0xfd, 0, 0xab, [15] = 1 },
-			     16));
-	CHECK(!access_allowed(list, 3,
-			      (const uint8_t [16]){ 0xfd, 1, [15] = 1 }, 16));
+	CHECK(access_allowed(list, 3, in6, 16));
+	CHECK(!access_allowed(list, 3, out6, 16));
 	/* an empty list allows nobody; a length not 4 or 16 is nobody */
 	CHECK(!access_allowed(list, 0, (const uint8_t []){ 10, 0, 0, 1 }, 4));
 	CHECK(!access_allowed(list, 3, (const uint8_t []){ 10, 0, 0, 1 }, 0));
@@ -159,12 +164,8 @@ static void access_masks(void)
 	CHECK_INT(access_mask_len((const uint8_t []){ 0, 0, 0, 0 }, 4), 0);
 	CHECK_INT(access_mask_len((const uint8_t []){ 255, 255, 255, 255 },
 				  4), 32);
-	CHECK_INT(access_mask_len((const uint8_t [16]){ 255, 255, 255, 255,
-				  255, 255, 255, 255 }, 16), 64);
-	CHECK_INT(access_mask_len((const uint8_t [16]){
-				  255, 255, 255, 255, 255, 255, 255, 255,
-				  255, 255, 255, 255, 255, 255, 255, 255 },
-				  16), 128);
+	CHECK_INT(access_mask_len(mask64, 16), 64);
+	CHECK_INT(access_mask_len(mask128, 16), 128);
 }
 
 static const uint8_t key1[16] = {

@@ -839,6 +839,7 @@ static void upath_server_admits(void)
 /* A key given to a user-path run goes into its wire request. */
 static void upath_cfg_key(void)
 {
+	static const uint8_t zero[16];
 	struct upath_cfg c;
 
 	CHECK(!CFG(&c, LAT, "op", "send", "addr", "198.18.0.1", "key",
@@ -846,7 +847,7 @@ static void upath_cfg_key(void)
 	CHECK_INT(c.key[0], 0xa0);
 	CHECK_INT(c.key[15], 0xaf);
 	CHECK(!CFG(&c, LAT, "op", "send", "addr", "198.18.0.1"));
-	CHECK(!memcmp(c.key, (const uint8_t [16]){ 0 }, 16));
+	CHECK(!memcmp(c.key, zero, 16));
 }
 
 const struct unit_test upath_tests[] = {
