@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 #include <linux/kvperf.h>
+#include <linux/kvperf_wire.h>
 #include <netlink/genl/genl.h>
 
 #include "attrs.h"
@@ -72,6 +73,11 @@ static const struct attr_spec conn_attrs[KVPERF_A_CONN_MAX + 1] = {
 	[KVPERF_A_CONN_PAD]		= { "pad", ATTR_PAD },
 };
 
+static const struct attr_spec prefix_attrs[KVPERF_A_PREFIX_MAX + 1] = {
+	[KVPERF_A_PREFIX_ADDR]		= { "addr", ATTR_ADDR },
+	[KVPERF_A_PREFIX_LEN]		= { "len", ATTR_U8 },
+};
+
 static const struct attr_spec server_attrs[KVPERF_A_SERVER_MAX + 1] = {
 	[KVPERF_A_SERVER_ID]		= { "id", ATTR_U32 },
 	[KVPERF_A_SERVER_ADDR]		= { "addr", ATTR_ADDR },
@@ -79,6 +85,25 @@ static const struct attr_spec server_attrs[KVPERF_A_SERVER_MAX + 1] = {
 	[KVPERF_A_SERVER_DEV]		= { "dev", ATTR_STRING },
 	[KVPERF_A_SERVER_CONN_COUNT]	= { "conn-count", ATTR_U32 },
 	[KVPERF_A_SERVER_CONN]		= { "conn", ATTR_NEST, 0, &attrs_conn },
+	[KVPERF_A_SERVER_POLL]		= { "poll", ATTR_U8 },
+	[KVPERF_A_SERVER_IDLE_TIMEOUT_MS] = { "idle-timeout-ms", ATTR_U32 },
+	[KVPERF_A_SERVER_ALLOW]		= { "allow", ATTR_NEST, 0,
+					    &attrs_prefix },
+	[KVPERF_A_SERVER_KEY]		= { "key", ATTR_BINARY,
+					    KVPERF_WIRE_KEY_LEN },
+	[KVPERF_A_SERVER_KEYED]		= { "keyed", ATTR_FLAG },
+	[KVPERF_A_SERVER_CONNS_MAX]	= { "conns-max", ATTR_U32 },
+	[KVPERF_A_SERVER_PEER_CONNS_MAX] = { "peer-conns-max", ATTR_U32 },
+	[KVPERF_A_SERVER_PINNED]	= { "pinned", ATTR_U64 },
+	[KVPERF_A_SERVER_ACCEPTED]	= { "accepted", ATTR_U64 },
+	[KVPERF_A_SERVER_REFUSED_REQUEST] = { "refused-request", ATTR_U64 },
+	[KVPERF_A_SERVER_REFUSED_ADDRESS] = { "refused-address", ATTR_U64 },
+	[KVPERF_A_SERVER_REFUSED_KEY]	= { "refused-key", ATTR_U64 },
+	[KVPERF_A_SERVER_REFUSED_BUSY]	= { "refused-busy", ATTR_U64 },
+	[KVPERF_A_SERVER_REFUSED_MEMORY] = { "refused-memory", ATTR_U64 },
+	[KVPERF_A_SERVER_CLOSED_IDLE]	= { "closed-idle", ATTR_U64 },
+	[KVPERF_A_SERVER_CLOSED_DEAD]	= { "closed-dead", ATTR_U64 },
+	[KVPERF_A_SERVER_PAD]		= { "pad", ATTR_PAD },
 };
 
 static const struct attr_spec result_attrs[KVPERF_A_RESULT_MAX + 1] = {
@@ -165,6 +190,8 @@ static const struct attr_spec run_attrs[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_INTERVAL_NS]	= { "interval-ns", ATTR_U64 },
 	[KVPERF_A_RUN_CUR_SIZE]		= { "cur-size", ATTR_U32 },
 	[KVPERF_A_RUN_STATS]		= { "stats", ATTR_U8 },
+	[KVPERF_A_RUN_KEY]		= { "key", ATTR_BINARY,
+					    KVPERF_WIRE_KEY_LEN },
 };
 
 const struct attr_set attrs_gid = {
@@ -181,6 +208,11 @@ const struct attr_set attrs_dev = {
 
 const struct attr_set attrs_conn = {
 	.name = "conn", .attrs = conn_attrs, .max = ARRAY_SIZE(conn_attrs) - 1,
+};
+
+const struct attr_set attrs_prefix = {
+	.name = "prefix", .attrs = prefix_attrs,
+	.max = ARRAY_SIZE(prefix_attrs) - 1,
 };
 
 const struct attr_set attrs_server = {

@@ -47,6 +47,7 @@ extern const struct attr_set attrs_dev;
 extern const struct attr_set attrs_port;
 extern const struct attr_set attrs_gid;
 extern const struct attr_set attrs_conn;
+extern const struct attr_set attrs_prefix;
 extern const struct attr_set attrs_server;
 extern const struct attr_set attrs_result;
 extern const struct attr_set attrs_bw_qp;

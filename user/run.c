@@ -17,6 +17,7 @@
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 
+#include "access.h"
 #include "args.h"
 #include "attrs.h"
 #include "compiler.h"
@@ -58,6 +59,8 @@ static const char *const run_keywords[RUN_KW_COUNT] = {
 	[RUN_KW_GBITS]		= "gbits",
 	[RUN_KW_PATH]		= "path",
 	[RUN_KW_STATS]		= "stats",
+	[RUN_KW_KEY]		= "key",
+	[RUN_KW_KEY_FILE]	= "key-file",
 };
 
 static const char *const run_paths[] = {
@@ -424,6 +427,12 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 					    val);
 		o->stats = i;
 		return KVPERF_EXIT_OK;
+	case RUN_KW_KEY:
+		return access_key_arg(kv, "run", false, val, o->key);
+	case RUN_KW_KEY_FILE:
+		/* read once the command line is known to be right */
+		o->key_file = val;
+		return KVPERF_EXIT_OK;
 	case RUN_KW_SIZE:
 		return parse_msg_size(kv, "size", val, val, &o->size);
 	case RUN_KW_SIZES:
@@ -483,6 +492,7 @@ static const struct {
 } run_exclusive[] = {
 	{ RUN_KW_SIZE, RUN_KW_SIZES },
 	{ RUN_KW_ITERS, RUN_KW_TIME },
+	{ RUN_KW_KEY, RUN_KW_KEY_FILE },
 };
 
 /**
@@ -495,10 +505,12 @@ static const struct {
  * Everything the command line alone can judge is checked here (unknown
  * keywords, keywords of bandwidth runs in a latency run, numbers, sizes,
  * times, the spec's ranges of the bandwidth run's numbers, the form of
- * the CPU list, missing op or addr); other limits are the kernel's, which
- * says what is wrong.
+ * the CPU list, missing op or addr, the key); other limits are the
+ * kernel's, which says what is wrong. A key file is read last, once the
+ * rest is known to be right.
  *
- * Return: KVPERF_EXIT_OK, or KVPERF_EXIT_USAGE after reporting.
+ * Return: KVPERF_EXIT_OK, KVPERF_EXIT_USAGE after reporting, or
+ * KVPERF_EXIT_ERROR for a key file that cannot be used.
  */
 int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	      struct run_opts *o)
@@ -551,7 +563,20 @@ int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	if (o->path == RUN_PATH_USER && run_opt(o, RUN_KW_NO_WAIT))
 		return kvperf_usage(kv, "run",
 				    "no-wait applies to the kernel path only");
+	if (o->key_file)
+		return access_key_arg(kv, "run", true, o->key_file, o->key);
 	return KVPERF_EXIT_OK;
+}
+
+/**
+ * run_keyed() - does the run send a key?
+ * @o: from run_parse()
+ *
+ * Return: true when key or key-file was given.
+ */
+bool run_keyed(const struct run_opts *o)
+{
+	return run_opt(o, RUN_KW_KEY) || run_opt(o, RUN_KW_KEY_FILE);
 }
 
 static int put_u32_if(struct nl_msg *msg, const struct run_opts *o,
@@ -628,6 +653,9 @@ int run_start_put(struct nl_msg *msg, const struct run_opts *o)
 		return -ENOMEM;
 	if (run_opt(o, RUN_KW_STATS) &&
 	    nla_put_u8(msg, KVPERF_A_RUN_STATS, o->stats) < 0)
+		return -ENOMEM;
+	if (run_keyed(o) &&
+	    nla_put(msg, KVPERF_A_RUN_KEY, sizeof(o->key), o->key) < 0)
 		return -ENOMEM;
 	if (put_u32_if(msg, o, RUN_KW_CPU, KVPERF_A_RUN_CPU, o->cpu) < 0 ||
 	    put_u32_if(msg, o, RUN_KW_TIMEOUT, KVPERF_A_RUN_TIMEOUT_MS,
@@ -1084,11 +1112,12 @@ static int run_measure(struct kvperf *kv, struct args *a, uint8_t type)
 	if (ret >= 0)
 		return ret;
 	ret = run_parse(kv, a, type, &o);
-	if (ret)
-		return ret;
-	if (o.path == RUN_PATH_USER)
-		return upath_run(kv, &o);
-	return run_start(kv, &o);
+	if (!ret && o.path == RUN_PATH_USER)
+		ret = upath_run(kv, &o);
+	else if (!ret)
+		ret = run_start(kv, &o);
+	explicit_bzero(o.key, sizeof(o.key));
+	return ret;
 }
 
 static int run_lat(struct kvperf *kv, struct args *a)
@@ -1178,13 +1207,14 @@ static void run_help(FILE *f)
 	      "              [warmup N | warmup TIME] [poll {busy|softirq|workqueue}]\n"
 	      "              [inline N] [verify] [cpu N] [timeout MS] [no-wait]\n"
 	      "              [path {kernel|user}] [stats {on|off}]\n"
+	      "              [key HEX | key-file PATH]\n"
 	      "       kvperf [-j [-p]] run bw op {send|write|read} addr ADDR [port PORT]\n"
 	      "              [size N | sizes all | sizes MIN-MAX] [iters N | time SEC]\n"
 	      "              [warmup N | warmup TIME] [poll {busy|softirq|workqueue}]\n"
 	      "              [inline N] [verify] [cpu N] [timeout MS] [no-wait]\n"
 	      "              [tx-depth N] [qps N] [cpus LIST] [post-list N]\n"
 	      "              [signal-every N] [bidir] [interval MS] [gbits]\n"
-	      "              [path {kernel|user}]\n"
+	      "              [path {kernel|user}] [key HEX | key-file PATH]\n"
 	      "       kvperf [-j [-p]] run [show [ID]]\n"
 	      "       kvperf run {stop|delete} ID\n"
 	      "       kvperf run help\n"
@@ -1218,7 +1248,8 @@ static void run_help(FILE *f)
 	      "  warmup   unmeasured iterations before each size (default 16;\n"
 	      "           bw: messages per queue pair), or with a unit a time,\n"
 	      "           1ms to 600s: 2s, 0.5s, 500ms\n"
-	      "  poll     completion handling (default busy)\n"
+	      "  poll     completion handling on this side (default busy); the\n"
+	      "           server chooses its own\n"
 	      "  inline   send inline up to N bytes (default 0)\n"
 	      "  verify   check the payload of every message\n"
 	      "  cpu      run the measuring thread on this CPU\n"
@@ -1238,6 +1269,11 @@ static void run_help(FILE *f)
 	      "           for the rest, JSON leaves those keys out. The difference\n"
 	      "           of the two t_avg is what the statistics cost. bw runs\n"
 	      "           take no per-iteration statistics and refuse off\n"
+	      "  key      the server's shared secret (server start ... key),\n"
+	      "           exactly 32 hex digits, sent in the connect request;\n"
+	      "           never printed\n"
+	      "  key-file read the key from PATH (32 hex digits; the file must\n"
+	      "           be readable by its owner only, chmod 600)\n"
 	      "\n"
 	      "Only for bw:\n"
 	      "  tx-depth      work requests in flight per queue pair, 1 to 4096\n"
@@ -1276,6 +1312,7 @@ static void run_help(FILE *f)
 	      "  kvperf run lat op send addr 198.18.0.1 size 64 path user\n"
 	      "  kvperf run lat op send addr 198.18.0.1 size 64 stats off\n"
 	      "  kvperf run bw op read addr 198.18.0.1 size 64K qps 2 path user\n"
+	      "  kvperf run lat op send addr 198.18.0.1 key-file ~/.kvperf.key\n"
 	      "  kvperf r l o s a 198.18.0.1 no-wait\n"
 	      "  kvperf run\n"
 	      "  kvperf -j -p run show 7\n"

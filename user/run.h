@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <linux/kvperf_wire.h>
 #include <linux/netlink.h>
 
 struct args;
@@ -63,6 +64,8 @@ enum run_kw {
 	/* both again */
 	RUN_KW_PATH,
 	RUN_KW_STATS,
+	RUN_KW_KEY,
+	RUN_KW_KEY_FILE,
 	RUN_KW_COUNT
 };
 
@@ -101,6 +104,9 @@ struct run_opts {
 	uint32_t interval_ms;
 	uint8_t path;
 	uint8_t stats;
+	/* key or key-file: the server's shared secret, never printed */
+	uint8_t key[KVPERF_WIRE_KEY_LEN];
+	const char *key_file;
 };
 
 static inline bool run_opt(const struct run_opts *o, enum run_kw kw)
@@ -110,6 +116,7 @@ static inline bool run_opt(const struct run_opts *o, enum run_kw kw)
 
 int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	      struct run_opts *o);
+bool run_keyed(const struct run_opts *o);
 int run_start_put(struct nl_msg *msg, const struct run_opts *o);
 int parse_seconds_ms(const char *s, uint32_t *ms);
 int parse_duration_ms(const char *s, uint32_t max_ms, uint32_t *ms);

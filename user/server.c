@@ -8,6 +8,7 @@
 #include <linux/kvperf.h>
 #include <netlink/genl/genl.h>
 
+#include "access.h"
 #include "args.h"
 #include "attrs.h"
 #include "compiler.h"
@@ -20,15 +21,127 @@
 #include "show.h"
 #include "upath.h"
 
-/* The keywords of "server start", in the order prefixes resolve. */
-enum { SKW_DEV, SKW_ADDR, SKW_PORT, SKW_PATH };
-
-static const char *const start_keywords[] = {
-	[SKW_DEV]	= "dev",
-	[SKW_ADDR]	= "addr",
-	[SKW_PORT]	= "port",
-	[SKW_PATH]	= "path",
+static const char *const start_keywords[SKW_COUNT] = {
+	[SKW_DEV]		= "dev",
+	[SKW_ADDR]		= "addr",
+	[SKW_PORT]		= "port",
+	[SKW_PATH]		= "path",
+	[SKW_POLL]		= "poll",
+	[SKW_IDLE_TIMEOUT]	= "idle-timeout",
+	[SKW_ALLOW]		= "allow",
+	[SKW_KEY]		= "key",
+	[SKW_KEY_FILE]		= "key-file",
+	[SKW_CONNS_MAX]		= "conns-max",
+	[SKW_PEER_CONNS_MAX]	= "peer-conns-max",
 };
+
+/* allow PREFIX | allow any (both 0.0.0.0/0 and ::/0) */
+static int server_allow_parse(struct kvperf *kv, const char *val,
+			      struct server_opts *o)
+{
+	unsigned int need = strcmp(val, "any") ? 1 : 2;
+	int err;
+
+	if (o->nallow + need > ACCESS_ALLOW_MAX)
+		return kvperf_usage(kv, "server",
+				    "too many allow prefixes (at most %d; any counts as 2)",
+				    ACCESS_ALLOW_MAX);
+	if (need == 2) {
+		access_prefix_parse("0.0.0.0/0", &o->allow[o->nallow++]);
+		access_prefix_parse("::/0", &o->allow[o->nallow++]);
+		return KVPERF_EXIT_OK;
+	}
+	err = access_prefix_parse(val, &o->allow[o->nallow]);
+	if (err == -ERANGE)
+		return kvperf_usage(kv, "server",
+				    "invalid allow '%s' (the length is at most 32 for IPv4, 128 for IPv6)",
+				    val);
+	if (err)
+		return kvperf_usage(kv, "server",
+				    "invalid allow '%s' (an IPv4 or IPv6 address, optionally /LEN, or any)",
+				    val);
+	o->nallow++;
+	return KVPERF_EXIT_OK;
+}
+
+static int server_number(struct kvperf *kv, const char *kw, const char *val,
+			 uint32_t min, uint32_t max, uint32_t *v)
+{
+	if (parse_u32(val, v) || *v < min || *v > max)
+		return kvperf_usage(kv, "server",
+				    "invalid %s '%s' (%u to %u)", kw, val, min,
+				    max);
+	return KVPERF_EXIT_OK;
+}
+
+static int server_value(struct kvperf *kv, enum server_kw kw,
+			const char *val, struct server_opts *o)
+{
+	uint32_t port;
+	int i;
+
+	switch (kw) {
+	case SKW_DEV:
+		if (!val[0] || strlen(val) > KVPERF_DEV_NAME_MAX)
+			return kvperf_usage(kv, "server",
+					    "invalid device name '%s' (1 to %d characters)",
+					    val, KVPERF_DEV_NAME_MAX);
+		o->dev = val;
+		break;
+	case SKW_ADDR:
+		o->addr_len = parse_addr(val, o->addr);
+		if (o->addr_len < 0)
+			return kvperf_usage(kv, "server",
+					    "invalid address '%s' (IPv4 or IPv6)",
+					    val);
+		break;
+	case SKW_PORT:
+		if (parse_u32(val, &port) || !port || port > 65535)
+			return kvperf_usage(kv, "server",
+					    "invalid port '%s' (1 to 65535)",
+					    val);
+		o->port = port;
+		break;
+	case SKW_PATH:
+		i = run_path_parse(val);
+		if (i < 0)
+			return kvperf_usage(kv, "server",
+					    "unknown path '%s' (kernel or user)",
+					    val);
+		o->path = i;
+		break;
+	case SKW_POLL:
+		i = args_keyword(fmt_poll.names, fmt_poll.count, val);
+		if (i < 0)
+			return kvperf_usage(kv, "server",
+					    "unknown poll mode '%s' (busy, softirq or workqueue)",
+					    val);
+		o->poll = i;
+		break;
+	case SKW_IDLE_TIMEOUT:
+		return server_number(kv, "idle-timeout", val,
+				     SERVER_IDLE_TIMEOUT_MIN,
+				     SERVER_IDLE_TIMEOUT_MAX,
+				     &o->idle_timeout_ms);
+	case SKW_ALLOW:
+		return server_allow_parse(kv, val, o);
+	case SKW_KEY:
+		return access_key_arg(kv, "server", false, val, o->key);
+	case SKW_KEY_FILE:
+		/* read once the command line is known to be right */
+		o->key_file = val;
+		break;
+	case SKW_CONNS_MAX:
+		return server_number(kv, "conns-max", val, 1, SERVER_CONNS_MAX,
+				     &o->conns_max);
+	case SKW_PEER_CONNS_MAX:
+		return server_number(kv, "peer-conns-max", val, 1,
+				     SERVER_CONNS_MAX, &o->peer_conns_max);
+	case SKW_COUNT:
+		break;
+	}
+	return KVPERF_EXIT_OK;
+}
 
 /**
  * server_start_parse() - the arguments of "server start"
@@ -36,15 +149,18 @@ static const char *const start_keywords[] = {
  * @a: the words after "start"
  * @o: filled in; the port defaults to 18515, the path to the kernel's
  *
- * Return: KVPERF_EXIT_OK, or KVPERF_EXIT_USAGE after reporting.
+ * Every keyword but allow (up to ACCESS_ALLOW_MAX prefixes) is given once
+ * at most; key and key-file exclude each other. Nothing is sent before
+ * all of them were checked.
+ *
+ * Return: KVPERF_EXIT_OK, KVPERF_EXIT_USAGE after reporting, or
+ * KVPERF_EXIT_ERROR for a key file that cannot be used.
  */
 int server_start_parse(struct kvperf *kv, struct args *a,
 		       struct server_opts *o)
 {
-	unsigned int given = 0;
 	const char *w, *val;
-	uint32_t port;
-	int kw, path;
+	int kw, ret;
 
 	memset(o, 0, sizeof(*o));
 	o->port = KVPERF_DEFAULT_PORT;
@@ -54,56 +170,63 @@ int server_start_parse(struct kvperf *kv, struct args *a,
 		if (kw < 0)
 			return kvperf_usage(kv, "server",
 					    "unknown keyword '%s'", w);
-		if (given & (1U << kw))
+		if (kw != SKW_ALLOW && server_opt(o, kw))
 			return kvperf_usage(kv, "server", "'%s' given twice",
 					    start_keywords[kw]);
-		given |= 1U << kw;
+		if ((kw == SKW_KEY && server_opt(o, SKW_KEY_FILE)) ||
+		    (kw == SKW_KEY_FILE && server_opt(o, SKW_KEY)))
+			return kvperf_usage(kv, "server",
+					    "key and key-file exclude each other");
+		o->given |= 1U << kw;
 		val = args_next(a);
 		if (!val)
 			return kvperf_usage(kv, "server",
 					    "missing value after '%s'",
 					    start_keywords[kw]);
-		switch (kw) {
-		case SKW_DEV:
-			if (!val[0] || strlen(val) > KVPERF_DEV_NAME_MAX)
-				return kvperf_usage(kv, "server",
-						    "invalid device name '%s' (1 to %d characters)",
-						    val, KVPERF_DEV_NAME_MAX);
-			o->dev = val;
-			break;
-		case SKW_ADDR:
-			o->addr_len = parse_addr(val, o->addr);
-			if (o->addr_len < 0)
-				return kvperf_usage(kv, "server",
-						    "invalid address '%s' (IPv4 or IPv6)",
-						    val);
-			break;
-		case SKW_PORT:
-			if (parse_u32(val, &port) || !port || port > 65535)
-				return kvperf_usage(kv, "server",
-						    "invalid port '%s' (1 to 65535)",
-						    val);
-			o->port = port;
-			break;
-		case SKW_PATH:
-			path = run_path_parse(val);
-			if (path < 0)
-				return kvperf_usage(kv, "server",
-						    "unknown path '%s' (kernel or user)",
-						    val);
-			o->path = path;
-			break;
-		}
+		ret = server_value(kv, kw, val, o);
+		if (ret)
+			return ret;
 	}
-	if (!(given & (1U << SKW_ADDR)))
+	if (!server_opt(o, SKW_ADDR))
 		return kvperf_usage(kv, "server", "missing addr");
+	if (o->path == RUN_PATH_USER && server_opt(o, SKW_IDLE_TIMEOUT))
+		return kvperf_usage(kv, "server",
+				    "idle-timeout applies to the kernel path only");
+	if (o->key_file)
+		return access_key_arg(kv, "server", true, o->key_file, o->key);
 	return KVPERF_EXIT_OK;
+}
+
+static bool server_keyed(const struct server_opts *o)
+{
+	return server_opt(o, SKW_KEY) || server_opt(o, SKW_KEY_FILE);
+}
+
+static int server_put_allow(struct nl_msg *msg, const struct server_opts *o)
+{
+	const struct access_prefix *p;
+	struct nlattr *nest;
+
+	for (p = o->allow; p < o->allow + o->nallow; p++) {
+		nest = nla_nest_start(msg, KVPERF_A_SERVER_ALLOW);
+		if (!nest ||
+		    nla_put(msg, KVPERF_A_PREFIX_ADDR, p->addr_len,
+			    p->addr) < 0 ||
+		    nla_put_u8(msg, KVPERF_A_PREFIX_LEN, p->len) < 0)
+			return -ENOMEM;
+		nla_nest_end(msg, nest);
+	}
+	return 0;
 }
 
 /**
  * server_start_put() - the attributes of a KVPERF_CMD_SERVER_START request
  * @msg: the request
  * @o: from server_start_parse()
+ *
+ * Address and port always; the rest only when given, so that the
+ * kernel's defaults apply: poll, idle-timeout-ms, one allow nest per
+ * prefix, the key, conns-max and peer-conns-max.
  *
  * Return: 0, or -ENOMEM.
  */
@@ -112,6 +235,20 @@ int server_start_put(struct nl_msg *msg, const struct server_opts *o)
 	if (nla_put(msg, KVPERF_A_SERVER_ADDR, o->addr_len, o->addr) < 0 ||
 	    nla_put_u16(msg, KVPERF_A_SERVER_PORT, o->port) < 0 ||
 	    (o->dev && nla_put_string(msg, KVPERF_A_SERVER_DEV, o->dev) < 0))
+		return -ENOMEM;
+	if ((server_opt(o, SKW_POLL) &&
+	     nla_put_u8(msg, KVPERF_A_SERVER_POLL, o->poll) < 0) ||
+	    (server_opt(o, SKW_IDLE_TIMEOUT) &&
+	     nla_put_u32(msg, KVPERF_A_SERVER_IDLE_TIMEOUT_MS,
+			 o->idle_timeout_ms) < 0) ||
+	    server_put_allow(msg, o) ||
+	    (server_keyed(o) &&
+	     nla_put(msg, KVPERF_A_SERVER_KEY, sizeof(o->key), o->key) < 0) ||
+	    (server_opt(o, SKW_CONNS_MAX) &&
+	     nla_put_u32(msg, KVPERF_A_SERVER_CONNS_MAX, o->conns_max) < 0) ||
+	    (server_opt(o, SKW_PEER_CONNS_MAX) &&
+	     nla_put_u32(msg, KVPERF_A_SERVER_PEER_CONNS_MAX,
+			 o->peer_conns_max) < 0))
 		return -ENOMEM;
 	return 0;
 }
@@ -159,17 +296,117 @@ static void print_conn(struct printer *p, struct nlattr **tb)
 	pr_obj_close(p);
 }
 
+/* The settings of a listener: a line of their own. */
+static void print_settings(struct printer *p, struct nlattr **tb, bool v3)
+{
+	pr_indent(p, 4);
+	if (tb[KVPERF_A_SERVER_POLL])
+		pr_enum(p, "poll", "poll %s",
+			attr_uint(tb[KVPERF_A_SERVER_POLL]), &fmt_poll);
+	show_uint(p, tb[KVPERF_A_SERVER_IDLE_TIMEOUT_MS], "idle_timeout_ms",
+		  "idle_timeout_ms %s");
+	if (v3 && p->json)
+		pr_flag(p, "keyed", NULL, tb[KVPERF_A_SERVER_KEYED]);
+	else if (v3)
+		pr_text_field(p, "keyed %s",
+			      tb[KVPERF_A_SERVER_KEYED] ? "yes" : "no");
+	show_uint(p, tb[KVPERF_A_SERVER_CONNS_MAX], "conns_max",
+		  "conns_max %s");
+	show_uint(p, tb[KVPERF_A_SERVER_PEER_CONNS_MAX], "peer_conns_max",
+		  "peer_conns_max %s");
+	show_uint(p, tb[KVPERF_A_SERVER_PINNED], "pinned", "pinned %s");
+	pr_eol(p);
+}
+
+/* The allow list in force: "    allow 198.18.0.0/24 fd00::/64". */
+static void print_allow(struct printer *p, const struct nlmsghdr *nlh)
+{
+	struct nlattr *ptb[KVPERF_A_PREFIX_MAX + 1];
+	struct genlmsghdr *g = nlmsg_data(nlh);
+	char text[ACCESS_PREFIX_LEN];
+	struct access_prefix pfx;
+	struct nlattr *nla;
+	int rem;
+
+	pr_indent(p, 4);
+	pr_text(p, "allow");
+	pr_arr_open(p, "allow");
+	nla_for_each_attr(nla, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0),
+			  rem) {
+		if (nla_type(nla) != KVPERF_A_SERVER_ALLOW)
+			continue;
+		attrs_parse(&attrs_prefix, ptb, nla_data(nla), nla_len(nla),
+			    NULL);
+		if (!ptb[KVPERF_A_PREFIX_ADDR])
+			continue;
+		memset(&pfx, 0, sizeof(pfx));
+		pfx.addr_len = nla_len(ptb[KVPERF_A_PREFIX_ADDR]);
+		memcpy(pfx.addr, nla_data(ptb[KVPERF_A_PREFIX_ADDR]),
+		       pfx.addr_len);
+		pfx.len = ptb[KVPERF_A_PREFIX_LEN] ?
+			  attr_uint(ptb[KVPERF_A_PREFIX_LEN]) :
+			  8 * pfx.addr_len;
+		access_prefix_fmt(text, &pfx);
+		if (p->json)
+			json_str(&p->jw, text);
+		else
+			pr_text_field(p, "%s", text);
+	}
+	pr_arr_close(p);
+	pr_eol(p);
+}
+
+/* The listener's counters, text and JSON keys alike. */
+static const struct {
+	int attr;
+	const char *key;
+	const char *fmt;
+} server_counters[] = {
+	{ KVPERF_A_SERVER_ACCEPTED, "accepted", "accepted %s" },
+	{ KVPERF_A_SERVER_REFUSED_REQUEST, "refused_request",
+	  "refused_request %s" },
+	{ KVPERF_A_SERVER_REFUSED_ADDRESS, "refused_address",
+	  "refused_address %s" },
+	{ KVPERF_A_SERVER_REFUSED_KEY, "refused_key", "refused_key %s" },
+	{ KVPERF_A_SERVER_REFUSED_BUSY, "refused_busy", "refused_busy %s" },
+	{ KVPERF_A_SERVER_REFUSED_MEMORY, "refused_memory",
+	  "refused_memory %s" },
+	{ KVPERF_A_SERVER_CLOSED_IDLE, "closed_idle", "closed_idle %s" },
+	{ KVPERF_A_SERVER_CLOSED_DEAD, "closed_dead", "closed_dead %s" },
+};
+
+static void print_counters(struct printer *p, struct nlattr **tb)
+{
+	size_t i;
+
+	pr_indent(p, 4);
+	for (i = 0; i < ARRAY_SIZE(server_counters); i++)
+		show_uint(p, tb[server_counters[i].attr],
+			  server_counters[i].key, server_counters[i].fmt);
+	pr_eol(p);
+}
+
 /**
  * server_print() - print one listener and its connections
  * @p: the printer; in JSON the listener is one object, an array element
  * @nlh: a KVPERF_CMD_SERVER_GET reply
  * @err: where to report a malformed reply
  *
- * Text: "1: 198.18.0.1:18515 dev rxe0 conns 2", then one line per
- * connection, "    peer 198.18.1.1:34567 op send size_max 64 iterations
- * 10016". JSON: {"id","addr","port","dev","conn_count","conns":[{
- * "peer_addr","peer_port","op","size_max","iterations"}]}. Attributes the
- * kernel did not send are left out; "conns" is always there.
+ * Text: "1: 198.18.0.1:18515 dev rxe0 conns 2"; then, from a module that
+ * reports them, a line of settings ("    poll softirq idle_timeout_ms
+ * 10000 keyed no conns_max 16 peer_conns_max 8 pinned 16384"), the allow
+ * list in force ("    allow 198.18.0.0/24 fd00::/64") and the counters
+ * ("    accepted 3 refused_request 0 refused_address 1 refused_key 0
+ * refused_busy 0 refused_memory 0 closed_idle 0 closed_dead 0"); then one
+ * line per connection, "    peer 198.18.1.1:34567 op send size_max 64
+ * iterations 10016". JSON: {"id","addr","port","dev","conn_count",
+ * "poll","idle_timeout_ms","keyed","conns_max","peer_conns_max","pinned",
+ * "allow":["198.18.0.0/24"],"accepted","refused_request",
+ * "refused_address","refused_key","refused_busy","refused_memory",
+ * "closed_idle","closed_dead","conns":[{"peer_addr","peer_port","op",
+ * "size_max","iterations"}]}. Attributes the kernel did not send are left
+ * out; "conns" is always there, "keyed" and "allow" whenever the module
+ * reports a listener's settings.
  *
  * Return: 0, or -EINVAL after reporting a malformed reply; nothing is
  * printed then.
@@ -180,11 +417,15 @@ int server_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err)
 	struct nlattr *ctb[KVPERF_A_CONN_MAX + 1];
 	struct genlmsghdr *g = nlmsg_data(nlh);
 	struct nlattr *nla;
+	bool v3;
 	int rem;
 
 	/* every connection is checked before anything is printed */
 	if (attrs_parse_reply(nlh, &attrs_server, tb, true, err))
 		return -EINVAL;
+	/* a module that knows of keys and allow lists says these */
+	v3 = tb[KVPERF_A_SERVER_POLL] || tb[KVPERF_A_SERVER_CONNS_MAX] ||
+	     tb[KVPERF_A_SERVER_KEYED] || tb[KVPERF_A_SERVER_ALLOW];
 
 	pr_obj_open(p, NULL);
 	show_uint(p, tb[KVPERF_A_SERVER_ID], "id", "%s:");
@@ -195,6 +436,10 @@ int server_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err)
 	show_uint(p, tb[KVPERF_A_SERVER_CONN_COUNT], "conn_count",
 		  "conns %s");
 	pr_eol(p);
+	print_settings(p, tb, v3);
+	if (v3)
+		print_allow(p, nlh);
+	print_counters(p, tb);
 	pr_arr_open(p, "conns");
 	nla_for_each_attr(nla, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0),
 			  rem) {
@@ -209,27 +454,17 @@ int server_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err)
 	return 0;
 }
 
-/* server start [dev DEV] addr ADDR [port PORT] [path {kernel|user}] */
-static int server_start(struct kvperf *kv, struct args *a)
+/* server start ...: the kernel's listener */
+static int server_start_kernel(struct kvperf *kv, const struct server_opts *o)
 {
 	struct show_reply_id r = {
 		.set = &attrs_server, .attr = KVPERF_A_SERVER_ID, .err = kv->err,
 	};
-	struct server_opts o;
 	struct nl_msg *msg;
 	struct printer p;
 	struct knl nl;
 	int ret;
 
-	ret = show_cmd_help(kv, a, &server_object, start_keywords,
-			    ARRAY_SIZE(start_keywords));
-	if (ret >= 0)
-		return ret;
-	ret = server_start_parse(kv, a, &o);
-	if (ret)
-		return ret;
-	if (o.path == RUN_PATH_USER)
-		return upath_serve(kv, &o);
 	ret = knl_open(kv, &nl);
 	if (ret)
 		return ret;
@@ -238,7 +473,7 @@ static int server_start(struct kvperf *kv, struct args *a)
 		ret = KVPERF_EXIT_ERROR;
 		goto out;
 	}
-	if (server_start_put(msg, &o)) {
+	if (server_start_put(msg, o)) {
 		nlmsg_free(msg);
 		kvperf_errorf(kv, "out of memory");
 		ret = KVPERF_EXIT_ERROR;
@@ -253,9 +488,28 @@ static int server_start(struct kvperf *kv, struct args *a)
 		goto out;
 	}
 	pr_init(&p, kv->out, kv->json, kv->pretty);
-	server_print_started(&p, r.id, &o);
+	server_print_started(&p, r.id, o);
 out:
 	knl_close(&nl);
+	return ret;
+}
+
+/* server start [dev DEV] addr ADDR [port PORT] ... [path {kernel|user}] */
+static int server_start(struct kvperf *kv, struct args *a)
+{
+	struct server_opts o;
+	int ret;
+
+	ret = show_cmd_help(kv, a, &server_object, start_keywords,
+			    ARRAY_SIZE(start_keywords));
+	if (ret >= 0)
+		return ret;
+	ret = server_start_parse(kv, a, &o);
+	if (!ret && o.path == RUN_PATH_USER)
+		ret = upath_serve(kv, &o);
+	else if (!ret)
+		ret = server_start_kernel(kv, &o);
+	explicit_bzero(o.key, sizeof(o.key));
 	return ret;
 }
 
@@ -312,7 +566,9 @@ static int server_run(struct kvperf *kv, struct args *a)
 static void server_help(FILE *f)
 {
 	fputs("Usage: kvperf [-j [-p]] server start [dev DEV] addr ADDR [port PORT]\n"
-	      "                                 [path {kernel|user}]\n"
+	      "              [poll {busy|softirq|workqueue}] [idle-timeout MS]\n"
+	      "              [allow PREFIX]... [key HEX | key-file PATH]\n"
+	      "              [conns-max N] [peer-conns-max N] [path {kernel|user}]\n"
 	      "       kvperf [-j [-p]] server [show [ID]]\n"
 	      "       kvperf server stop ID\n"
 	      "       kvperf server help\n"
@@ -325,12 +581,35 @@ static void server_help(FILE *f)
 	      "          on that RDMA device. Prints the listener's id.\n"
 	      "          path user: serve from this process instead, with\n"
 	      "          libibverbs, in the foreground until ^C or SIGTERM\n"
-	      "          (exit status 0); a line when listening and one per\n"
-	      "          connection. It accepts what the kernel's server\n"
-	      "          accepts, kernel-path and user-path clients alike.\n"
-	      "  show    the listeners and their connections; show is the\n"
-	      "          default command. With -j, a JSON array.\n"
+	      "          (exit status 0); a line when listening, one per\n"
+	      "          connection accepted or refused, and the counters at\n"
+	      "          the end. It accepts what the kernel's server accepts,\n"
+	      "          kernel-path and user-path clients alike.\n"
+	      "  show    the listeners, their settings, allow list and\n"
+	      "          counters, and their connections; show is the default\n"
+	      "          command. With -j, a JSON array.\n"
 	      "  stop    stop a listener and close its connections.\n"
+	      "\n"
+	      "  poll            how the server reaps its completions (default\n"
+	      "                  softirq; path user: busy); clients do not choose\n"
+	      "  idle-timeout    close a connection whose peer is silent this\n"
+	      "                  long, 1000 to 600000 ms (default 10000; kernel\n"
+	      "                  path only)\n"
+	      "  allow           peers that may connect: an IPv4 or IPv6 address,\n"
+	      "                  with /LEN a prefix (198.18.0.0/16, fd00::/64),\n"
+	      "                  or any (0.0.0.0/0 and ::/0); up to 8, any counts\n"
+	      "                  as 2. Default: the listening address's subnet\n"
+	      "  key             a shared secret, exactly 32 hex digits (16 bytes),\n"
+	      "                  that clients must send (kvperf run ... key); it\n"
+	      "                  is an access token in clear text on the fabric,\n"
+	      "                  not encryption, and is never printed\n"
+	      "  key-file        read the key from PATH instead (the 32 hex digits,\n"
+	      "                  white space around them ignored); refused unless\n"
+	      "                  only its owner may read it (chmod 600). Prefer it\n"
+	      "                  to key: a command line is visible to other users\n"
+	      "  conns-max       most connections at once, 1 to 16 (default 16)\n"
+	      "  peer-conns-max  most connections at once from one address, 1 to\n"
+	      "                  16 (default 8)\n"
 	      "\n"
 	      "Keywords and commands may be abbreviated to any prefix.\n"
 	      "\n"
@@ -339,6 +618,9 @@ static void server_help(FILE *f)
 	      "  kvperf server start dev rxe0 addr fd00::1 port 20000\n"
 	      "  kvperf s sta a 198.18.0.1\n"
 	      "  kvperf server start addr 198.18.0.1 path user\n"
+	      "  kvperf server start addr 198.18.0.1 allow 198.18.0.0/16 allow fd00::/64\n"
+	      "  kvperf server start addr 198.18.0.1 allow any key-file /etc/kvperf.key\n"
+	      "  kvperf server start addr 198.18.0.1 poll busy conns-max 4 peer-conns-max 2\n"
 	      "  kvperf server\n"
 	      "  kvperf -j -p server show 1\n"
 	      "  kvperf server stop 1\n", f);

@@ -5,10 +5,13 @@
 #ifndef KVPERF_SERVER_H
 #define KVPERF_SERVER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <linux/kvperf_wire.h>
 #include <linux/netlink.h>
+
+#include "access.h"
 
 struct args;
 struct kvperf;
@@ -18,14 +21,53 @@ struct printer;
 /* the spec's max-len of device names */
 #define KVPERF_DEV_NAME_MAX	63
 
-/* What "server start" asks for. */
+/* the spec's limits of a listener's options */
+#define SERVER_IDLE_TIMEOUT_MIN	1000
+#define SERVER_IDLE_TIMEOUT_MAX	600000
+#define SERVER_CONNS_MAX	16
+
+/* The keywords of "server start", in the order prefixes resolve. */
+enum server_kw {
+	SKW_DEV,
+	SKW_ADDR,
+	SKW_PORT,
+	SKW_PATH,
+	SKW_POLL,
+	SKW_IDLE_TIMEOUT,
+	SKW_ALLOW,
+	SKW_KEY,
+	SKW_KEY_FILE,
+	SKW_CONNS_MAX,
+	SKW_PEER_CONNS_MAX,
+	SKW_COUNT
+};
+
+/*
+ * What "server start" asks for; @given has bit (1 << SKW_*) per keyword
+ * given, and only those become attributes, so that the kernel's defaults
+ * apply to the rest. @key is never printed.
+ */
 struct server_opts {
+	unsigned int given;
 	uint8_t addr[16];
 	int addr_len;		/* 4 or 16 */
 	uint16_t port;
 	const char *dev;	/* NULL: whichever device has the address */
 	uint8_t path;		/* enum run_path */
+	uint8_t poll;		/* enum kvperf_poll */
+	uint32_t idle_timeout_ms;
+	unsigned int nallow;
+	struct access_prefix allow[ACCESS_ALLOW_MAX];
+	uint8_t key[KVPERF_WIRE_KEY_LEN];
+	const char *key_file;
+	uint32_t conns_max;
+	uint32_t peer_conns_max;
 };
+
+static inline bool server_opt(const struct server_opts *o, enum server_kw kw)
+{
+	return o->given & (1U << kw);
+}
 
 int server_start_parse(struct kvperf *kv, struct args *a,
 		       struct server_opts *o);

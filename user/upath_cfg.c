@@ -184,6 +184,7 @@ int upath_cfg_init(struct upath_cfg *cfg, const struct run_opts *o,
 		return -EINVAL;
 	}
 	cfg->verify = run_opt(o, RUN_KW_VERIFY);
+	memcpy(cfg->key, o->key, sizeof(cfg->key));
 	cfg->stats = upath_opt(o, RUN_KW_STATS, o->stats, KVPERF_STATS_MODE_ON);
 	cfg->timeout_ms = upath_opt(o, RUN_KW_TIMEOUT, o->timeout_ms,
 				    UPATH_DEFAULT_TIMEOUT_MS);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <linux/kvperf_wire.h>
 
 struct run_opts;
 
@@ -59,6 +60,7 @@ struct run_opts;
  * @ncpus: bandwidth, entries in @cpus (0: one thread, on @cpu if set)
  * @cpus: bandwidth, each thread's CPU, ascending
  * @cpulist: bandwidth, @cpus as written, or NULL
+ * @key: the server's shared secret, all zero when none was given
  */
 struct upath_cfg {
 	uint8_t type;
@@ -87,6 +89,7 @@ struct upath_cfg {
 	uint32_t ncpus;
 	int16_t cpus[UPATH_QPS_MAX];
 	const char *cpulist;
+	uint8_t key[KVPERF_WIRE_KEY_LEN];
 };
 
 int upath_cfg_init(struct upath_cfg *cfg, const struct run_opts *o,

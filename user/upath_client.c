@@ -144,7 +144,9 @@ static void upath_client_req(const struct upath_conn *c,
 		r.warmup = cfg->warmup_ms ? 0 : cfg->warmup;
 		r.warmup_ms = cfg->warmup_ms;
 	}
+	memcpy(r.key, cfg->key, sizeof(r.key));
 	upath_wire_req_put(&r, w);
+	explicit_bzero(r.key, sizeof(r.key));
 }
 
 static void upath_client_mtu(struct upath_conn *c)

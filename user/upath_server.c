@@ -31,12 +31,34 @@
 #include "upath_signal.h"
 #include "upath_wire.h"
 
-/* The module's limits: connections per listener, pinned memory. */
+/* The module's limits and defaults: connections, pinned memory. */
 #define UPATH_SERVER_CONNS_MAX	16
+#define UPATH_PEER_CONNS_MAX	8
 #define UPATH_PINNED_MAX	(256ULL << 20)
-#define UPATH_PAGE		4096
 
 struct upath_server;
+
+/* What the counters of refused requests count (refused-*). */
+enum {
+	UPATH_REFUSED_REQUEST,
+	UPATH_REFUSED_ADDRESS,
+	UPATH_REFUSED_KEY,
+	UPATH_REFUSED_BUSY,
+	UPATH_REFUSED_MEMORY,
+	UPATH_REFUSED_COUNT
+};
+
+/* Their JSON keys and text, as "kvperf server show" has them. */
+static const struct {
+	const char *key;
+	const char *fmt;
+} upath_refused[UPATH_REFUSED_COUNT] = {
+	[UPATH_REFUSED_REQUEST]	= { "refused_request", "refused_request %s," },
+	[UPATH_REFUSED_ADDRESS]	= { "refused_address", "refused_address %s," },
+	[UPATH_REFUSED_KEY]	= { "refused_key", "refused_key %s," },
+	[UPATH_REFUSED_BUSY]	= { "refused_busy", "refused_busy %s," },
+	[UPATH_REFUSED_MEMORY]	= { "refused_memory", "refused_memory %s" },
+};
 
 /**
  * struct upath_sconn - one connection the server accepted
@@ -47,6 +69,8 @@ struct upath_server;
  * @waiter: what its thread sleeps on
  * @bw: bandwidth runs, the connection's bandwidth state
  * @req: what the client asked for
+ * @peer: the client's address, @peer_len bytes (4 or 16)
+ * @peer_len: 4 or 16
  * @pinned: bytes of its buffers
  * @served: iterations or messages answered
  * @thread: its thread
@@ -60,6 +84,8 @@ struct upath_sconn {
 	struct upath_waiter waiter;
 	struct upath_bw_qp bw;
 	struct upath_req req;
+	uint8_t peer[16];
+	size_t peer_len;
 	size_t pinned;
 	uint64_t served;
 	pthread_t thread;
@@ -77,6 +103,14 @@ struct upath_sconn {
  * @pinned: bytes of all their buffers
  * @stopping: the server is going away: threads end
  * @lock: serializes the output lines of the threads
+ * @poll: enum kvperf_poll of every connection, the server's choice
+ * @allow: the prefixes peers must be in
+ * @nallow: how many
+ * @keyed: connect requests must carry @key
+ * @key: the shared secret
+ * @conns_max: most connections at once
+ * @peer_conns_max: most connections at once from one address
+ * @count: the counters, as the module's listeners keep them
  */
 struct upath_server {
 	struct kvperf *kv;
@@ -88,6 +122,17 @@ struct upath_server {
 	size_t pinned;
 	bool stopping;
 	pthread_mutex_t lock;
+	uint8_t poll;
+	struct access_prefix allow[ACCESS_ALLOW_MAX];
+	unsigned int nallow;
+	bool keyed;
+	uint8_t key[KVPERF_WIRE_KEY_LEN];
+	unsigned int conns_max;
+	unsigned int peer_conns_max;
+	struct {
+		uint64_t accepted;
+		uint64_t refused[UPATH_REFUSED_COUNT];
+	} count;
 };
 
 /* What a connect request event said, kept past its acknowledgement. */
@@ -148,7 +193,7 @@ static void upath_print_conn(struct upath_server *srv,
 	pr_u64(&p, "peer_port", NULL, port);
 	pr_enum(&p, "type", "%s", r->type, &fmt_run_type);
 	pr_enum(&p, "op", "%s,", r->op, &fmt_op);
-	pr_enum(&p, "poll", "poll %s,", r->poll, &fmt_poll);
+	pr_enum(&p, "poll", "poll %s,", srv->poll, &fmt_poll);
 	pr_u64(&p, "size_max", "size-max %s", r->size_max);
 	upath_print_flag(&p, "verify", r->flags & KVPERF_WIRE_VERIFY);
 	upath_print_flag(&p, "bidir", r->flags & KVPERF_WIRE_BIDIR);
@@ -179,6 +224,32 @@ static void upath_print_refused(struct upath_server *srv,
 	pr_finish(&p);
 	fflush(kv->out);
 	pthread_mutex_unlock(&srv->lock);
+}
+
+/* Count a refused request, say so, reject it; the id is the caller's. */
+static void upath_refuse(struct upath_server *srv, struct rdma_cm_id *id,
+			 uint8_t why)
+{
+	switch (why) {
+	case KVPERF_WIRE_REJ_BAD_REQUEST:
+		srv->count.refused[UPATH_REFUSED_REQUEST]++;
+		break;
+	case KVPERF_WIRE_REJ_ADDRESS:
+		srv->count.refused[UPATH_REFUSED_ADDRESS]++;
+		break;
+	case KVPERF_WIRE_REJ_KEY:
+		srv->count.refused[UPATH_REFUSED_KEY]++;
+		break;
+	case KVPERF_WIRE_REJ_TOO_MANY:
+	case KVPERF_WIRE_REJ_PEER_BUSY:
+		srv->count.refused[UPATH_REFUSED_BUSY]++;
+		break;
+	default:
+		srv->count.refused[UPATH_REFUSED_MEMORY]++;
+		break;
+	}
+	upath_print_refused(srv, id, why);
+	rdma_reject(id, &why, sizeof(why));
 }
 
 static bool upath_sconn_established(struct upath_conn *c, void *arg)
@@ -233,11 +304,12 @@ static void upath_server_reap(struct upath_server *srv, bool all)
 }
 
 /* The connection's queues; bandwidth runs keep their traffic in flight. */
-static void upath_sconn_attr(const struct upath_req *r,
+static void upath_sconn_attr(const struct upath_server *srv,
+			     const struct upath_req *r,
 			     struct upath_conn_attr *attr)
 {
 	memset(attr, 0, sizeof(*attr));
-	attr->poll = KVPERF_POLL_BUSY;	/* the server's own choice */
+	attr->poll = srv->poll;		/* the server's own choice */
 	attr->size_max = r->size_max;
 	attr->inline_size = r->inline_size;
 	attr->send_depth = UPATH_SEND_DEPTH;
@@ -319,7 +391,8 @@ static int upath_sconn_accept(struct upath_sconn *sc,
  */
 static void upath_server_accept(struct upath_server *srv,
 				const struct upath_conn_req *cr,
-				const struct upath_req *req, size_t pinned)
+				const struct upath_req *req, size_t pinned,
+				const uint8_t *peer, size_t peer_len)
 {
 	uint8_t why = KVPERF_WIRE_REJ_RESOURCES;
 	struct upath_conn_attr attr;
@@ -327,14 +400,16 @@ static void upath_server_accept(struct upath_server *srv,
 
 	sc = calloc(1, sizeof(*sc));
 	if (!sc) {
-		upath_print_refused(srv, cr->id, why);
-		rdma_reject(cr->id, &why, sizeof(why));
+		upath_refuse(srv, cr->id, why);
 		rdma_destroy_id(cr->id);
 		return;
 	}
 	sc->srv = srv;
 	sc->pinned = pinned;
 	sc->req = *req;
+	explicit_bzero(sc->req.key, sizeof(sc->req.key));
+	memcpy(sc->peer, peer, peer_len);
+	sc->peer_len = peer_len;
 	upath_conn_init(&sc->conn, 0, upath_sconn_should_stop, sc,
 			&sc->waiter);
 	sc->conn.server = true;
@@ -342,7 +417,7 @@ static void upath_server_accept(struct upath_server *srv,
 	cr->id->context = sc;
 	sc->conn.remote_rkey = req->rkey;
 	sc->conn.remote_addr = req->addr;
-	upath_sconn_attr(req, &attr);
+	upath_sconn_attr(srv, req, &attr);
 	if (upath_sconn_init_bw(sc) || upath_conn_create(&sc->conn, &attr) ||
 	    upath_conn_post_recvs(&sc->conn) || upath_sconn_channel(sc) ||
 	    upath_sconn_accept(sc, cr))
@@ -358,54 +433,78 @@ static void upath_server_accept(struct upath_server *srv,
 	srv->conns = sc;
 	srv->nconns++;
 	srv->pinned += pinned;
+	srv->count.accepted++;
 	return;
 
 err:
 	if (!sc->id)
-		upath_print_refused(srv, cr->id, why);
-	rdma_reject(cr->id, &why, sizeof(why));
+		upath_refuse(srv, cr->id, why);
+	else
+		rdma_reject(cr->id, &why, sizeof(why));
 	upath_conn_close(&sc->conn);
 	upath_bw_qp_destroy(&sc->bw);
 	upath_waiter_destroy(&sc->waiter);
 	free(sc);
 }
 
-/* Both buffers of a connection, rounded up to pages. */
-static size_t upath_pinned(uint32_t size_max)
+/* The peer's address, network order: its length, 0 if not IP. */
+static size_t upath_peer_addr(struct rdma_cm_id *id, uint8_t addr[16])
 {
-	size_t len = size_max > KVPERF_BUF_MIN ? size_max : KVPERF_BUF_MIN;
+	const struct sockaddr *sa = rdma_get_peer_addr(id);
 
-	return 2 * ((len + UPATH_PAGE - 1) & ~(size_t)(UPATH_PAGE - 1));
+	if (sa->sa_family == AF_INET) {
+		memcpy(addr, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+		return 4;
+	}
+	if (sa->sa_family == AF_INET6) {
+		memcpy(addr, &((const struct sockaddr_in6 *)sa)->sin6_addr,
+		       16);
+		return 16;
+	}
+	return 0;
+}
+
+/* The live connections from one address. */
+static unsigned int upath_peer_conns(const struct upath_server *srv,
+				     const uint8_t *peer, size_t len)
+{
+	const struct upath_sconn *sc;
+	unsigned int n = 0;
+
+	for (sc = srv->conns; sc; sc = sc->next)
+		n += sc->peer_len == len && !memcmp(sc->peer, peer, len);
+	return n;
 }
 
 /* A connect request: accept it, or reject it saying why. */
 static void upath_server_request(struct upath_server *srv,
 				 const struct upath_conn_req *cr)
 {
+	struct upath_admit a = {
+		.allow = srv->allow, .nallow = srv->nallow,
+		.key = srv->keyed ? srv->key : NULL,
+		.conns_max = srv->conns_max,
+		.peer_conns_max = srv->peer_conns_max,
+		.pinned_max = UPATH_PINNED_MAX,
+	};
 	struct upath_req req;
-	size_t pinned = 0;
-	uint8_t why;
+	size_t pinned = 0, peer_len;
+	uint8_t peer[16], why;
 
 	upath_server_reap(srv, false);
-	if (upath_wire_req_get(cr->data, cr->len, &req) ||
-	    !upath_wire_req_ok(&req)) {
-		why = KVPERF_WIRE_REJ_BAD_REQUEST;
-	} else {
-		pinned = upath_pinned(req.size_max);
-		if (srv->nconns >= UPATH_SERVER_CONNS_MAX)
-			why = KVPERF_WIRE_REJ_TOO_MANY;
-		else if (srv->pinned + pinned > UPATH_PINNED_MAX)
-			why = KVPERF_WIRE_REJ_MEMORY;
-		else
-			why = 0;
-	}
+	peer_len = upath_peer_addr(cr->id, peer);
+	a.conns = srv->nconns;
+	a.peer_conns = upath_peer_conns(srv, peer, peer_len);
+	a.pinned = srv->pinned;
+	why = upath_wire_admit(&a, peer, peer_len, cr->data, cr->len, &req,
+			       &pinned);
 	if (!why) {
-		upath_server_accept(srv, cr, &req, pinned);
-		return;
+		upath_server_accept(srv, cr, &req, pinned, peer, peer_len);
+	} else {
+		upath_refuse(srv, cr->id, why);
+		rdma_destroy_id(cr->id);
 	}
-	upath_print_refused(srv, cr->id, why);
-	rdma_reject(cr->id, &why, sizeof(why));
-	rdma_destroy_id(cr->id);
+	explicit_bzero(req.key, sizeof(req.key));
 }
 
 /* The events of the listener: connect requests, the device going away. */
@@ -465,7 +564,7 @@ static int upath_server_listen(struct upath_server *srv,
 {
 	struct sockaddr_storage ss;
 	const char *dev;
-	int fl;
+	int fl, err;
 
 	srv->ch = rdma_create_event_channel();
 	if (!srv->ch) {
@@ -497,6 +596,16 @@ static int upath_server_listen(struct upath_server *srv,
 			      o->dev);
 		return -EINVAL;
 	}
+	if (!srv->nallow) {
+		/* the default: the listening address's own subnet */
+		err = access_local_prefix(o->addr, o->addr_len, srv->allow);
+		if (err) {
+			kvperf_errorf(srv->kv, "cannot find the subnet of the listening address (for the default allow list): %s",
+				      strerror(-err));
+			return err;
+		}
+		srv->nallow = 1;
+	}
 	if (rdma_listen(srv->listen_id, UPATH_SERVER_CONNS_MAX)) {
 		kvperf_errorf(srv->kv, "rdma_listen failed: %s",
 			      strerror(errno));
@@ -505,13 +614,17 @@ static int upath_server_listen(struct upath_server *srv,
 	return 0;
 }
 
-/* "server listening on 198.18.1.1:18515 (user path)" */
+/*
+ * "server listening on 198.18.1.1:18515 (user path), poll busy, allow
+ * 198.18.1.0/24, conns-max 16, peer-conns-max 8, keyed"
+ */
 static void upath_print_listening(struct upath_server *srv,
 				  const struct server_opts *o)
 {
-	char a[FMT_ADDR_LEN], text[FMT_ADDR_LEN];
+	char a[FMT_ADDR_LEN], text[FMT_ADDR_LEN], pfx[ACCESS_PREFIX_LEN + 1];
 	struct kvperf *kv = srv->kv;
 	struct printer p;
+	unsigned int i;
 
 	pr_init(&p, kv->out, kv->json, false);
 	pr_obj_open(&p, NULL);
@@ -522,10 +635,68 @@ static void upath_print_listening(struct upath_server *srv,
 	pr_u64(&p, "port", NULL, o->port);
 	pr_str(&p, "dev", NULL,
 	       ibv_get_device_name(srv->listen_id->verbs->device));
-	pr_str(&p, "path", "(%s path)", "user");
+	pr_str(&p, "path", "(%s path),", "user");
+	pr_enum(&p, "poll", "poll %s,", srv->poll, &fmt_poll);
+	pr_text_field(&p, "%s", "allow");
+	pr_arr_open(&p, "allow");
+	for (i = 0; i < srv->nallow; i++) {
+		access_prefix_fmt(pfx, &srv->allow[i]);
+		if (p.json)
+			json_str(&p.jw, pfx);
+		else
+			pr_text_field(&p, i + 1 < srv->nallow ? "%s" : "%s,",
+				      pfx);
+	}
+	pr_arr_close(&p);
+	pr_u64(&p, "conns_max", "conns-max %s,", srv->conns_max);
+	pr_u64(&p, "peer_conns_max", "peer-conns-max %s,",
+	       srv->peer_conns_max);
+	pr_flag(&p, "keyed", NULL, srv->keyed);
+	pr_text_field(&p, "%s", srv->keyed ? "keyed" : "no key");
 	pr_obj_close(&p);
 	pr_finish(&p);
 	fflush(kv->out);
+}
+
+/*
+ * When it stops: "server stopped: accepted 12, refused_request 0, ..."
+ * (the kernel's listener counters but closed_idle and closed_dead: the
+ * user-path server has no idle timeout).
+ */
+static void upath_print_stopped(struct upath_server *srv)
+{
+	struct kvperf *kv = srv->kv;
+	struct printer p;
+	unsigned int i;
+
+	pr_init(&p, kv->out, kv->json, false);
+	pr_obj_open(&p, NULL);
+	pr_str(&p, "event", "server %s:", "stopped");
+	pr_u64(&p, "accepted", "accepted %s,", srv->count.accepted);
+	for (i = 0; i < UPATH_REFUSED_COUNT; i++)
+		pr_u64(&p, upath_refused[i].key, upath_refused[i].fmt,
+		       srv->count.refused[i]);
+	pr_obj_close(&p);
+	pr_finish(&p);
+	fflush(kv->out);
+}
+
+/* The server's settings: the options given, the module's defaults. */
+static void upath_server_init(struct upath_server *srv, struct kvperf *kv,
+			      const struct server_opts *o)
+{
+	memset(srv, 0, sizeof(*srv));
+	srv->kv = kv;
+	pthread_mutex_init(&srv->lock, NULL);
+	srv->poll = server_opt(o, SKW_POLL) ? o->poll : KVPERF_POLL_BUSY;
+	srv->nallow = o->nallow;
+	memcpy(srv->allow, o->allow, sizeof(srv->allow));
+	srv->keyed = server_opt(o, SKW_KEY) || server_opt(o, SKW_KEY_FILE);
+	memcpy(srv->key, o->key, sizeof(srv->key));
+	srv->conns_max = server_opt(o, SKW_CONNS_MAX) ? o->conns_max :
+		UPATH_SERVER_CONNS_MAX;
+	srv->peer_conns_max = server_opt(o, SKW_PEER_CONNS_MAX) ?
+		o->peer_conns_max : UPATH_PEER_CONNS_MAX;
 }
 
 /**
@@ -534,8 +705,12 @@ static void upath_print_listening(struct upath_server *srv,
  * @o: the address, port and device, from server_start_parse()
  *
  * Serves kvperf clients, kernel or user path, until SIGINT or SIGTERM:
- * a line when listening, then one per connection accepted or refused
- * (with -j, one JSON object per line).
+ * a line when listening (with the poll mode, the allow list in force, the
+ * limits and whether a key is checked, never the key), then one per
+ * connection accepted or refused, and when stopped one with the counters
+ * (with -j, one JSON object per line: "event" listening, connection,
+ * refused, stopped). The allow list defaults to the listening address's
+ * subnet, as getifaddrs() has it. There is no idle timeout on this path.
  *
  * Return: KVPERF_EXIT_OK after a signal, KVPERF_EXIT_ERROR when the
  * listener could not start.
@@ -546,9 +721,7 @@ int upath_serve(struct kvperf *kv, const struct server_opts *o)
 	struct pollfd pfd;
 	int err;
 
-	memset(&srv, 0, sizeof(srv));
-	srv.kv = kv;
-	pthread_mutex_init(&srv.lock, NULL);
+	upath_server_init(&srv, kv, o);
 	err = upath_catch_signals();
 	if (err)
 		kvperf_errorf(kv, "cannot catch signals: %s", strerror(-err));
@@ -566,10 +739,13 @@ int upath_serve(struct kvperf *kv, const struct server_opts *o)
 	}
 	__atomic_store_n(&srv.stopping, true, __ATOMIC_RELEASE);
 	upath_server_reap(&srv, true);
+	if (srv.listen_id && srv.listen_id->verbs && !err)
+		upath_print_stopped(&srv);
 	if (srv.listen_id)
 		rdma_destroy_id(srv.listen_id);
 	if (srv.ch)
 		rdma_destroy_event_channel(srv.ch);
 	pthread_mutex_destroy(&srv.lock);
+	explicit_bzero(srv.key, sizeof(srv.key));
 	return err ? KVPERF_EXIT_ERROR : KVPERF_EXIT_OK;
 }

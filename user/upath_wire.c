@@ -224,7 +224,70 @@ const char *upath_wire_reject_name(uint8_t why)
 		return "too many connections";
 	case KVPERF_WIRE_REJ_MEMORY:
 		return "memory limit";
+	case KVPERF_WIRE_REJ_ADDRESS:
+		return "address not allowed";
+	case KVPERF_WIRE_REJ_KEY:
+		return "key missing or wrong";
+	case KVPERF_WIRE_REJ_PEER_BUSY:
+		return "too many connections from this address";
 	default:
 		return "out of resources";
 	}
+}
+
+/* A page, as the module rounds a connection's buffers. */
+#define UPATH_WIRE_PAGE	4096
+
+/**
+ * upath_wire_pinned() - what a server's connection pins
+ * @size_max: the largest message of its run
+ *
+ * Return: both buffers, each at least KVPERF_BUF_MIN, rounded up to pages.
+ */
+size_t upath_wire_pinned(uint32_t size_max)
+{
+	size_t len = size_max > KVPERF_BUF_MIN ? size_max : KVPERF_BUF_MIN;
+
+	return 2 * ((len + UPATH_WIRE_PAGE - 1) &
+		    ~(size_t)(UPATH_WIRE_PAGE - 1));
+}
+
+/**
+ * upath_wire_admit() - should a server accept a connect request?
+ * @a: what the server admits and has
+ * @peer: the peer's address, network order
+ * @peer_len: 4 or 16
+ * @data: the request's private data
+ * @len: its length
+ * @req: receives the request, when it could be read
+ * @pinned: receives what the connection would pin
+ *
+ * The checks go in this order, each before the next: the peer's address
+ * (the allow list), the request's length and version, the key (compared
+ * in constant time), the run's parameters, then the server's room:
+ * connections, connections from that address, pinned memory. A peer that
+ * is not allowed, or has no key, learns nothing more.
+ *
+ * Return: 0 to accept, or the KVPERF_WIRE_REJ_* reason to refuse with.
+ */
+uint8_t upath_wire_admit(const struct upath_admit *a, const void *peer,
+			 size_t peer_len, const void *data, size_t len,
+			 struct upath_req *req, size_t *pinned)
+{
+	if (!access_allowed(a->allow, a->nallow, peer, peer_len))
+		return KVPERF_WIRE_REJ_ADDRESS;
+	if (upath_wire_req_get(data, len, req))
+		return KVPERF_WIRE_REJ_BAD_REQUEST;
+	if (a->key && !access_key_equal(a->key, req->key, sizeof(req->key)))
+		return KVPERF_WIRE_REJ_KEY;
+	if (!upath_wire_req_ok(req))
+		return KVPERF_WIRE_REJ_BAD_REQUEST;
+	*pinned = upath_wire_pinned(req->size_max);
+	if (a->conns >= a->conns_max)
+		return KVPERF_WIRE_REJ_TOO_MANY;
+	if (a->peer_conns >= a->peer_conns_max)
+		return KVPERF_WIRE_REJ_PEER_BUSY;
+	if (a->pinned + *pinned > a->pinned_max)
+		return KVPERF_WIRE_REJ_MEMORY;
+	return 0;
 }

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <linux/kvperf_wire.h>
 
+#include "access.h"
+
 /**
  * struct upath_req - a connect request in host order
  * @op: enum kvperf_op
@@ -77,5 +79,34 @@ void upath_wire_report_get(const struct kvperf_wire_report *w,
 const char *upath_wire_reject_reason(int status, const void *data,
 				     size_t len);
 const char *upath_wire_reject_name(uint8_t why);
+
+/**
+ * struct upath_admit - what a server admits, and what it has
+ * @allow: the prefixes a peer must be in
+ * @nallow: how many
+ * @key: the key requests must carry, or NULL for none
+ * @conns: connections now
+ * @conns_max: most connections at once
+ * @peer_conns: connections now from the peer's address
+ * @peer_conns_max: most connections at once from one address
+ * @pinned: bytes the connections hold now
+ * @pinned_max: most bytes they may hold
+ */
+struct upath_admit {
+	const struct access_prefix *allow;
+	unsigned int nallow;
+	const uint8_t *key;
+	unsigned int conns;
+	unsigned int conns_max;
+	unsigned int peer_conns;
+	unsigned int peer_conns_max;
+	size_t pinned;
+	size_t pinned_max;
+};
+
+uint8_t upath_wire_admit(const struct upath_admit *a, const void *peer,
+			 size_t peer_len, const void *data, size_t len,
+			 struct upath_req *req, size_t *pinned);
+size_t upath_wire_pinned(uint32_t size_max);
 
 #endif /* KVPERF_UPATH_WIRE_H */

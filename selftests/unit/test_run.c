@@ -11,11 +11,13 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <linux/kvperf.h>
 #include <netlink/genl/genl.h>
 
@@ -213,6 +215,68 @@ static void run_lat_abbreviations(void)
 	/* numbers in hex, as everywhere */
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 iterations=16",
 	       "o", "s", "a", "1.2.3.4", "iters", "0x10");
+}
+
+/* key and key-file: KVPERF_A_RUN_KEY, its bytes; messages without it */
+static void run_key(void)
+{
+	struct nlattr *tb[KVPERF_A_RUN_MAX + 1];
+	char path[] = "/tmp/kvperf-unit-rkey.XXXXXX";
+	struct run_cmdline l;
+	struct genlmsghdr *g;
+	struct nl_msg *msg;
+	int fd;
+
+	LAT_OK("type=0 op=0 addr=198.18.0.1 port=18515 key=(16 bytes)",
+	       "op", "send", "addr", "198.18.0.1",
+	       "key", "A0a1a2a3a4a5a6a7a8a9aaabacadaeaf");
+	RUN_OK(KVPERF_RUN_TYPE_BW,
+	       "type=1 op=1 addr=198.18.0.1 port=18515 key=(16 bytes) qps=2",
+	       "op", "write", "addr", "198.18.0.1", "k",
+	       "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf", "qps", "2");
+	/* no key, no attribute */
+	LAT(&l, "op", "send", "addr", "198.18.0.1");
+	CHECK(!run_keyed(&l.o));
+
+	LAT(&l, "op", "send", "addr", "198.18.0.1",
+	    "key", "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf");
+	CHECK(run_keyed(&l.o));
+	msg = unit_genl_msg(KVPERF_CMD_RUN_START);
+	CHECK_INT(run_start_put(msg, &l.o), 0);
+	g = nlmsg_data(nlmsg_hdr(msg));
+	CHECK_INT(attrs_parse(&attrs_run, tb, genlmsg_attrdata(g, 0),
+			      genlmsg_attrlen(g, 0), NULL), 0);
+	CHECK(tb[KVPERF_A_RUN_KEY] && nla_len(tb[KVPERF_A_RUN_KEY]) == 16 &&
+	      !memcmp(nla_data(tb[KVPERF_A_RUN_KEY]),
+		      (const uint8_t []){ 0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5,
+					  0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab,
+					  0xac, 0xad, 0xae, 0xaf }, 16));
+	nlmsg_free(msg);
+
+	/* key-file, read after the rest was found right */
+	fd = mkstemp(path);
+	CHECK(fd >= 0 && write(fd, "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf\n", 33) == 33);
+	close(fd);
+	chmod(path, 0600);
+	LAT_OK("type=0 op=0 addr=198.18.0.1 port=18515 key=(16 bytes)",
+	       "op", "send", "addr", "198.18.0.1", "key-file", path);
+	LAT_ERR("missing addr", "op", "send", "key-file", "/nonexistent");
+	chmod(path, 0604);
+	LAT(&l, "op", "send", "addr", "198.18.0.1", "key-file", path);
+	CHECK_INT(l.ret, KVPERF_EXIT_ERROR);
+	CHECK(strstr(l.err, "': group or others may read or write it (mode 0604; chmod 600 it)\n"));
+	unlink(path);
+
+	LAT_ERR("invalid key: not 32 characters long (a key is exactly 32 hex digits, 16 bytes)",
+		"op", "send", "addr", "198.18.0.1", "key", "a0a1");
+	LAT_ERR("invalid key: not all hex digits (a key is exactly 32 hex digits, 16 bytes)",
+		"op", "send", "addr", "198.18.0.1",
+		"key", "hunter2hunter2hunter2hunter2hunt");
+	LAT_ERR("key and key-file exclude each other", "op", "send",
+		"addr", "198.18.0.1", "key", "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf",
+		"key-file", "/nonexistent");
+	LAT_ERR("missing value after 'key'", "op", "send", "addr", "::1",
+		"key");
 }
 
 static void run_lat_usage_errors(void)
@@ -568,6 +632,9 @@ static void run_cli_help(void)
 	RUN_CLI(&c, "run", "help");
 	CHECK(strstr(c.out.buf, "Examples:\n") != NULL);
 	CHECK(strstr(c.out.buf, "  kvperf r l o s a 198.18.0.1 no-wait\n"));
+	CHECK(strstr(c.out.buf, "              [key HEX | key-file PATH]\n"));
+	CHECK(strstr(c.out.buf, "  key      the server's shared secret"));
+	CHECK(strstr(c.out.buf, "  kvperf run lat op send addr 198.18.0.1 key-file ~/.kvperf.key\n"));
 	cap_close(&c.out);
 	cap_close(&c.err);
 
@@ -1616,6 +1683,7 @@ const struct unit_test run_tests[] = {
 	UNIT(run_lat_minimal),
 	UNIT(run_lat_every_keyword),
 	UNIT(run_lat_abbreviations),
+	UNIT(run_key),
 	UNIT(run_lat_usage_errors),
 	UNIT(run_lat_stats),
 	UNIT(run_lat_sizes),

@@ -6,7 +6,10 @@
  * printed as text and JSON and compared whole.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <linux/kvperf.h>
 #include <netlink/genl/genl.h>
 
@@ -44,7 +47,7 @@ struct start {
 	int ret;
 	struct server_opts o;
 	char err[512];
-	char req[512];
+	char req[1024];
 };
 
 static void start_words(struct start *s, const char *const *words)
@@ -52,11 +55,11 @@ static void start_words(struct start *s, const char *const *words)
 	struct kvperf kv = { 0 };
 	struct capture out, err;
 	struct nl_msg *msg;
-	char *argv[16];
+	char *argv[40];
 	struct args a;
 	int argc = 0;
 
-	while (*words && argc < 16)
+	while (*words && argc < 40)
 		argv[argc++] = (char *)*words++;
 	a.argc = argc;
 	a.argv = argv;
@@ -106,6 +109,121 @@ static void server_start_requests(void)
 	START_OK("addr=1.2.3.4 port=65535", "ad", "1.2.3.4", "po", "0xffff");
 }
 
+static const uint8_t srv6[16];
+
+/* The new keywords, and what becomes of them. */
+static void server_start_access(void)
+{
+	struct start s;
+	char path[] = "/tmp/kvperf-unit-skey.XXXXXX";
+	const char *w[16];
+	int fd;
+
+	START_OK("addr=198.18.0.1 port=18515 poll=0 idle-timeout-ms=1000 "
+		 "allow=(16 bytes) allow=(28 bytes) key=(16 bytes) "
+		 "conns-max=4 peer-conns-max=2",
+		 "addr", "198.18.0.1", "poll", "busy", "idle-timeout", "1000",
+		 "allow", "198.18.0.0/16", "allow", "fd00::/64",
+		 "key", "00112233445566778899aabbccddeeff", "conns-max", "4",
+		 "peer-conns-max", "2");
+	/* by prefixes: al is allow, k key, c conns-max, pe peer-conns-max */
+	START_OK("addr=::1 port=18515 poll=2 idle-timeout-ms=600000 "
+		 "allow=(16 bytes) conns-max=16 peer-conns-max=1",
+		 "a", "::1", "pol", "w", "i", "600000", "al", "10.0.0.1",
+		 "c", "16", "pe", "1");
+	/* any: both families' /0 */
+	start_words(&s, (const char *const []){ "addr", "198.18.0.1",
+		    "allow", "any", "allow", "192.0.2.0/24", NULL });
+	CHECK_INT(s.ret, 0);
+	CHECK_INT(s.o.nallow, 3);
+	CHECK_INT(s.o.allow[0].addr_len, 4);
+	CHECK_INT(s.o.allow[0].len, 0);
+	CHECK_INT(s.o.allow[1].addr_len, 16);
+	CHECK_INT(s.o.allow[1].len, 0);
+	CHECK_INT(s.o.allow[2].len, 24);
+	CHECK(!server_opt(&s.o, SKW_KEY));
+	/* eight prefixes is the most */
+	START_OK("addr=1.2.3.4 port=18515 allow=(16 bytes) allow=(16 bytes) "
+		 "allow=(16 bytes) allow=(16 bytes) allow=(16 bytes) "
+		 "allow=(16 bytes) allow=(16 bytes) allow=(28 bytes)",
+		 "addr", "1.2.3.4", "allow", "1.0.0.0/8", "allow", "2.0.0.0/8",
+		 "allow", "3.0.0.0/8", "allow", "4.0.0.0/8", "allow", "5.0.0.0/8",
+		 "allow", "6.0.0.0/8", "allow", "any");
+
+	/* key-file: the key from a file only its owner reads */
+	fd = mkstemp(path);
+	CHECK(fd >= 0 && write(fd, "00112233445566778899AABBCCDDEEFF\n", 33) == 33);
+	close(fd);
+	chmod(path, 0600);
+	w[0] = "addr";
+	w[1] = "1.2.3.4";
+	w[2] = "key-file";
+	w[3] = path;
+	w[4] = NULL;
+	start_words(&s, w);
+	CHECK_INT(s.ret, 0);
+	CHECK_STR(s.err, "");
+	CHECK_STR(s.req, "addr=1.2.3.4 port=18515 key=(16 bytes)");
+	CHECK_INT(s.o.key[0], 0x00);
+	CHECK_INT(s.o.key[15], 0xff);
+	chmod(path, 0640);
+	start_words(&s, w);
+	CHECK_INT(s.ret, KVPERF_EXIT_ERROR);
+	CHECK(!strncmp(s.err, "kvperf: key file '/tmp/kvperf-unit-skey.", 40));
+	CHECK(strstr(s.err, "': group or others may read or write it (mode 0640; chmod 600 it)\n"));
+	unlink(path);
+	start_words(&s, w);
+	CHECK_INT(s.ret, KVPERF_EXIT_ERROR);
+	CHECK(strstr(s.err, "': cannot open it: No such file or directory\n"));
+}
+
+/* The allow nests and the key of a request, byte for byte. */
+static void server_start_attr_bytes(void)
+{
+	struct nlattr *tb[KVPERF_A_SERVER_MAX + 1], *ptb[KVPERF_A_PREFIX_MAX + 1];
+	struct start s;
+	struct nl_msg *msg;
+	struct genlmsghdr *g;
+	struct nlattr *nla;
+	int rem, n = 0;
+
+	start_words(&s, (const char *const []){ "addr", "198.18.0.1",
+		    "allow", "198.18.7.9/20", "allow", "fd00::1",
+		    "key", "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf", NULL });
+	CHECK_INT(s.ret, 0);
+	msg = unit_genl_msg(KVPERF_CMD_SERVER_START);
+	CHECK_INT(server_start_put(msg, &s.o), 0);
+	g = nlmsg_data(nlmsg_hdr(msg));
+	CHECK_INT(attrs_parse(&attrs_server, tb, genlmsg_attrdata(g, 0),
+			      genlmsg_attrlen(g, 0), NULL), 0);
+	CHECK(tb[KVPERF_A_SERVER_KEY] &&
+	      !memcmp(nla_data(tb[KVPERF_A_SERVER_KEY]),
+		      (const uint8_t []){ 0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5,
+					  0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab,
+					  0xac, 0xad, 0xae, 0xaf }, 16));
+	nla_for_each_attr(nla, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0),
+			  rem) {
+		if (nla_type(nla) != KVPERF_A_SERVER_ALLOW)
+			continue;
+		CHECK_INT(attrs_parse(&attrs_prefix, ptb, nla_data(nla),
+				      nla_len(nla), NULL), 0);
+		if (!n) {
+			CHECK_INT(nla_len(ptb[KVPERF_A_PREFIX_ADDR]), 4);
+			CHECK(!memcmp(nla_data(ptb[KVPERF_A_PREFIX_ADDR]),
+				      (const uint8_t []){ 198, 18, 0, 0 }, 4));
+			CHECK_U64(attr_uint(ptb[KVPERF_A_PREFIX_LEN]), 20);
+		} else {
+			CHECK_INT(nla_len(ptb[KVPERF_A_PREFIX_ADDR]), 16);
+			CHECK(!memcmp(nla_data(ptb[KVPERF_A_PREFIX_ADDR]),
+				      srv6, 16));
+			CHECK_U64(attr_uint(ptb[KVPERF_A_PREFIX_LEN]), 128);
+		}
+		n++;
+	}
+	CHECK_INT(n, 2);
+	nlmsg_free(msg);
+}
+
 static void server_start_usage_errors(void)
 {
 	START_ERR("missing addr", "port", "1");
@@ -131,6 +249,59 @@ static void server_start_usage_errors(void)
 		  " (1 to 63 characters)",
 		  "dev",
 		  "a123456789b123456789c123456789d123456789e123456789f123456789abcd");
+
+	START_ERR("unknown poll mode 'spin' (busy, softirq or workqueue)",
+		  "addr", "::1", "poll", "spin");
+	START_ERR("invalid idle-timeout '999' (1000 to 600000)",
+		  "addr", "::1", "idle-timeout", "999");
+	START_ERR("invalid idle-timeout '600001' (1000 to 600000)",
+		  "addr", "::1", "idle-timeout", "600001");
+	START_ERR("invalid idle-timeout '10s' (1000 to 600000)",
+		  "addr", "::1", "idle-timeout", "10s");
+	START_ERR("'idle-timeout' given twice",
+		  "addr", "::1", "idle-timeout", "1000", "i", "2000");
+	START_ERR("invalid conns-max '0' (1 to 16)",
+		  "addr", "::1", "conns-max", "0");
+	START_ERR("invalid conns-max '17' (1 to 16)",
+		  "addr", "::1", "conns-max", "17");
+	START_ERR("invalid peer-conns-max '17' (1 to 16)",
+		  "addr", "::1", "peer-conns-max", "17");
+	START_ERR("invalid allow '198.18.0.0/33' (the length is at most 32 for IPv4, 128 for IPv6)",
+		  "addr", "::1", "allow", "198.18.0.0/33");
+	START_ERR("invalid allow 'fd00::/129' (the length is at most 32 for IPv4, 128 for IPv6)",
+		  "addr", "::1", "allow", "fd00::/129");
+	START_ERR("invalid allow 'everyone' (an IPv4 or IPv6 address, optionally /LEN, or any)",
+		  "addr", "::1", "allow", "everyone");
+	START_ERR("invalid allow '10.0.0.0/' (an IPv4 or IPv6 address, optionally /LEN, or any)",
+		  "addr", "::1", "allow", "10.0.0.0/");
+	START_ERR("missing value after 'allow'", "addr", "::1", "allow");
+	START_ERR("too many allow prefixes (at most 8; any counts as 2)",
+		  "addr", "1.2.3.4", "allow", "1.0.0.0/8", "allow", "2.0.0.0/8",
+		  "allow", "3.0.0.0/8", "allow", "4.0.0.0/8", "allow", "5.0.0.0/8",
+		  "allow", "6.0.0.0/8", "allow", "7.0.0.0/8", "allow", "any");
+	START_ERR("too many allow prefixes (at most 8; any counts as 2)",
+		  "addr", "1.2.3.4", "allow", "1.0.0.0/8", "allow", "2.0.0.0/8",
+		  "allow", "3.0.0.0/8", "allow", "4.0.0.0/8", "allow", "5.0.0.0/8",
+		  "allow", "6.0.0.0/8", "allow", "7.0.0.0/8", "allow", "8.0.0.0/8",
+		  "allow", "9.0.0.0/8");
+	/* the key is never echoed */
+	START_ERR("invalid key: not 32 characters long (a key is exactly 32 hex digits, 16 bytes)",
+		  "addr", "::1", "key", "0011223344556677");
+	START_ERR("invalid key: not all hex digits (a key is exactly 32 hex digits, 16 bytes)",
+		  "addr", "::1", "key", "secretsecretsecretsecretsecret12");
+	START_ERR("invalid key: all zero, which means no key",
+		  "addr", "::1", "key", "00000000000000000000000000000000");
+	START_ERR("key and key-file exclude each other",
+		  "addr", "::1", "key", "00112233445566778899aabbccddeeff",
+		  "key-file", "/nonexistent");
+	START_ERR("key and key-file exclude each other",
+		  "addr", "::1", "key-file", "/nonexistent",
+		  "key", "00112233445566778899aabbccddeeff");
+	START_ERR("'key' given twice",
+		  "addr", "::1", "key", "00112233445566778899aabbccddeeff",
+		  "key", "00112233445566778899aabbccddeeff");
+	START_ERR("idle-timeout applies to the kernel path only",
+		  "addr", "::1", "idle-timeout", "5000", "path", "user");
 }
 
 static void server_started_output(void)
@@ -202,7 +373,7 @@ static struct nl_msg *server_msg(uint32_t id, const void *addr, int len,
 
 static const uint8_t srv4[4] = { 198, 18, 0, 1 };
 static const uint8_t peer4[4] = { 198, 18, 1, 1 };
-static const uint8_t srv6[16] = { 0xfd, 0, [15] = 1 };
+static const uint8_t srv6[16] = { 0xfd, 0, [15] = 1 };	/* fd00::1 */
 static const uint8_t peer6[16] = { 0xfd, 0, [14] = 1, [15] = 2 };
 
 /* Print messages the way "server show" does: an array of listeners. */
@@ -265,6 +436,127 @@ static void server_show_output(void)
 	cap_close(&err);
 	nlmsg_free(msgs[0]);
 	nlmsg_free(msgs[1]);
+}
+
+static void put_prefix(struct nl_msg *msg, const void *addr, int len,
+		       uint8_t plen)
+{
+	struct nlattr *nest = nla_nest_start(msg, KVPERF_A_SERVER_ALLOW);
+
+	nla_put(msg, KVPERF_A_PREFIX_ADDR, len, addr);
+	nla_put_u8(msg, KVPERF_A_PREFIX_LEN, plen);
+	nla_nest_end(msg, nest);
+}
+
+/* What a module that knows of keys and allow lists says of a listener. */
+static void put_access(struct nl_msg *msg, bool keyed, uint64_t base)
+{
+	static const uint8_t net4[4] = { 198, 18, 0, 0 };
+	static const uint8_t net6[16] = { 0xfd, 0 };
+
+	nla_put_u8(msg, KVPERF_A_SERVER_POLL, KVPERF_POLL_SOFTIRQ);
+	nla_put_u32(msg, KVPERF_A_SERVER_IDLE_TIMEOUT_MS, 10000);
+	put_prefix(msg, net4, 4, 24);
+	put_prefix(msg, net6, 16, 64);
+	if (keyed)
+		nla_put_flag(msg, KVPERF_A_SERVER_KEYED);
+	nla_put_u32(msg, KVPERF_A_SERVER_CONNS_MAX, 16);
+	nla_put_u32(msg, KVPERF_A_SERVER_PEER_CONNS_MAX, 8);
+	nla_put_u64(msg, KVPERF_A_SERVER_PINNED, 16384);
+	nla_put_u64(msg, KVPERF_A_SERVER_ACCEPTED, base + 1);
+	nla_put_u64(msg, KVPERF_A_SERVER_REFUSED_REQUEST, base + 2);
+	nla_put_u64(msg, KVPERF_A_SERVER_REFUSED_ADDRESS, base + 3);
+	nla_put_u64(msg, KVPERF_A_SERVER_REFUSED_KEY, base + 4);
+	nla_put_u64(msg, KVPERF_A_SERVER_REFUSED_BUSY, base + 5);
+	nla_put_u64(msg, KVPERF_A_SERVER_REFUSED_MEMORY, base + 6);
+	nla_put_u64(msg, KVPERF_A_SERVER_CLOSED_IDLE, base + 7);
+	nla_put_u64(msg, KVPERF_A_SERVER_CLOSED_DEAD, base + 8);
+}
+
+static void server_show_access(void)
+{
+	struct nl_msg *msgs[2] = {
+		server_msg(1, srv4, 4, 18515, "rxe0", 1),
+		server_msg(2, srv6, 16, 20000, "siw0", 0),
+	};
+	struct capture c, err;
+
+	put_access(msgs[0], true, 0);
+	put_conn(msgs[0], peer4, 4, 34567, KVPERF_OP_SEND, 64, 10016);
+	put_access(msgs[1], false, 10);
+
+	CHECK_INT(print_servers(&c, false, msgs, 2, &err), 0);
+	CHECK_STR(c.buf,
+		  "1: 198.18.0.1:18515 dev rxe0 conns 1\n"
+		  "    poll softirq idle_timeout_ms 10000 keyed yes conns_max 16 peer_conns_max 8 pinned 16384\n"
+		  "    allow 198.18.0.0/24 fd00::/64\n"
+		  "    accepted 1 refused_request 2 refused_address 3 refused_key 4 refused_busy 5 refused_memory 6 closed_idle 7 closed_dead 8\n"
+		  "    peer 198.18.1.1:34567 op send size_max 64 iterations 10016\n"
+		  "2: [fd00::1]:20000 dev siw0 conns 0\n"
+		  "    poll softirq idle_timeout_ms 10000 keyed no conns_max 16 peer_conns_max 8 pinned 16384\n"
+		  "    allow 198.18.0.0/24 fd00::/64\n"
+		  "    accepted 11 refused_request 12 refused_address 13 refused_key 14 refused_busy 15 refused_memory 16 closed_idle 17 closed_dead 18\n");
+	CHECK_STR(err.buf, "");
+	cap_close(&c);
+	cap_close(&err);
+
+	CHECK_INT(print_servers(&c, true, msgs, 2, &err), 0);
+	CHECK_STR(c.buf,
+		  "[{\"id\":1,\"addr\":\"198.18.0.1\",\"port\":18515,"
+		  "\"dev\":\"rxe0\",\"conn_count\":1,\"poll\":\"softirq\","
+		  "\"idle_timeout_ms\":10000,\"keyed\":true,\"conns_max\":16,"
+		  "\"peer_conns_max\":8,\"pinned\":16384,"
+		  "\"allow\":[\"198.18.0.0/24\",\"fd00::/64\"],"
+		  "\"accepted\":1,\"refused_request\":2,\"refused_address\":3,"
+		  "\"refused_key\":4,\"refused_busy\":5,\"refused_memory\":6,"
+		  "\"closed_idle\":7,\"closed_dead\":8,"
+		  "\"conns\":[{\"peer_addr\":\"198.18.1.1\",\"peer_port\":34567,"
+		  "\"op\":\"send\",\"size_max\":64,\"iterations\":10016}]},"
+		  "{\"id\":2,\"addr\":\"fd00::1\",\"port\":20000,"
+		  "\"dev\":\"siw0\",\"conn_count\":0,\"poll\":\"softirq\","
+		  "\"idle_timeout_ms\":10000,\"keyed\":false,\"conns_max\":16,"
+		  "\"peer_conns_max\":8,\"pinned\":16384,"
+		  "\"allow\":[\"198.18.0.0/24\",\"fd00::/64\"],"
+		  "\"accepted\":11,\"refused_request\":12,\"refused_address\":13,"
+		  "\"refused_key\":14,\"refused_busy\":15,\"refused_memory\":16,"
+		  "\"closed_idle\":17,\"closed_dead\":18,\"conns\":[]}]\n");
+	CHECK_JSON(c.buf,
+		   "assert d[0]['keyed'] is True and d[1]['keyed'] is False\n"
+		   "assert d[0]['allow'] == ['198.18.0.0/24', 'fd00::/64']\n"
+		   "assert d[1]['refused_key'] == 14\n"
+		   "assert d[0]['poll'] == 'softirq'\n");
+	cap_close(&c);
+	cap_close(&err);
+	nlmsg_free(msgs[0]);
+	nlmsg_free(msgs[1]);
+}
+
+/* A module that allows any peer: both /0; no key attribute ever shown. */
+static void server_show_any(void)
+{
+	static const uint8_t zero[16];
+	struct nl_msg *msg = server_msg(4, srv4, 4, 18515, "rxe0", 0);
+	struct capture c, err;
+
+	nla_put_u8(msg, KVPERF_A_SERVER_POLL, KVPERF_POLL_BUSY);
+	put_prefix(msg, zero, 4, 0);
+	put_prefix(msg, zero, 16, 0);
+	/* a key in a reply (the spec says never) is not printed either */
+	nla_put(msg, KVPERF_A_SERVER_KEY, 16, "0123456789abcdef");
+	CHECK_INT(print_servers(&c, false, &msg, 1, &err), 0);
+	CHECK_STR(c.buf, "4: 198.18.0.1:18515 dev rxe0 conns 0\n"
+		  "    poll busy keyed no\n"
+		  "    allow 0.0.0.0/0 ::/0\n");
+	cap_close(&c);
+	cap_close(&err);
+	CHECK_INT(print_servers(&c, true, &msg, 1, &err), 0);
+	CHECK_STR(c.buf, "[{\"id\":4,\"addr\":\"198.18.0.1\",\"port\":18515,"
+		  "\"dev\":\"rxe0\",\"conn_count\":0,\"poll\":\"busy\","
+		  "\"keyed\":false,\"allow\":[\"0.0.0.0/0\",\"::/0\"],"
+		  "\"conns\":[]}]\n");
+	cap_close(&c);
+	cap_close(&err);
+	nlmsg_free(msg);
 }
 
 static void server_show_partial(void)
@@ -389,15 +681,24 @@ static void server_help_examples(void)
 	CHECK(strstr(cap_str(&c), "Examples:\n") != NULL);
 	CHECK(strstr(c.buf, "  kvperf server start addr 198.18.0.1\n"));
 	CHECK(strstr(c.buf, "  kvperf s sta a 198.18.0.1\n"));
+	CHECK(strstr(c.buf, "              [allow PREFIX]... [key HEX | key-file PATH]\n"));
+	CHECK(strstr(c.buf, "  kvperf server start addr 198.18.0.1 allow 198.18.0.0/16 allow fd00::/64\n"));
+	CHECK(strstr(c.buf, "  kvperf server start addr 198.18.0.1 allow any key-file /etc/kvperf.key\n"));
+	CHECK(strstr(c.buf, "  peer-conns-max  most connections at once from one address"));
+	CHECK(strstr(c.buf, "(chmod 600)"));
 	cap_close(&c);
 }
 
 const struct unit_test server_tests[] = {
 	UNIT(server_attr_sets),
 	UNIT(server_start_requests),
+	UNIT(server_start_access),
+	UNIT(server_start_attr_bytes),
 	UNIT(server_start_usage_errors),
 	UNIT(server_started_output),
 	UNIT(server_show_output),
+	UNIT(server_show_access),
+	UNIT(server_show_any),
 	UNIT(server_show_partial),
 	UNIT(server_show_malformed),
 	UNIT(server_cli),

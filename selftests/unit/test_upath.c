@@ -752,7 +752,107 @@ static void upath_fault_corrupts(void)
 	unsetenv("KVPERF_FAULT_CORRUPT_PAYLOADS");
 }
 
+/* The user-path server's decisions, in their order. */
+static void upath_server_admits(void)
+{
+	struct access_prefix allow[2];
+	static const uint8_t key[16] = { 0xa0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+					 11, 12, 13, 14, 0xaf };
+	struct upath_admit a = {
+		.allow = allow, .nallow = 2, .key = key,
+		.conns = 3, .conns_max = 16, .peer_conns = 1,
+		.peer_conns_max = 8, .pinned = 0, .pinned_max = 1 << 20,
+	};
+	static const uint8_t in4[4] = { 198, 18, 0, 9 };
+	static const uint8_t out4[4] = { 198, 19, 0, 9 };
+	static const uint8_t in6[16] = { 0xfd, 0, [15] = 9 };
+	struct kvperf_wire_req w;
+	struct upath_req r, req = bw_req;
+	size_t pinned = 0;
+
+	access_prefix_parse("198.18.0.0/24", &allow[0]);
+	access_prefix_parse("fd00::/64", &allow[1]);
+	upath_wire_req_put(&req, &w);
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned), 0);
+	CHECK_U64(pinned, 2 * 65536);
+	CHECK_INT(upath_wire_admit(&a, in6, 16, &w, sizeof(w), &r, &pinned),
+		  0);
+	/* the address first: nothing else is looked at */
+	CHECK_INT(upath_wire_admit(&a, out4, 4, "", 0, &r, &pinned),
+		  KVPERF_WIRE_REJ_ADDRESS);
+	CHECK_INT(upath_wire_admit(&a, in4, 16, &w, sizeof(w), &r, &pinned),
+		  KVPERF_WIRE_REJ_ADDRESS);
+	CHECK_INT(upath_wire_admit(&a, in4, 0, &w, sizeof(w), &r, &pinned),
+		  KVPERF_WIRE_REJ_ADDRESS);
+	/* then the request's form and version */
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w) - 1, &r,
+				   &pinned), KVPERF_WIRE_REJ_BAD_REQUEST);
+	w.version = 2;
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned),
+		  KVPERF_WIRE_REJ_BAD_REQUEST);
+	/* then the key: wrong in its last byte, missing */
+	req.key[15] ^= 1;
+	upath_wire_req_put(&req, &w);
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned),
+		  KVPERF_WIRE_REJ_KEY);
+	memset(req.key, 0, sizeof(req.key));
+	req.size_max = 0;	/* bad too, but the key comes first */
+	upath_wire_req_put(&req, &w);
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned),
+		  KVPERF_WIRE_REJ_KEY);
+	/* a server without a key takes any */
+	a.key = NULL;
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned),
+		  KVPERF_WIRE_REJ_BAD_REQUEST);
+	req.size_max = 65536;
+	upath_wire_req_put(&req, &w);
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned), 0);
+	/* then the room: connections, from this address, memory */
+	a.conns = 16;
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned),
+		  KVPERF_WIRE_REJ_TOO_MANY);
+	a.conns = 15;
+	a.peer_conns = 8;
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned),
+		  KVPERF_WIRE_REJ_PEER_BUSY);
+	a.peer_conns = 7;
+	a.pinned = (1 << 20) - 2 * 65536 + 1;
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned),
+		  KVPERF_WIRE_REJ_MEMORY);
+	a.pinned--;
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned), 0);
+	/* no allow list allows nobody */
+	a.nallow = 0;
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned),
+		  KVPERF_WIRE_REJ_ADDRESS);
+
+	CHECK_U64(upath_wire_pinned(1), 2 * 4096);
+	CHECK_U64(upath_wire_pinned(4097), 4 * 4096);
+	CHECK_STR(upath_wire_reject_name(KVPERF_WIRE_REJ_ADDRESS),
+		  "address not allowed");
+	CHECK_STR(upath_wire_reject_name(KVPERF_WIRE_REJ_KEY),
+		  "key missing or wrong");
+	CHECK_STR(upath_wire_reject_name(KVPERF_WIRE_REJ_PEER_BUSY),
+		  "too many connections from this address");
+}
+
+/* A key given to a user-path run goes into its wire request. */
+static void upath_cfg_key(void)
+{
+	static const uint8_t zero[16];
+	struct upath_cfg c;
+
+	CHECK(!CFG(&c, LAT, "op", "send", "addr", "198.18.0.1", "key",
+		   "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf"));
+	CHECK_INT(c.key[0], 0xa0);
+	CHECK_INT(c.key[15], 0xaf);
+	CHECK(!CFG(&c, LAT, "op", "send", "addr", "198.18.0.1"));
+	CHECK(!memcmp(c.key, zero, 16));
+}
+
 const struct unit_test upath_tests[] = {
+	UNIT(upath_server_admits),
+	UNIT(upath_cfg_key),
 	UNIT(upath_run_path_keyword),
 	UNIT(upath_server_path_keyword),
 	UNIT(upath_wire_layout),

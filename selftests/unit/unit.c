@@ -21,6 +21,7 @@
 
 static const struct unit_test *const suites[] = {
 	args_tests,
+	access_tests,
 	cli_tests,
 	json_tests,
 	print_tests,

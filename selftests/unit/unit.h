@@ -22,6 +22,7 @@ struct unit_test {
 
 /* The suites, one per test_*.c file; each table ends with { NULL }. */
 extern const struct unit_test args_tests[];
+extern const struct unit_test access_tests[];
 extern const struct unit_test cli_tests[];
 extern const struct unit_test json_tests[];
 extern const struct unit_test print_tests[];
