@@ -1139,6 +1139,8 @@ static int run_show(struct kvperf *kv, struct args *a)
 		.id_attr = KVPERF_A_RUN_ID,
 		.print = run_print,
 		.blank_line = true,
+		.continued_attr = KVPERF_A_RUN_RESULTS_FROM,
+		.merge = { KVPERF_A_RUN_RESULT, KVPERF_A_RUN_BW_RESULT },
 	};
 
 	return show_run(kv, a, &req);

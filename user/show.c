@@ -268,15 +268,90 @@ struct show_ctx {
 	struct printer *p;
 	FILE *err;
 	unsigned int count;
+	struct nlmsghdr *pending;	/* an object that may go on */
 };
+
+static int show_print(struct show_ctx *ctx, const struct nlmsghdr *nlh)
+{
+	if (ctx->count++ && ctx->req->blank_line && !ctx->p->json)
+		fputc('\n', ctx->p->f);
+	return ctx->req->print(ctx->p, nlh, ctx->err);
+}
+
+/* Print the object held back, if any. */
+static int show_flush(struct show_ctx *ctx)
+{
+	struct nlmsghdr *nlh = ctx->pending;
+	int ret;
+
+	if (!nlh)
+		return 0;
+	ctx->pending = NULL;
+	ret = show_print(ctx, nlh);
+	free(nlh);
+	return ret;
+}
+
+static bool show_merged(const struct show_req *req, int type)
+{
+	return type && (type == req->merge[0] || type == req->merge[1]);
+}
+
+/* Append @nlh's merge attributes to the pending object's message. */
+static int show_merge(struct show_ctx *ctx, const struct nlmsghdr *nlh)
+{
+	struct genlmsghdr *g = nlmsg_data(nlh);
+	size_t len = ctx->pending->nlmsg_len, add = 0;
+	struct nlmsghdr *m;
+	struct nlattr *nla;
+	int rem;
+
+	nla_for_each_attr(nla, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0),
+			  rem)
+		if (show_merged(ctx->req, nla_type(nla)))
+			add += NLA_ALIGN(nla->nla_len);
+	m = realloc(ctx->pending, NLMSG_ALIGN(len) + add);
+	if (!m) {
+		fprintf(ctx->err, "kvperf: out of memory\n");
+		return -ENOMEM;
+	}
+	len = NLMSG_ALIGN(len);
+	nla_for_each_attr(nla, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0),
+			  rem) {
+		if (!show_merged(ctx->req, nla_type(nla)))
+			continue;
+		memcpy((char *)m + len, nla, nla->nla_len);
+		memset((char *)m + len + nla->nla_len, 0,
+		       NLA_ALIGN(nla->nla_len) - nla->nla_len);
+		len += NLA_ALIGN(nla->nla_len);
+	}
+	m->nlmsg_len = len;
+	ctx->pending = m;
+	return 0;
+}
 
 static int show_reply(const struct nlmsghdr *nlh, void *arg)
 {
 	struct show_ctx *ctx = arg;
+	struct genlmsghdr *g = nlmsg_data(nlh);
+	int ret;
 
-	if (ctx->count++ && ctx->req->blank_line && !ctx->p->json)
-		fputc('\n', ctx->p->f);
-	return ctx->req->print(ctx->p, nlh, ctx->err);
+	if (!ctx->req->continued_attr)
+		return show_print(ctx, nlh);
+	if (ctx->pending && genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0) &&
+	    nla_find(genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0),
+		     ctx->req->continued_attr))
+		return show_merge(ctx, nlh);
+	ret = show_flush(ctx);
+	if (ret)
+		return ret;
+	ctx->pending = malloc(nlh->nlmsg_len);
+	if (!ctx->pending) {
+		fprintf(ctx->err, "kvperf: out of memory\n");
+		return -ENOMEM;
+	}
+	memcpy(ctx->pending, nlh, nlh->nlmsg_len);
+	return 0;
 }
 
 /**
@@ -329,13 +404,19 @@ struct show_fill {
 static int show_fill(struct kvperf *kv, struct printer *p, void *arg)
 {
 	struct show_fill *f = arg;
-
 	struct nl_msg *msg = f->msg;
+
+	int ret;
 
 	f->msg = NULL;
 	f->ctx->p = p;
-	return knl_request(kv, f->nl, msg, f->ctx->req->set, show_reply,
-			   f->ctx);
+	ret = knl_request(kv, f->nl, msg, f->ctx->req->set, show_reply,
+			  f->ctx);
+	if (!ret && show_flush(f->ctx))
+		ret = KVPERF_EXIT_ERROR;
+	free(f->ctx->pending);
+	f->ctx->pending = NULL;
+	return ret;
 }
 
 /**

@@ -32,6 +32,14 @@ struct show_req {
 	int id_attr;			/* the id attribute in @set */
 	show_print_fn print;
 	bool blank_line;		/* text: an empty line between objects */
+	/*
+	 * Dumps: a message with this attribute continues the object of the
+	 * one before it (the kernel splits an object that outgrows a
+	 * message); its @merge attributes are appended to that one's, and
+	 * the object is printed once. 0: every message is an object.
+	 */
+	int continued_attr;
+	int merge[2];
 };
 
 /* Where show_get_id() puts the id from the reply of a start command. */
