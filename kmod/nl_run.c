@@ -532,10 +532,13 @@ int kvperf_nl_run_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct kvperf_run *run;
 	u32 id = cb->args[0] ? cb->args[0] : 1;
-	u32 first = cb->args[1], next = 0;
+	u32 first = cb->args[1], next = 0, cont = id;
 	int err = 0;
 
 	while ((run = kvperf_run_next(&id))) {
+		/* the run to continue may have been deleted meanwhile */
+		if (id != cont)
+			first = 0;
 		err = kvperf_fill_run(skb, run, NETLINK_CB(cb->skb).portid,
 				      cb->nlh->nlmsg_seq, NLM_F_MULTI,
 				      KVPERF_CMD_RUN_GET, first, &next);

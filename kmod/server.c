@@ -373,7 +373,11 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 		return kvperf_server_reject(srv, id, KVPERF_WIRE_REJ_ADDRESS,
 					    &count->refused_address);
 	if (ev->param.conn.private_data_len < sizeof(*req) ||
-	    !kvperf_acl_key_ok(&srv->opts, req->key))
+	    req->version != KVPERF_PROTO_VERSION)
+		return kvperf_server_reject(srv, id,
+					    KVPERF_WIRE_REJ_BAD_REQUEST,
+					    &count->refused_request);
+	if (!kvperf_acl_key_ok(&srv->opts, req->key))
 		return kvperf_server_reject(srv, id, KVPERF_WIRE_REJ_KEY,
 					    &count->refused_key);
 	if (!kvperf_server_req_ok(ev))
@@ -385,7 +389,9 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 
 	mutex_lock(&srv->lock);
 	kvperf_server_reap(srv);
-	if (srv->stopping || srv->nconns >= srv->opts.conns_max) {
+	/* not live yet: its start may still fail */
+	if (!srv->live || srv->stopping ||
+	    srv->nconns >= srv->opts.conns_max) {
 		mutex_unlock(&srv->lock);
 		return kvperf_server_reject(srv, id, KVPERF_WIRE_REJ_TOO_MANY,
 					    &count->refused_busy);
@@ -724,16 +730,15 @@ int kvperf_server_start(const struct sockaddr_storage *addr, const char *dev,
 		srv->live = true;
 	}
 	mutex_unlock(&srv->lock);
-	if (removed) {
-		kvperf_servers_unlock();
-		NL_SET_ERR_MSG_MOD(extack, "the RDMA device was removed");
-		err = -ENODEV;
-		goto err_id;
+	if (!removed) {
+		list_add_tail(&srv->node, &kvperf_servers);
+		*id = srv->id;
 	}
-	list_add_tail(&srv->node, &kvperf_servers);
-	*id = srv->id;
 	kvperf_servers_unlock();
-	return 0;
+	if (!removed)
+		return 0;
+	NL_SET_ERR_MSG_MOD(extack, "the RDMA device was removed");
+	err = -ENODEV;
 
 err_id:
 	rdma_destroy_id(cm_id);

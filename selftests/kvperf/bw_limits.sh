@@ -36,6 +36,9 @@ ncpus=$(getconf _NPROCESSORS_CONF)
 cpu1_online=/sys/devices/system/cpu/cpu1/online
 
 kv_on_exit "echo $max_pinned_mb > $pinned_param"
+server_param=/sys/module/kvperf/parameters/max_server_pinned_mb
+max_server_pinned_mb=$(cat "$server_param")
+kv_on_exit "echo $max_server_pinned_mb > $server_param"
 [ -w "$cpu1_online" ] && kv_on_exit "echo 1 > $cpu1_online"
 # shellcheck disable=SC2016 # expanded when the hook runs
 kv_on_exit 'for i in $(kvperf -j run show | grep -o "\"id\":[0-9]*" | cut -d: -f2); do kvperf run delete "$i"; done'
@@ -315,26 +318,30 @@ pinned_limit() {
 	return "$rc"
 }
 
-# max_pinned_mb 2: 4 queue pairs of 128 KiB messages pin 1 MiB for the
-# run and 1 MiB for the server: exactly the limit, done. 5 fit the run
-# (1.25 MiB) but not the server, which refuses a connection: the run
-# fails and frees what it had. 9 (2.25 MiB) are refused at start.
+# max_pinned_mb 2 for runs, max_server_pinned_mb 1 for the server's
+# connections: 3 queue pairs of 128 KiB messages pin 768 KiB and their
+# queue entries on each side, done. 4 fit the run but not the server
+# (1 MiB of buffers and their queue entries), which refuses a
+# connection: the run fails and frees what it had. 9 (2.25 MiB) are
+# refused at start.
 pinned_small() {
 	local rc=0
 
 	all_freed || return 1
 	echo 2 >"$pinned_param" || return 1
-	if run_done pin4 op write addr "$addr" size 128K iters 50 qps 4; then
-		bw run "$KV_TMP/pin4.json" --state 'done' --qps 4 --iters 50 || rc=1
+	echo 1 >"$server_param" || return 1
+	if run_done pin3 op write addr "$addr" size 128K iters 50 qps 3; then
+		bw run "$KV_TMP/pin3.json" --state 'done' --qps 3 --iters 50 || rc=1
 	else
 		rc=1
 	fi
-	run_fails pin5 "the server's pinned-memory limit is reached" \
-		op write addr "$addr" size 128K iters 50 qps 5 || rc=1
+	run_fails pin4 "the server's pinned-memory limit is reached" \
+		op write addr "$addr" size 128K iters 50 qps 4 || rc=1
 	all_freed || rc=1
 	refused "pinned-memory limit reached \(module parameter max_pinned_mb\)" \
 		"Cannot allocate memory" -- "${bwrun[@]}" size 128K qps 9 || rc=1
 	echo "$max_pinned_mb" >"$pinned_param"
+	echo "$max_server_pinned_mb" >"$server_param"
 	return "$rc"
 }
 
@@ -573,7 +580,7 @@ kv_check "warmup 1000001: refused, out of range" \
 	refused "$cli_range" "$erange" warmup -- "${bwrun[@]}" warmup 1000001
 kv_check "qps 16 x 8 MiB with other pins: 'pinned-memory limit reached'" \
 	pinned_limit
-kv_check "max_pinned_mb 2: qps 4 x 128K done, qps 5 fails at the server, qps 9 refused" \
+kv_check "max_pinned_mb 2, max_server_pinned_mb 1: qps 3 x 128K done, qps 4 fails at the server, qps 9 refused" \
 	pinned_small
 kv_check "14 connections taken: qps 4 fails 'too many connections', freeing its own; qps 2 done" \
 	server_conns

@@ -31,6 +31,9 @@ max_pinned_mb=$(cat "$pinned_param")
 nowhere=10.9.9.9
 
 kv_on_exit "echo $max_pinned_mb > $pinned_param"
+server_param=/sys/module/kvperf/parameters/max_server_pinned_mb
+max_server_pinned_mb=$(cat "$server_param")
+kv_on_exit "echo $max_server_pinned_mb > $server_param"
 kv_on_exit "echo N > $stall"
 # shellcheck disable=SC2016 # expanded when the hook runs
 kv_on_exit 'for i in $(kvperf -j run show | grep -o "\"id\":[0-9]*" | cut -d: -f2); do kvperf run delete "$i"; done'
@@ -235,13 +238,16 @@ pinned_limit() {
 		size 4M iters 1
 }
 
-# Client and server share the module's limit here: 2 x 512 KiB for the
-# run fit in 1 MiB, the server's 2 x 512 KiB more do not. Five times: the
-# CM flushes the client's queue pair before it reports the reject, and
-# the reject's reason must win that race every time.
+# The servers' own pool of 1 MiB: the run's 2 x 512 KiB fit in its
+# pool, the server's 2 x 512 KiB and queue entries do not fit in its
+# own. Five times: the CM flushes the client's queue pair before it
+# reports the reject, and the reject's reason must win that race every
+# time.
 pinned_server() {
 	local rc i err=0
 
+	echo "$max_pinned_mb" >"$pinned_param" || return 1
+	echo 1 >"$server_param" || return 1
 	for i in 1 2 3 4 5; do
 		kv_run "$KV_TMP/out" "$KV_TMP/err" timeout "$(kv_scaled 60)" \
 			kvperf run lat op write addr "$addr" size 512K iters 1 \
@@ -255,7 +261,7 @@ pinned_server() {
 			break
 		fi
 	done
-	echo "$max_pinned_mb" >"$pinned_param"
+	echo "$max_server_pinned_mb" >"$server_param"
 	[ "$err" = 0 ] || return 1
 	grep -qx 0 "$sysfs/pinned_bytes" ||
 		{ echo "pinned_bytes $(cat "$sysfs/pinned_bytes") after the runs"; return 1; }
@@ -436,7 +442,7 @@ kv_check "server start on $addr twice: 'address and port already in use'" \
 kv_check "8 listeners; the 9th: 'too many listeners (at most 8)'" listeners
 kv_check "the 7 extra listeners stop" stop_extra_servers
 kv_check "max_pinned_mb 1, size 4M: 'pinned-memory limit reached'" pinned_limit
-kv_check "max_pinned_mb 1, size 512K: the server's limit fails the run (5 times)" \
+kv_check "max_server_pinned_mb 1, size 512K: the server's own limit fails the run (5 times)" \
 	pinned_server
 kv_check "size 8M, the largest, completes" largest
 kv_check "8 runs in progress; the 9th: 'too many runs in progress (at most 8)'" \

@@ -19,6 +19,10 @@ usage:
         OP/SIZE_MAX, each optionally *N for N such connections (a
         bandwidth run of qps N), or empty for none. With --family, every
         peer address is an IPv4 (4) or IPv6 (6) address.
+  serverlib.py fields FILE ID KEY=VALUE...
+        server ID's KEY is VALUE: numbers and strings as written, true
+        and false for booleans, a list as its items joined by commas;
+        KEY>=N and KEY<=N compare numbers (server_guard.sh)
 """
 
 import ipaddress
@@ -126,6 +130,42 @@ def cmd_conns(args):
     return report(bad, path)
 
 
+def as_text(v):
+    """A JSON value as the command line writes it."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return ",".join(as_text(x) for x in v)
+    return str(v)
+
+
+def cmd_fields(args):
+    if len(args) < 3:
+        return usage()
+    path, sid = args[0], args[1]
+    s = by_id(load(path)).get(int(sid))
+    if s is None:
+        return report([f"no server {sid}"], path)
+    bad = []
+    for want in args[2:]:
+        for op in (">=", "<=", "="):
+            key, sep, value = want.partition(op)
+            if sep:
+                break
+        else:
+            return usage()
+        got = s.get(key)
+        if op == "=":
+            ok = got is not None and as_text(got) == value
+        elif not isinstance(got, int) or isinstance(got, bool):
+            ok = False
+        else:
+            ok = got >= int(value) if op == ">=" else got <= int(value)
+        if not ok:
+            bad.append(f"server {sid}: {key} {got!r}, want {op}{value}")
+    return report(bad, path)
+
+
 def report(bad, path=None):
     for b in bad:
         print(b)
@@ -141,7 +181,7 @@ def usage():
 
 
 def main():
-    cmds = {"server": cmd_server, "conns": cmd_conns}
+    cmds = {"server": cmd_server, "conns": cmd_conns, "fields": cmd_fields}
     if len(sys.argv) < 3 or sys.argv[1] not in cmds:
         return usage()
     return cmds[sys.argv[1]](sys.argv[2:])

@@ -1,0 +1,324 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A kernel server on a shared fabric decides for itself and bounds its
+# peers. Its options are what server show reports, with the defaults
+# said (softirq polling, 10 s idle timeout, the listening subnet only,
+# 16 connections); contradictory options are refused with a message and
+# start nothing. A peer outside the allow list and a peer without the
+# right key are refused with the reason the client prints, on the kernel
+# and the user path, and counted; the right key works, from a key file
+# too, and the key shows nowhere. conns-max and peer-conns-max refuse
+# the connection past them. A client that goes silent (stopped) is
+# closed after the idle timeout, counted and logged. 17 silent peers
+# fill the servers' memory pool, never the runs': a local run still
+# starts and completes, and once they are closed every counter is back
+# to 0.
+
+# shellcheck source=selftests/kvperf/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+ktap_print_header
+kv_require_vm
+kv_require_root
+kv_require_cli
+kv_require_rxe
+[ -x "$PY" ] || kv_skip_all "no $PY"
+kv_require_module
+
+ktap_set_plan 11
+
+addr=$KVPERF_ADDR0
+sysfs=/sys/kernel/kvperf
+params=/sys/module/kvperf/parameters
+key=00112233445566778899aabbccddeeff
+wrong=ffeeddccbbaa99887766554433221100
+pids=()
+ids=$KV_TMP/ids
+: >"$ids"
+max_pinned_mb=$(cat "$params/max_pinned_mb")
+max_server_pinned_mb=$(cat "$params/max_server_pinned_mb")
+kv_on_exit "echo $max_pinned_mb >$params/max_pinned_mb; echo $max_server_pinned_mb >$params/max_server_pinned_mb"
+# shellcheck disable=SC2016 # expanded when the hook runs
+kv_on_exit 'for i in $(cat "$ids"); do kvperf run delete "$i"; done'
+# shellcheck disable=SC2016
+kv_on_exit 'for p in "${pids[@]}"; do kill -9 "$p"; done; wait'
+# shellcheck disable=SC2016
+kv_on_exit 'for s in $(server_ids); do kvperf server stop "$s"; done'
+patient=(timeout "$(kv_scaled 5000)")
+kv_dmesg_mark
+
+server_ids() {
+	kvperf -j server show | grep -o '{"id":[0-9]*' | cut -d: -f2
+}
+
+srv() {
+	kv_py "$KV_DIR/serverlib.py" "$@"
+}
+
+# start NAME ARGS...: kvperf server start ARGS; its id in $KV_TMP/NAME.id
+start() {
+	local name=$1
+
+	shift
+	kvperf -j server start "$@" >"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err" ||
+		{ cat "$KV_TMP/$name.err"; return 1; }
+	sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$KV_TMP/$name.json" >"$KV_TMP/$name.id"
+	grep -q . "$KV_TMP/$name.id"
+}
+
+sid() {
+	cat "$KV_TMP/$1.id"
+}
+
+show() {
+	kvperf -j server show >"$KV_TMP/show.json"
+}
+
+# fields NAME KEY=VALUE...: server NAME reports these
+fields() {
+	local name=$1
+
+	shift
+	show && srv fields "$KV_TMP/show.json" "$(sid "$name")" "$@"
+}
+
+# run_ok NAME ARGS...: kvperf -j run ARGS completes
+run_ok() {
+	local name=$1 id
+
+	shift
+	kv_run "$KV_TMP/$name.out" "$KV_TMP/$name.err" \
+		timeout "$(kv_scaled 120)" kvperf -j run "$@" "${patient[@]}"
+	local rc=$?
+	id=$(sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' "$KV_TMP/$name.out")
+	[ -n "$id" ] && echo "$id" >>"$ids"
+	[ "$rc" = 0 ] || { echo "run $*: exit $rc"; cat "$KV_TMP/$name.err"; return 1; }
+}
+
+# run_refused NAME WHY ARGS...: kvperf run ARGS fails, printing WHY
+run_refused() {
+	local name=$1 why=$2 id
+
+	shift 2
+	kv_run "$KV_TMP/$name.out" "$KV_TMP/$name.err" \
+		timeout "$(kv_scaled 120)" kvperf run "$@" "${patient[@]}" &&
+		{ echo "run $* succeeded"; return 1; }
+	id=$(sed -n 's/^kvperf: run \([0-9]\+\) failed.*/\1/p' "$KV_TMP/$name.err")
+	[ -n "$id" ] && echo "$id" >>"$ids"
+	grep -qF "$why" "$KV_TMP/$name.err" ||
+		{ echo "run $*: wanted '$why'"; cat "$KV_TMP/$name.err"; return 1; }
+}
+
+# the guest's addresses are /24s
+subnet=${addr%.*}.0/24
+
+defaults() {
+	start plain addr "$addr" port 18700 || return 1
+	fields plain poll=softirq idle_timeout_ms=10000 allow="$subnet" \
+		keyed=false conns_max=16 peer_conns_max=16 accepted=0 pinned=0
+}
+kv_check "defaults: softirq, idle 10000 ms, allow $subnet, no key, 16 connections" defaults
+
+options() {
+	local before
+
+	start opts addr "$addr" port 18701 poll workqueue idle-timeout 2500 \
+		allow 10.1.0.0/16 allow fd00:1::/48 allow "$addr" key "$key" \
+		conns-max 4 peer-conns-max 2 || return 1
+	fields opts poll=workqueue idle_timeout_ms=2500 \
+		allow="10.1.0.0/16,fd00:1::/48,$addr/32" keyed=true \
+		conns_max=4 peer_conns_max=2 || return 1
+	# the key is never reported, in text or JSON, nor logged
+	kvperf server show >"$KV_TMP/show.txt"
+	if grep -rqi -e "$key" "$KV_TMP/show.json" "$KV_TMP/show.txt" "$KV_TMP/opts.json" ||
+	   dmesg | grep -qi -e "$key"; then
+		echo "the key shows"
+		return 1
+	fi
+	# contradictory: refused with its reason, nothing started
+	before=$(cat "$sysfs/server_count")
+	kvperf server start addr "$addr" port 18702 conns-max 4 \
+		peer-conns-max 5 >"$KV_TMP/bad.out" 2>&1 &&
+		{ echo "peer-conns-max 5 > conns-max 4 accepted"; return 1; }
+	grep -q "peer-conns-max is larger than conns-max" "$KV_TMP/bad.out" ||
+		{ cat "$KV_TMP/bad.out"; return 1; }
+	grep -qx "$before" "$sysfs/server_count" ||
+		{ echo "server_count $(cat "$sysfs/server_count"), want $before"; return 1; }
+}
+kv_check "options reported as given (key never shown); peer-conns-max > conns-max refused, nothing started" options
+
+not_allowed() {
+	start far addr "$addr" port 18703 allow 10.99.0.0/16 allow fd00:99::/32 ||
+		return 1
+	run_refused far1 "the server does not allow this address (its allow list)" \
+		lat addr "$addr" port 18703 iters 10 || return 1
+	run_refused far2 "the server does not allow this address (its allow list)" \
+		lat addr "$addr" port 18703 iters 10 path user || return 1
+	fields far refused_address=2 accepted=0 conn_count=0 || return 1
+	dmesg | grep -q "server $(sid far): refused $addr: the server does not allow this address" ||
+		{ echo "no log line for the refusal"; return 1; }
+}
+kv_check "a peer outside the allow list: refused with the reason on both paths, counted, logged" not_allowed
+
+keyed() {
+	local kf=$KV_TMP/key
+
+	start keyed addr "$addr" port 18704 key "$key" || return 1
+	run_refused nokey "the server requires a key and this one is missing or wrong" \
+		lat addr "$addr" port 18704 iters 10 || return 1
+	run_refused badkey "the server requires a key and this one is missing or wrong" \
+		lat addr "$addr" port 18704 iters 10 key "$wrong" || return 1
+	run_refused badkeyu "the server requires a key and this one is missing or wrong" \
+		bw addr "$addr" port 18704 iters 10 key "$wrong" path user || return 1
+	run_ok goodkey lat addr "$addr" port 18704 iters 10 key "$key" || return 1
+	(umask 077 && echo "$key" >"$kf") || return 1
+	run_ok goodfile bw addr "$addr" port 18704 iters 10 qps 2 key-file "$kf" ||
+		return 1
+	run_ok goodkeyu lat addr "$addr" port 18704 iters 10 key "$key" path user ||
+		return 1
+	fields keyed refused_key=3 accepted=4 || return 1
+	if dmesg | grep -qi -e "$key" -e "$wrong"; then
+		echo "a key is in the kernel log"
+		return 1
+	fi
+}
+kv_check "a key: missing or wrong refused (kernel and user clients), right key and key file work, counted" keyed
+
+user_server_key() {
+	local out=$KV_TMP/userv.out
+
+	kvperf server start addr "$addr" port 18705 path user key "$key" \
+		>"$out" 2>&1 &
+	pids+=($!)
+	kv_wait 20 grep -q "server listening" "$out" || { cat "$out"; return 1; }
+	run_refused unokey "the server requires a key and this one is missing or wrong" \
+		lat addr "$addr" port 18705 iters 10 || return 1
+	run_ok ukey lat addr "$addr" port 18705 iters 10 key "$key" || return 1
+}
+kv_check "a user-path server with a key: the kernel client without it refused, with it done" user_server_key
+
+limits() {
+	start two addr "$addr" port 18706 conns-max 2 || return 1
+	run_refused three "the server has too many connections" \
+		bw addr "$addr" port 18706 iters 10 qps 3 || return 1
+	start perpeer addr "$addr" port 18707 conns-max 2 peer-conns-max 1 ||
+		return 1
+	run_refused peer2 "the server has too many connections from this address" \
+		bw addr "$addr" port 18707 iters 10 qps 2 || return 1
+	run_ok peer1 bw addr "$addr" port 18707 iters 10 qps 1 || return 1
+	fields two refused_busy=1 || return 1
+	fields perpeer refused_busy=1 accepted=2
+}
+kv_check "conns-max and peer-conns-max refuse the connection past them, with their reasons" limits
+
+# silent_peers N PORT: N user-path clients connect to PORT and stop
+silent_peers() {
+	local n=$1 port=$2 i
+
+	for i in $(seq "$n"); do
+		kvperf run lat addr "$addr" port "$port" op send size 4M \
+			iters 100000000 timeout 600000 poll softirq path user \
+			>"$KV_TMP/peer$i.out" 2>&1 &
+		pids+=($!)
+	done
+}
+
+stop_peers() {
+	local p
+
+	for p in "${pids[@]}"; do
+		kill -STOP "$p" 2>/dev/null
+	done
+}
+
+conns_are() {
+	fields "$1" conn_count="$2"
+}
+
+idle() {
+	local t0 waited
+
+	start idle addr "$addr" port 18708 idle-timeout 1000 || return 1
+	silent_peers 1 18708
+	kv_wait 60 conns_are idle 1 || { echo "the peer did not connect"; return 1; }
+	stop_peers
+	t0=$SECONDS
+	kv_wait 30 conns_are idle 0 || { echo "not closed"; cat "$KV_TMP/show.json"; return 1; }
+	waited=$((SECONDS - t0))
+	echo "closed after ${waited} s" | kv_diag
+	fields idle closed_idle=1 closed_dead=0 accepted=1 pinned=0 || return 1
+	dmesg | grep -q "server $(sid idle): closed the connection of $addr:[0-9]*: silent for more than 1000 ms" ||
+		{ echo "no log line"; return 1; }
+}
+kv_check "a client that goes silent is closed after idle-timeout 1000 ms, counted and logged" idle
+
+kill_peers() {
+	local p
+
+	for p in "${pids[@]}"; do
+		kill -9 "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	pids=()
+}
+kill_peers
+
+# 17 peers of 4 MiB messages each ask for 8 MiB and queues of the
+# servers' pool, which holds 64 MiB: 7 fit, the others are refused
+# (memory). With the runs' pool at 128 MiB, a run of 8 MiB messages
+# still starts: peers cannot take the runs' memory.
+crowd() {
+	local target
+
+	echo 128 >"$params/max_pinned_mb" || return 1
+	echo 64 >"$params/max_server_pinned_mb" || return 1
+	start crowd addr "$addr" port 18709 idle-timeout 3000 || return 1
+	silent_peers 17 18709
+	peers_settled() {
+		show && srv fields "$KV_TMP/show.json" "$(sid crowd)" \
+			accepted=7 refused_memory=10
+	}
+	kv_wait 120 peers_settled || { echo "peers not settled"; cat "$KV_TMP/show.json"; return 1; }
+	stop_peers
+	target=$(( $(cat "$sysfs/server_pinned_bytes") ))
+	[ "$target" -le $((64 << 20)) ] ||
+		{ echo "server_pinned_bytes $target over 64 MiB"; return 1; }
+	# a local run to a user-path server
+	kvperf server start addr "$addr" port 18710 path user \
+		>"$KV_TMP/crowd_user.out" 2>&1 &
+	pids+=($!)
+	kv_wait 20 grep -q "server listening" "$KV_TMP/crowd_user.out" || return 1
+	run_ok local lat addr "$addr" port 18710 size 8M iters 5 || return 1
+}
+kv_check "17 peers fill the servers' pool (7 accepted, 10 refused: memory), a local 8 MiB run still starts and completes" crowd
+
+crowd_closed() {
+	kv_wait 60 conns_are crowd 0 || { echo "not all closed"; cat "$KV_TMP/show.json"; return 1; }
+	fields crowd closed_idle=7 pinned=0 || return 1
+	grep -qx 0 "$sysfs/server_pinned_bytes" ||
+		{ echo "server_pinned_bytes $(cat "$sysfs/server_pinned_bytes")"; return 1; }
+}
+kv_check "the 7 silent peers are closed (closed_idle 7), the servers' pool is empty" crowd_closed
+kill_peers
+
+all_freed() {
+	local c
+
+	for i in $(cat "$ids"); do
+		kvperf run delete "$i"
+	done
+	: >"$ids"
+	for s in $(server_ids); do
+		kvperf server stop "$s" || return 1
+	done
+	for c in run_count server_count connection_count pinned_bytes queue_bytes \
+		 server_pinned_bytes; do
+		grep -qx 0 "$sysfs/$c" || { echo "$c $(cat "$sysfs/$c")"; return 1; }
+	done
+}
+kv_check "servers stopped, runs deleted: every counter of /sys/kernel/kvperf is 0" \
+	kv_wait 30 all_freed
+kv_check "kernel log clean" kv_dmesg_check
+
+ktap_finished
