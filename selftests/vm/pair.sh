@@ -80,7 +80,8 @@ pair_ready() {
 		mv -f "$PAIR_DIR/ready-$PAIR_ROLE.tmp" "$PAIR_DIR/ready-$PAIR_ROLE"
 }
 
-# pair_run_peer SCRIPT: guest B's command. Runs SCRIPT until it ends or
+# pair_run_peer SCRIPT: guest B's command (in its own bash, which has
+# only the exported variables). Runs SCRIPT until it ends or
 # guest A has finished (the host writes "a-finished"), whichever comes
 # first; then stops what is left of it. Returns its status, or 0 when it
 # was stopped because A finished (a peer's normal end).
@@ -90,10 +91,13 @@ pair_run_peer() {
 	setsid bash "$1" </dev/null &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
-		if [ -e "$PAIR_DIR/a-finished" ]; then
+		if [ -e "$KVPERF_PAIR_DIR/a-finished" ]; then
 			echo "# vmpair: guest A finished; stopping the peer command"
 			kill -TERM -- "-$pid" 2>/dev/null
-			sleep 2
+			for _ in $(seq 20); do
+				kill -0 "$pid" 2>/dev/null || break
+				sleep 0.1
+			done
 			kill -KILL -- "-$pid" 2>/dev/null
 			wait "$pid"
 			return 0
