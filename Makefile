@@ -49,7 +49,7 @@ KSRC_FILES := scripts/checkpatch.pl scripts/spelling.txt scripts/kernel-doc \
 SPEC := Documentation/netlink/specs/kvperf.yaml
 UAPI := include/uapi/linux/kvperf.h
 
-.PHONY: all modules tools install clean help deps lint check check-load demo bench \
+.PHONY: all modules tools install clean help deps lint check check-load check-pair demo bench \
 	uapi ksrc vm-module selftests kdir
 
 all: modules tools
@@ -118,6 +118,11 @@ check:
 check-load:
 	$(Q)selftests/check.sh --load $(KVER)
 
+# The two-guest suite (6.12 and 6.1 guests joined by a link); see
+# selftests/vmpair.sh and selftests/check.sh.
+check-pair:
+	$(Q)selftests/check.sh --pair
+
 demo:
 	$(Q)selftests/demo.sh
 
@@ -136,6 +141,7 @@ help:
 	@echo '  lint           checkpatch, W=1 and sparse on both Debian kernels'
 	@echo '  check          every test: unit, spec, lint, VM suite on 6.1 and 6.12'
 	@echo '  check-load     the VM suite on one kernel beside a busy second guest'
+	@echo '  check-pair     the two-guest suite: a 6.12 and a 6.1 guest joined by a link'
 	@echo '  demo           build, boot a Soft-RoCE VM, compare kernel and user path'
 	@echo '  bench          the benchmark matrix in the VM, into Documentation/benchmarks/'
 	@echo '  uapi           regenerate include/uapi/linux/kvperf.h from the spec'

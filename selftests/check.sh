@@ -5,7 +5,7 @@
 # then runs the host unit tests, the spec checks, the static checks, the
 # harness's own tests, the VM suite on each Debian kernel (and again on
 # the DMA lane, vmtest.sh -d, where selftests/rxe-dma/ has a patch for
-# the kernel's series) and the short
+# the kernel's series), the two-guest suite (vmpair.sh) and the short
 # benchmark, and totals their KTAP results (selftests/ktap_tally.py: every
 # leaf result, nested ones included, plans checked) in a last line
 # "N passed, N failed, N skipped". Logs go to build/check/.
@@ -13,6 +13,10 @@
 # --load [KVER]: make check-load instead: the VM suite on one kernel
 # (default: the newest 6.12) while a second guest keeps both host cores
 # busy beside it; the same closing line.
+#
+# --pair: make check-pair instead: the two-guest suite (selftests/pair/,
+# guest A on the newest 6.12, guest B on the newest 6.1, see
+# selftests/vmpair.sh), with the same closing line.
 #
 # Both Debian kernels must be installed (make deps does it): without one
 # of them, the run fails at once, naming it.
@@ -22,13 +26,18 @@ cd "$top" || exit 1
 logs=build/check
 load=
 load_kver=
+pair=
 case "${1:-}" in
 --load)
 	load=1 load_kver=${2:-}
 	logs=build/check-load
 	;;
+--pair)
+	pair=1
+	logs=build/check-pair
+	;;
 '') ;;
-*) echo "usage: $0 [--load [KVER]]" >&2; exit 2 ;;
+*) echo "usage: $0 [--load [KVER] | --pair]" >&2; exit 2 ;;
 esac
 mkdir -p "$logs"
 
@@ -117,6 +126,20 @@ if [ -n "$load" ]; then
 	exit
 fi
 
+# The two-guest suite: A on the newest 6.12, B on the 6.1 (both
+# directions between the two kernels, and a peer that dies).
+pair_phase() {
+	run_phase pair-"${kvers[-1]}"-"${kvers[0]}" 1 \
+		selftests/vmpair.sh -k "${kvers[-1]}" -p "${kvers[0]}"
+}
+if [ -n "$pair" ]; then
+	pair_phase
+	echo "# make check-pair took $(( $(date +%s) - start )) s; logs in $logs/"
+	totals
+	[ "$failed" -eq 0 ]
+	exit
+fi
+
 # the unit-test program and kmod/stats.c's test program
 run_phase unit 2 make -s -C user test
 run_phase spec 1 selftests/spec/spec_test.sh
@@ -132,6 +155,7 @@ for kver in "${kvers[@]}"; do
 	[ -e "selftests/rxe-dma/rdma_rxe-$series.patch" ] || continue
 	run_phase "vm-dma-$kver" 1 selftests/vmtest.sh -d -k "$kver"
 done
+pair_phase
 # make bench works: its short matrix on one kernel, into build/bench/
 run_phase bench-short 1 selftests/bench.sh --short -k "${kvers[-1]}"
 

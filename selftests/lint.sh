@@ -36,7 +36,7 @@ plan=0
 want checkpatch && plan=$((plan + 3))
 want kernel-doc && plan=$((plan + 1))
 want kernels && plan=$((plan + 1))
-want plan && plan=$((plan + 1))
+want plan && plan=$((plan + 2))
 want build && plan=$((plan + ${#kvers[@]}))
 echo "TAP version 13"
 echo "1..$plan"
@@ -75,19 +75,24 @@ if want kernels; then
 	result $? "both Debian kernels (6.1, 6.12) installed" "$tmp/kv"
 fi
 
-# The suite's plan is the Makefile's list: every test script in the
-# folder must be on it, and everything on it must exist.
-want plan && (
-	cd selftests/kvperf || exit 1
+# A suite's plan is its Makefile's list: every test script in its
+# folder must be on it, and everything on it must exist. The VM suite
+# (selftests/kvperf) and the two-guest suite (selftests/pair).
+plan_check() {	# plan_check DIR LIBS-RE
+	(
+	cd "$1" || exit 1
 	planned=$(make -s --no-print-directory print-tests | sort)
-	present=$( { ls ./*.sh | sed 's,^\./,,' | grep -vxE 'lib\.sh|run\.sh'
+	present=$( { ls ./*.sh | sed 's,^\./,,' | grep -vxE "$2"
 		     make -s --no-print-directory print-gen-progs; } | sort)
 	diff <(echo "$planned") <(echo "$present") |
 		sed -n 's/^< /planned but missing: /p; s/^> /not in TEST_PROGS: /p'
-) >"$tmp/plan" 2>&1
-if want plan; then
+	) >"$tmp/plan" 2>&1
 	[ ! -s "$tmp/plan" ]
-	result $? "every VM test script is in selftests/kvperf/Makefile's plan" "$tmp/plan"
+	result $? "every $3 test script is in $1/Makefile's plan" "$tmp/plan"
+}
+if want plan; then
+	plan_check selftests/kvperf 'lib\.sh|run\.sh' VM
+	plan_check selftests/pair 'pairlib\.sh|run\.sh' two-guest
 fi
 
 want build || kvers=()

@@ -206,6 +206,10 @@ build_module() {
 # shellcheck source=selftests/vm/klog.sh
 . "$vmdir/klog.sh"
 
+# selftests/vmpair.sh sources this file for the functions above, and
+# stops here.
+[ -n "${KVPERF_VMTEST_SOURCED:-}" ] && return 0
+
 kver_arg=6.1
 limit=
 shell=0

@@ -9,10 +9,14 @@
 # were skipped.
 #
 # usage: run.sh [TEST...]   (names as in the directory; default: the plan)
+#
+# KV_SUITE_DIR=DIR and KV_SUITE=NAME run another suite this way: DIR's
+# Makefile, settings and scripts, NAME in the results (selftests/pair/).
 
 set -u
 
-dir=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
+dir=$(cd "${KV_SUITE_DIR:-$(dirname "$(readlink -f "$0")")}" && pwd)
+suite=${KV_SUITE:-kvperf}
 timeout=120 scale=${KVPERF_TIME_SCALE:-}
 if [ -r "$dir/settings" ]; then
 	t=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$dir/settings")
@@ -49,14 +53,14 @@ fail=0
 skip=0
 for t in "${tests[@]}"; do
 	n=$((n + 1))
-	echo "# selftests: kvperf: $t"
+	echo "# selftests: $suite: $t"
 	start=$SECONDS
 	case "$t" in
 	*.sh) cmd=(bash "$dir/$t") ;;
 	*) cmd=("$dir/$t") ;;
 	esac
 	if [ ! -f "$dir/$t" ] || { [ "${t%.sh}" = "$t" ] && [ ! -x "$dir/$t" ]; }; then
-		echo "not ok $n selftests: kvperf: $t # missing: no $dir/$t"
+		echo "not ok $n selftests: $suite: $t # missing: no $dir/$t"
 		fail=$((fail + 1))
 		continue
 	fi
@@ -67,20 +71,20 @@ for t in "${tests[@]}"; do
 	echo "# $t: $((SECONDS - start)) s"
 	case "$rc" in
 	0)
-		echo "ok $n selftests: kvperf: $t"
+		echo "ok $n selftests: $suite: $t"
 		pass=$((pass + 1))
 		;;
 	4)
 		why=$(sed -n 's/^1\.\.0 # SKIP *//p' "$log" | head -n 1)
-		echo "ok $n selftests: kvperf: $t # SKIP${why:+ $why}"
+		echo "ok $n selftests: $suite: $t # SKIP${why:+ $why}"
 		skip=$((skip + 1))
 		;;
 	124 | 137)
-		echo "not ok $n selftests: kvperf: $t # TIMEOUT $timeout seconds"
+		echo "not ok $n selftests: $suite: $t # TIMEOUT $timeout seconds"
 		fail=$((fail + 1))
 		;;
 	*)
-		echo "not ok $n selftests: kvperf: $t # exit=$rc"
+		echo "not ok $n selftests: $suite: $t # exit=$rc"
 		fail=$((fail + 1))
 		;;
 	esac

@@ -191,6 +191,13 @@ for i in 0 1; do
 			   grep -v '^0000:0000:0000:0000:0000:0000:0000:0000$')"
 done
 
+# A two-guest run (selftests/vmpair.sh): the link to the other guest.
+if [ -n "${PAIR_ROLE:-}" ]; then
+	# shellcheck source=selftests/vm/pair.sh
+	. "$top/selftests/vm/pair.sh"
+	pair_setup
+fi
+
 if [ -n "$KO" ]; then
 	insmod "$KO" || fail_setup "insmod $KO"
 fi
@@ -218,6 +225,8 @@ echo "# vmtest: kernel $(uname -r)," \
 	"rxe0 on kvd0 ${addrs[0]}/24 ${addrs6[0]}/64," \
 	"rxe1 on kvd1 ${addrs[1]}/24 ${addrs6[1]}/64," \
 	"module ${KO:-(none)}${RXE_KO:+, DMA lane (rdma_rxe behind an IOMMU)}"
+
+[ -n "${PAIR_ROLE:-}" ] && pair_export && pair_ready
 
 if ! cd "$CWD" 2>/dev/null; then
 	cd "$top" || cd /
