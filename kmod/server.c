@@ -454,6 +454,9 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 	/* bidir sends wait for the client's receives as long as it takes */
 	param.rnr_retry_count = 7;
 	err = rdma_set_min_rnr_timer(id, KVPERF_MIN_RNR_TIMER);
+	/* a vanished client fails a keep-alive probe within seconds */
+	if (!err)
+		err = rdma_set_ack_timeout(id, KVPERF_SERVER_ACK_TIMEOUT);
 	if (!err)
 		err = rdma_accept(id, &param);
 	if (err) {

@@ -22,6 +22,12 @@
 /* Defaults of a listener's options; the netlink policy has their ranges. */
 #define KVPERF_SERVER_IDLE_MS_DEFAULT		10000
 #define KVPERF_SERVER_ALLOW_MAX			8
+/*
+ * Local ACK timeout of accepted connections, 4.096 us x 2^18: about 1 s,
+ * so that a probe to a vanished client fails after (retry count + 1) s,
+ * and congestion on a large fabric is not mistaken for a dead peer.
+ */
+#define KVPERF_SERVER_ACK_TIMEOUT		18
 
 /**
  * struct kvperf_prefix - an address prefix

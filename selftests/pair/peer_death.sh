@@ -6,11 +6,13 @@
 # KiB, 600 s) and a long latency run (send, 600 s) against it; once A's
 # server lists both connections, the host SIGKILLs guest B's QEMU: no
 # disconnect, no RDMA CM message, the link stays up. Within the deadline
-# (KVPERF_PEER_DEATH_DEADLINE seconds, default 60 times the time scale:
-# the server's idle timeout, 10 s by default, plus the transport's retry
-# time) the server's connection list is empty and the module's
-# connection_count and pinned_bytes are back to 0; then the server stops
-# and every counter is 0. Kills B: the last test of the plan.
+# (KVPERF_PEER_DEATH_DEADLINE seconds, default 7 times the time scale:
+# Documentation/security.rst's bound, a keep-alive probe every idle
+# timeout / 4 (2.5 s) failing after 4 tries of about 1 s) the server's
+# connection list is empty, the module's connection_count and
+# pinned_bytes are back to 0, and the server counted the dead peer
+# (closed_dead); then the server stops and every counter is 0. Kills B:
+# the last test of the plan.
 
 # shellcheck source=selftests/pair/pairlib.sh
 . "$(dirname "$0")/pairlib.sh"
@@ -30,14 +32,14 @@ if [ "$kvpair_role" = b ]; then
 	exit 0
 fi
 
-deadline=${KVPERF_PEER_DEATH_DEADLINE:-$(kv_scaled 60)}
+deadline=${KVPERF_PEER_DEATH_DEADLINE:-$(kv_scaled 7)}
 sysfs=/sys/kernel/kvperf
 
 ktap_print_header
 # the peer; the server; B's runs connected; the kill; the connection
-# list and the counters within the deadline; the server stops; all 0;
-# the kernel log
-ktap_set_plan 9
+# list and the counters within the deadline; closed_dead; the server
+# stops; all 0; the kernel log
+ktap_set_plan 10
 kv_dmesg_mark
 
 kv_check "guest B is up and answers on the link ($KVPERF_PEER_ADDR)" \
@@ -97,6 +99,14 @@ kv_result "the server's connection list is empty within $deadline s of B's death
 	"$list_empty" "$(kvperf -j server show "$sid" 2>&1)"
 kv_result "connection_count and pinned_bytes back to 0 within $deadline s (after $took s)" \
 	"$counters" "$(kvpair_counters)"
+
+counted_dead() {
+	kvperf -j server show "$sid" >"$KV_TMP/dead.json" || return 1
+	kv_py "$KVPERF_TOP/selftests/kvperf/serverlib.py" fields \
+		"$KV_TMP/dead.json" "$sid" "closed_dead>=1" closed_idle=0
+}
+kv_check "the server counted the vanished peer (closed_dead >= 1, closed_idle 0)" \
+	counted_dead
 
 kv_check "the server stops" timeout "$(kv_scaled 30)" kvperf server stop "$sid"
 zero() {
