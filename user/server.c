@@ -609,7 +609,7 @@ static void server_help(FILE *f)
 	      "                  to key: a command line is visible to other users\n"
 	      "  conns-max       most connections at once, 1 to 16 (default 16)\n"
 	      "  peer-conns-max  most connections at once from one address, 1 to\n"
-	      "                  16 (default 8)\n"
+	      "                  16 (default conns-max)\n"
 	      "\n"
 	      "Keywords and commands may be abbreviated to any prefix.\n"
 	      "\n"

@@ -33,7 +33,6 @@
 
 /* The module's limits and defaults: connections, pinned memory. */
 #define UPATH_SERVER_CONNS_MAX	16
-#define UPATH_PEER_CONNS_MAX	8
 #define UPATH_PINNED_MAX	(256ULL << 20)
 
 struct upath_server;
@@ -616,7 +615,7 @@ static int upath_server_listen(struct upath_server *srv,
 
 /*
  * "server listening on 198.18.1.1:18515 (user path), poll busy, allow
- * 198.18.1.0/24, conns-max 16, peer-conns-max 8, keyed"
+ * 198.18.1.0/24, conns-max 16, peer-conns-max 16, keyed"
  */
 static void upath_print_listening(struct upath_server *srv,
 				  const struct server_opts *o)
@@ -695,8 +694,9 @@ static void upath_server_init(struct upath_server *srv, struct kvperf *kv,
 	memcpy(srv->key, o->key, sizeof(srv->key));
 	srv->conns_max = server_opt(o, SKW_CONNS_MAX) ? o->conns_max :
 		UPATH_SERVER_CONNS_MAX;
+	/* one client may take them all, as a run of 16 queue pairs does */
 	srv->peer_conns_max = server_opt(o, SKW_PEER_CONNS_MAX) ?
-		o->peer_conns_max : UPATH_PEER_CONNS_MAX;
+		o->peer_conns_max : srv->conns_max;
 }
 
 /**

@@ -253,12 +253,12 @@ bw_text() {
 }
 
 # The user-path server printed "server listening on [ADDR]:PORT (user
-# path)", then a line per connection, each peer an IPv6 endpoint in
+# path), " and its settings, then a line per connection, each peer an IPv6 endpoint in
 # brackets, with the op of the client; WANT lists "TYPE OP" per line.
 user_server_lines() {
 	local want=$1 got
 
-	head -n 1 "$srv_out" | grep -qxF "server listening on $(endpoint "$a1" "$uport") (user path)" ||
+	[[ "$(head -n 1 "$srv_out")" == "server listening on $(endpoint "$a1" "$uport") (user path), "* ]] ||
 		{ echo "first line:"; head -n 1 "$srv_out"; return 1; }
 	got=$(sed -n 's/^connection [0-9]\+ from \[[0-9a-f:]\+\]:[0-9]\+: \(lat\|bw\) \([a-z]\+\),.*/\1 \2/p' \
 	      "$srv_out")
