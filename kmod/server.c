@@ -164,12 +164,30 @@ static void kvperf_sconn_count_end(struct kvperf_sconn *sc, int err)
 	}
 }
 
+/* Free what the connection holds but its list entry; once. */
+static void kvperf_sconn_teardown(struct kvperf_sconn *sc)
+{
+	struct kvperf_server *srv = sc->srv;
+	struct kvperf_conn *c = &sc->conn;
+	struct kvperf_footprint f = sc->footprint;
+
+	/* no probe is posted once this returns */
+	WRITE_ONCE(sc->stop, true);
+	cancel_delayed_work_sync(&sc->keepalive);
+	rdma_disconnect(c->cm_id);
+	kvperf_conn_destroy(c);
+	rdma_destroy_id(c->cm_id);
+	kvperf_sconn_free_bw(sc);
+	kvperf_unpin(KVPERF_PIN_SERVERS, &f);
+	atomic64_sub(f.buf_bytes + f.queue_bytes, &srv->pinned);
+	WRITE_ONCE(sc->finished, true);
+}
+
 static int kvperf_sconn_thread(void *arg)
 {
 	struct kvperf_sconn *sc = arg;
 	struct kvperf_server *srv = sc->srv;
 	struct kvperf_conn *c = &sc->conn;
-	struct kvperf_footprint f;
 	int err;
 
 	err = kvperf_conn_wait(c, kvperf_sconn_established, sc);
@@ -185,18 +203,7 @@ static int kvperf_sconn_thread(void *arg)
 	pr_debug("server %u: connection ended: %s (%d)\n", srv->id,
 		 c->reason ?: "stopped", err);
 	kvperf_sconn_count_end(sc, err);
-
-	/* no probe is posted once this returns */
-	WRITE_ONCE(sc->stop, true);
-	cancel_delayed_work_sync(&sc->keepalive);
-	rdma_disconnect(c->cm_id);
-	kvperf_conn_destroy(c);
-	rdma_destroy_id(c->cm_id);
-	kvperf_sconn_free_bw(sc);
-	f = sc->footprint;
-	kvperf_unpin(KVPERF_PIN_SERVERS, &f);
-	atomic64_sub(f.buf_bytes + f.queue_bytes, &srv->pinned);
-	WRITE_ONCE(sc->finished, true);
+	kvperf_sconn_teardown(sc);
 	/* the reaper frees what is left; stopping the server waits for it */
 	queue_work(kvperf_server_wq, &srv->reap_work);
 	return 0;
@@ -204,7 +211,13 @@ static int kvperf_sconn_thread(void *arg)
 
 static void kvperf_sconn_free(struct kvperf_sconn *sc)
 {
-	kthread_stop(sc->task);
+	/*
+	 * A thread stopped before it ever ran (the server stopped right
+	 * after accepting) never reached its teardown: do it here, or the
+	 * CM id lives on with its context freed.
+	 */
+	if (kthread_stop(sc->task) == -EINTR)
+		kvperf_sconn_teardown(sc);
 	put_task_struct(sc->task);
 	kfree(sc);
 }
