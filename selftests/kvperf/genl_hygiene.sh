@@ -59,7 +59,7 @@ run_id() {
 kv_check "server start addr $addr" kvperf server start addr "$addr"
 
 big_runs() {
-	run_id sweep lat addr "$addr" sizes all iters 3 warmup 0 || return 1
+	run_id sweep lat op send addr "$addr" sizes all iters 3 warmup 0 || return 1
 	run_id wide bw addr "$addr" op write sizes 2-64K iters 20 qps 16
 }
 kv_check "a latency run of every size (23) and a bandwidth run of 16 queue pairs x 16 sizes complete" big_runs
@@ -104,7 +104,8 @@ delete_stalls_nobody() {
 	kvperf -j run bw addr "$addr" op write size 64 qps 16 tx-depth 4096 \
 		time 600 no-wait >"$KV_TMP/long.json" 2>"$KV_TMP/long.err" ||
 		{ cat "$KV_TMP/long.err"; return 1; }
-	id=$(sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' "$KV_TMP/long.json")
+	id=$(grep -o '"id":[0-9]*' "$KV_TMP/long.json" | head -n 1 | cut -d: -f2)
+	[ -n "$id" ] || { echo "no run id:"; cat "$KV_TMP/long.json"; return 1; }
 	echo "$id" >>"$ids"
 	running() {
 		grep -qx running "$sysfs/runs/$id/state"
@@ -129,7 +130,7 @@ kv_check "deleting a 16 x tx-depth 4096 run: nlctrl answers within $((100 * kv_t
 no_probe() {
 	rdma link delete "$dev1" || return 1
 	rdma link add "$dev1" type rxe netdev "$nd1" || return 1
-	kv_wait 20 kvperf dev show "$dev1" || return 1
+	kv_wait 20 nobody kvperf dev show "$dev1" || return 1
 	nobody kvperf -j dev show "$dev1" >"$KV_TMP/nobody1.json" || return 1
 	if grep -q '"max_inline"' "$KV_TMP/nobody1.json"; then
 		echo "an unprivileged read probed $dev1"
@@ -148,8 +149,9 @@ kv_check "dev show as nobody: no probe of a fresh device (no max_inline); as roo
 other_netns() {
 	local rc=0
 
-	ip netns add kvperf-t || return 1
-	rdma system set netns exclusive || { ip netns del kvperf-t; return 1; }
+	# only while no other namespace exists
+	rdma system set netns exclusive || return 1
+	ip netns add kvperf-t || { rdma system set netns shared; return 1; }
 	if rdma dev set "$dev1" netns kvperf-t; then
 		kvperf -j dev show >"$KV_TMP/devs.json" || rc=1
 		grep -q "\"name\":\"$dev1\"" "$KV_TMP/devs.json" &&
@@ -165,7 +167,7 @@ other_netns() {
 	# deleting the namespace gives the device back to init_net
 	ip netns del kvperf-t
 	kv_wait 20 kvperf dev show "$dev1" || { echo "$dev1 not back"; rc=1; }
-	rdma system set netns shared || rc=1
+	kv_wait 20 rdma system set netns shared || rc=1
 	return "$rc"
 }
 kv_check "a device in another RDMA namespace (exclusive mode) is neither listed nor found" other_netns

@@ -19,6 +19,8 @@ import struct
 import sys
 import time
 
+from genl_family import attrs
+
 NETLINK_GENERIC = 16
 GENL_ID_CTRL = 0x10
 CTRL_CMD_GETFAMILY = 3
@@ -29,17 +31,6 @@ NLM_F_DUMP = 0x300
 NLMSG_ERROR = 2
 NLMSG_DONE = 3
 MSG_TRUNC = 0x20
-
-
-def attrs(buf):
-    """Yield (type, payload) of the netlink attributes in buf."""
-    off = 0
-    while off + 4 <= len(buf):
-        length, kind = struct.unpack_from("=HH", buf, off)
-        if length < 4:
-            break
-        yield kind & 0x3FFF, buf[off + 4:off + length]
-        off += (length + 3) & ~3
 
 
 def messages(buf):
@@ -67,11 +58,12 @@ def str_attr(kind, text):
     return attr + b"\0" * (-len(attr) % 4)
 
 
-def family_id(sk, name):
+def family_id(sk, name, bufsize=65536):
     """Resolve a family's id through the controller."""
     sk.send(request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
                     str_attr(CTRL_ATTR_FAMILY_NAME, name)))
-    for kind, _, payload in messages(sk.recv(65536)):
+    # the kernel sizes dump messages after the largest read so far
+    for kind, _, payload in messages(sk.recv(bufsize)):
         if kind == NLMSG_ERROR:
             raise OSError(-struct.unpack_from("=i", payload)[0], name)
         for akind, data in attrs(payload[4:]):
@@ -105,7 +97,7 @@ def dump_runs(bufsize):
     with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
                        NETLINK_GENERIC) as sk:
         sk.bind((0, 0))
-        fam = family_id(sk, "kvperf")
+        fam = family_id(sk, "kvperf", bufsize)
         sk.send(request(fam, cmd_run_get, flags=NLM_F_REQUEST | NLM_F_DUMP))
         while True:
             buf, flags = sk.recvmsg(bufsize)[0:3:2]

@@ -152,9 +152,9 @@ not_allowed() {
 	start far addr "$addr" port 18703 allow 10.99.0.0/16 allow fd00:99::/32 ||
 		return 1
 	run_refused far1 "the server does not allow this address (its allow list)" \
-		lat addr "$addr" port 18703 iters 10 || return 1
+		lat op send addr "$addr" port 18703 iters 10 || return 1
 	run_refused far2 "the server does not allow this address (its allow list)" \
-		lat addr "$addr" port 18703 iters 10 path user || return 1
+		lat op send addr "$addr" port 18703 iters 10 path user || return 1
 	fields far refused_address=2 accepted=0 conn_count=0 || return 1
 	dmesg | grep -q "server $(sid far): refused $addr: the server does not allow this address" ||
 		{ echo "no log line for the refusal"; return 1; }
@@ -166,16 +166,16 @@ keyed() {
 
 	start keyed addr "$addr" port 18704 key "$key" || return 1
 	run_refused nokey "the server requires a key and this one is missing or wrong" \
-		lat addr "$addr" port 18704 iters 10 || return 1
+		lat op send addr "$addr" port 18704 iters 10 || return 1
 	run_refused badkey "the server requires a key and this one is missing or wrong" \
-		lat addr "$addr" port 18704 iters 10 key "$wrong" || return 1
+		lat op send addr "$addr" port 18704 iters 10 key "$wrong" || return 1
 	run_refused badkeyu "the server requires a key and this one is missing or wrong" \
-		bw addr "$addr" port 18704 iters 10 key "$wrong" path user || return 1
-	run_ok goodkey lat addr "$addr" port 18704 iters 10 key "$key" || return 1
+		bw op write addr "$addr" port 18704 iters 10 key "$wrong" path user || return 1
+	run_ok goodkey lat op send addr "$addr" port 18704 iters 10 key "$key" || return 1
 	(umask 077 && echo "$key" >"$kf") || return 1
-	run_ok goodfile bw addr "$addr" port 18704 iters 10 qps 2 key-file "$kf" ||
+	run_ok goodfile bw op write addr "$addr" port 18704 iters 10 qps 2 key-file "$kf" ||
 		return 1
-	run_ok goodkeyu lat addr "$addr" port 18704 iters 10 key "$key" path user ||
+	run_ok goodkeyu lat op send addr "$addr" port 18704 iters 10 key "$key" path user ||
 		return 1
 	fields keyed refused_key=3 accepted=4 || return 1
 	if dmesg | grep -qi -e "$key" -e "$wrong"; then
@@ -193,20 +193,20 @@ user_server_key() {
 	pids+=($!)
 	kv_wait 20 grep -q "server listening" "$out" || { cat "$out"; return 1; }
 	run_refused unokey "the server requires a key and this one is missing or wrong" \
-		lat addr "$addr" port 18705 iters 10 || return 1
-	run_ok ukey lat addr "$addr" port 18705 iters 10 key "$key" || return 1
+		lat op send addr "$addr" port 18705 iters 10 || return 1
+	run_ok ukey lat op send addr "$addr" port 18705 iters 10 key "$key" || return 1
 }
 kv_check "a user-path server with a key: the kernel client without it refused, with it done" user_server_key
 
 limits() {
 	start two addr "$addr" port 18706 conns-max 2 || return 1
 	run_refused three "the server has too many connections" \
-		bw addr "$addr" port 18706 iters 10 qps 3 || return 1
+		bw op write addr "$addr" port 18706 iters 10 qps 3 || return 1
 	start perpeer addr "$addr" port 18707 conns-max 2 peer-conns-max 1 ||
 		return 1
 	run_refused peer2 "the server has too many connections from this address" \
-		bw addr "$addr" port 18707 iters 10 qps 2 || return 1
-	run_ok peer1 bw addr "$addr" port 18707 iters 10 qps 1 || return 1
+		bw op write addr "$addr" port 18707 iters 10 qps 2 || return 1
+	run_ok peer1 bw op write addr "$addr" port 18707 iters 10 qps 1 || return 1
 	fields two refused_busy=1 || return 1
 	fields perpeer refused_busy=1 accepted=2
 }
@@ -289,7 +289,7 @@ crowd() {
 		>"$KV_TMP/crowd_user.out" 2>&1 &
 	pids+=($!)
 	kv_wait 20 grep -q "server listening" "$KV_TMP/crowd_user.out" || return 1
-	run_ok local lat addr "$addr" port 18710 size 8M iters 5 || return 1
+	run_ok local lat op send addr "$addr" port 18710 size 8M iters 5 || return 1
 }
 kv_check "17 peers fill the servers' pool (7 accepted, 10 refused: memory), a local 8 MiB run still starts and completes" crowd
 
