@@ -12,11 +12,15 @@
  * (user/upath_conn.c, user/upath_wire.c).
  *
  * usage: wire_fuzz -a ADDR [-p PORT] [-s SEED] [-n COUNT] [-t SECONDS]
- *		    [-w WAIT_MS] [-q SILENT] [-r ATTEMPT] [-v]
+ *		    [-w WAIT_MS] [-q SILENT] [-r ATTEMPT] [-l LIST_CMD] [-v]
  *	  wire_fuzz -a ADDR -H N	hold N idle connections until killed
  *	  wire_fuzz -a ADDR -B N -S SIZE	N connections of SIZE at once
  *
- * The last line of a fuzzing run is "result key=value ...".
+ * A conversation the server should have closed counts as closed when the
+ * DISCONNECTED event comes; without it, -l names a command that lists the
+ * server's connections as JSON ("kvperf -j server show"), to tell one
+ * the server ended without the client hearing of it from one it keeps.
+ * The last lines of a fuzzing run are "result key=value ...".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -74,6 +78,7 @@ struct fz_stats {
 	uint64_t accepted, refused[8], rejected_other, unanswered, failed;
 	uint64_t predicted_bad, disagree, bad_rep;
 	uint64_t steps, answered, wrong, expect_close, closed, not_closed;
+	uint64_t ended_unsaid;
 	uint64_t rdma_faults, disconnects, silent;
 };
 
@@ -102,6 +107,7 @@ struct fz {
 	unsigned int seconds;
 	unsigned int wait_ms;
 	unsigned int silent_max;
+	const char *list_cmd;
 	long replay;
 	bool verbose;
 	struct fz_stats st;
@@ -636,6 +642,28 @@ struct fz_conv {
 	bool closed;
 };
 
+/*
+ * Does the server still list a connection from our port? Asks the
+ * command of -l (kvperf -j server show), whose JSON has "peer_port":N.
+ */
+static bool fz_server_lists(struct fz *f, struct fz_conn *fc)
+{
+	char buf[4096], want[32];
+	bool found = false;
+	FILE *p;
+
+	if (!f->list_cmd)
+		return true;
+	snprintf(want, sizeof(want), "\"peer_port\":%u,",
+		 ntohs(rdma_get_src_port(fc->c.id)));
+	p = popen(f->list_cmd, "r");
+	if (!p)
+		return true;
+	while (fgets(buf, sizeof(buf), p))
+		found |= strstr(buf, want) != NULL;
+	return pclose(p) ? true : found;
+}
+
 /* Did the server close the connection (a DISCONNECTED event)? */
 static bool fz_wait_closed(struct fz *f, struct fz_conn *fc)
 {
@@ -908,6 +936,13 @@ static bool fz_answer(struct fz *f, struct fz_conv *cv, enum fz_expect e,
 		if (fz_wait_closed(f, cv->fc)) {
 			f->st.closed++;
 			fz_log(f, " closed");
+		} else if (!fz_server_lists(f, cv->fc)) {
+			/* gone on the server, but no DREQ reached us */
+			f->st.ended_unsaid++;
+			fz_log(f, " ended without a disconnect");
+			if (f->verbose)
+				fprintf(stderr, "ended without a disconnect at attempt %" PRIu64 ": %s\n",
+					f->attempt, f->trace);
 		} else {
 			f->st.not_closed++;
 			fz_anomaly(f, "the server kept a broken conversation open");
@@ -1089,10 +1124,10 @@ static void fz_print_result(const struct fz *f, double secs)
 	       s->rejected_other, s->unanswered, s->failed);
 	printf("result predicted_bad=%" PRIu64 " disagree=%" PRIu64 " bad_rep=%" PRIu64 "\n",
 	       s->predicted_bad, s->disagree, s->bad_rep);
-	printf("result messages=%" PRIu64 " steps=%" PRIu64 " answered=%" PRIu64 " wrong=%" PRIu64 " expect_close=%" PRIu64 " closed=%" PRIu64 " not_closed=%" PRIu64 " rdma_faults=%" PRIu64 " disconnects=%" PRIu64 " silent=%" PRIu64 " anomalies=%u\n",
-	       fz_messages, s->steps, s->answered, s->wrong, s->expect_close, s->closed,
-	       s->not_closed, s->rdma_faults, s->disconnects, s->silent,
-	       f->anomalies);
+	printf("result messages=%" PRIu64 " steps=%" PRIu64 " answered=%" PRIu64 " wrong=%" PRIu64 " expect_close=%" PRIu64 " closed=%" PRIu64 " ended_unsaid=%" PRIu64 " not_closed=%" PRIu64 " rdma_faults=%" PRIu64 " disconnects=%" PRIu64 " silent=%" PRIu64 " anomalies=%u\n",
+	       fz_messages, s->steps, s->answered, s->wrong, s->expect_close,
+	       s->closed, s->ended_unsaid, s->not_closed, s->rdma_faults,
+	       s->disconnects, s->silent, f->anomalies);
 }
 
 static int fz_run(struct fz *f)
@@ -1171,7 +1206,7 @@ static void fz_usage(void)
 {
 	fprintf(stderr,
 		"usage: wire_fuzz -a ADDR [-p PORT] [-s SEED] [-n COUNT] [-t SECONDS]\n"
-		"                 [-w WAIT_MS] [-q SILENT] [-r ATTEMPT] [-v]\n"
+		"                 [-w WAIT_MS] [-q SILENT] [-r ATTEMPT] [-l LIST_CMD] [-v]\n"
 		"       wire_fuzz -a ADDR [-p PORT] -H N\n"
 		"       wire_fuzz -a ADDR [-p PORT] -B N -S SIZE\n");
 	exit(2);
@@ -1189,7 +1224,7 @@ int main(int argc, char **argv)
 	bool have_addr = false, have_seed = false;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "a:p:s:n:t:w:q:r:vH:B:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:s:n:t:w:q:r:l:vH:B:S:")) != -1) {
 		switch (opt) {
 		case 'a':
 			if (fz_parse_addr(optarg, &f.dst))
@@ -1217,6 +1252,9 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			f.replay = strtol(optarg, NULL, 0);
+			break;
+		case 'l':
+			f.list_cmd = optarg;
 			break;
 		case 'v':
 			f.verbose = true;
