@@ -203,6 +203,36 @@ kv_dmesg_check() {
 		"$([ -z "$bad" ]; echo $?)" "$bad"
 }
 
+# The module's counters of what exists (Documentation/ABI/testing/
+# sysfs-kernel-kvperf): runs, listeners, connections and pinned bytes.
+kv_counters="run_count server_count connection_count pinned_bytes"
+
+# kv_counters_zero: every one of them is 0.
+kv_counters_zero() {
+	local c
+
+	for c in $kv_counters; do
+		grep -qx 0 "/sys/kernel/kvperf/$c" || return 1
+	done
+}
+
+# kv_counters_back_to_zero SECONDS: wait (times the time scale) until
+# they are; if they do not get there, print them and fail.
+kv_counters_back_to_zero() {
+	local c
+
+	kv_wait "$1" kv_counters_zero && return 0
+	for c in $kv_counters; do
+		echo "$c: $(cat "/sys/kernel/kvperf/$c")"
+	done
+	return 1
+}
+
+# kv_json_id FILE: the id in `kvperf -j run ...` or `server start` output.
+kv_json_id() {
+	sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' "$1" | grep .
+}
+
 # Names of the devices `kvperf -j dev show` lists, one per line.
 kv_dev_names() {
 	kvperf -j dev show | kv_py -c '

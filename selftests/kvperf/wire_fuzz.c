@@ -28,6 +28,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +120,7 @@ struct fz {
 	uint64_t attempt;
 };
 
-static volatile sig_atomic_t fz_stopping;
+static atomic_bool fz_stopping;
 
 static void fz_on_signal(int sig)
 {
@@ -184,7 +185,7 @@ static void fz_anomaly(struct fz *f, const char *what)
 			what, f->attempt, f->seed, f->attempt, f->trace);
 }
 
-/* Follow the connection's CM events until @want, an answer or @deadline. */
+/* What a CM event says about a connection, answers to requests included. */
 static void fz_cm_event(struct fz_conn *fc, const struct rdma_cm_event *ev)
 {
 	struct upath_conn *c = &fc->c;
@@ -237,6 +238,7 @@ static void fz_cm_poll(struct fz_conn *fc)
 	}
 }
 
+/* Follow the connection's CM events until @want, an answer or @deadline. */
 static bool fz_cm_wait(struct fz_conn *fc, int want, uint64_t deadline)
 {
 	struct pollfd pfd = { .fd = fz_cm_ch(fc)->fd, .events = POLLIN };

@@ -18,7 +18,7 @@
 # to 0; the kernel log stays clean.
 #
 # KVPERF_WIRE_FUZZ_SEED (default a fixed seed), KVPERF_WIRE_FUZZ_SECONDS
-# (default 30: the fuzz's wall time) and KVPERF_WIRE_FUZZ_COUNT (default
+# (default 25: the fuzz's wall time) and KVPERF_WIRE_FUZZ_COUNT (default
 # 4000 attempts) change the run; the seed is printed to replay a run, and
 # any anomaly names the attempt (wire_fuzz -s SEED -r ATTEMPT -v).
 
@@ -37,13 +37,12 @@ kv_require_module
 
 addr=$KVPERF_ADDR0
 port=18515
-sysfs=/sys/kernel/kvperf
 param=/sys/module/kvperf/parameters/max_pinned_mb
 seed=${KVPERF_WIRE_FUZZ_SEED:-0x6b767066}
-secs=${KVPERF_WIRE_FUZZ_SECONDS:-30}
+secs=${KVPERF_WIRE_FUZZ_SECONDS:-25}
 count=${KVPERF_WIRE_FUZZ_COUNT:-4000}
 # how long the fuzzer waits for one answer of the server
-wait_ms=$(kv_scaled 2000)
+wait_ms=$(kv_scaled 1000)
 idle=2
 ids=$KV_TMP/ids
 : >"$ids"
@@ -94,11 +93,17 @@ val() {
 	echo "${v:-0}"
 }
 
+# the anomalies the fuzzer reported, each with its attempt to replay
+anomalies() {
+	grep '^anomaly' "$fz_out" | head -n 20
+	return 1
+}
+
 ran() {
 	[ "$fz_rc" = 0 ] || { echo "wire_fuzz exited $fz_rc"; return 1; }
-	[ "$(val attempts)" -ge 150 ] && [ "$(val raw)" -ge 40 ] &&
-		[ "$(val conversations)" -ge 40 ] && return 0
-	echo "too few attempts: want 150, of them 40 raw and 40 conversations"
+	[ "$(val attempts)" -ge 100 ] && [ "$(val raw)" -ge 25 ] &&
+		[ "$(val conversations)" -ge 25 ] && return 0
+	echo "too few attempts: want 100, of them 25 raw and 25 conversations"
 	return 1
 }
 kv_check "fuzzer ran $(val attempts) attempts, $(val messages) messages in $fz_secs s: $(val raw) raw requests, $(val conversations) conversations, $(val bursts) bursts (seed $seed)" \
@@ -106,8 +111,7 @@ kv_check "fuzzer ran $(val attempts) attempts, $(val messages) messages in $fz_s
 
 verdicts() {
 	[ "$(val refused_bad)" -ge 1 ] && [ "$(val disagree)" = 0 ] && return 0
-	grep '^anomaly' "$fz_out" | head -n 20
-	return 1
+	anomalies
 }
 kv_check "$(val refused_bad) requests refused as bad requests (reason 1), $(val accepted) accepted, $(val disagree) verdicts differ from the user path's check" \
 	verdicts
@@ -117,8 +121,7 @@ answered() {
 		[ "$(val refused_other)" = 0 ] &&
 		[ "$(val refused_resources)" = 0 ] &&
 		[ "$(val bad_rep)" = 0 ] && return 0
-	grep '^anomaly' "$fz_out" | head -n 20
-	return 1
+	anomalies
 }
 kv_check "every connect request answered with an accept or a kvperf reason ($(val unanswered) unanswered, $(val rejected_other) without a reason, $(val bad_rep) bad accepts)" \
 	answered
@@ -134,16 +137,14 @@ closed() {
 	[ "$(val expect_close)" -ge 10 ] && [ "$(val not_closed)" = 0 ] &&
 		[ "$(($(val closed) + $(val ended_unsaid)))" = "$(val expect_close)" ] &&
 		return 0
-	grep '^anomaly' "$fz_out" | head -n 20
-	return 1
+	anomalies
 }
 kv_check "the server ended all $(val expect_close) broken conversations ($(val ended_unsaid) without a disconnect reaching the client, $(val not_closed) left open; $(val rdma_faults) RDMA to wrong keys, $(val disconnects) disconnects, $(val silent) silent, $(val early) torn down while connecting)" \
 	closed
 
 right() {
 	[ "$(val answered)" -ge 10 ] && [ "$(val wrong)" = 0 ] && return 0
-	grep '^anomaly' "$fz_out" | head -n 20
-	return 1
+	anomalies
 }
 kv_check "$(val answered) good messages answered right (ACKs, REPORT counts, echoes), $(val wrong) wrong or missing" \
 	right
@@ -180,9 +181,6 @@ kv_check "max_pinned_mb 40: of five 8 MiB requests 1 or 2 accepted, the rest ref
 	memory
 
 # 5. Normal runs against the same server.
-json_id() {
-	sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' "$1" | grep .
-}
 run_ok() {
 	local name=$1 rc id
 
@@ -191,7 +189,7 @@ run_ok() {
 		timeout "$(kv_scaled 60)" kvperf -j run "$@" \
 		addr "$addr" port "$port" timeout "$(kv_scaled 5000)"
 	rc=$?
-	id=$(json_id "$KV_TMP/$name.json") && echo "$id" >>"$ids"
+	id=$(kv_json_id "$KV_TMP/$name.json") && echo "$id" >>"$ids"
 	[ "$rc" = 0 ] && grep -q '"state":"done"' "$KV_TMP/$name.json" &&
 		return 0
 	echo "kvperf -j run $*: exit $rc"
@@ -214,25 +212,12 @@ stop() {
 }
 kv_check "server stop with the $idle idle connections still open" stop
 
-for i in $(cat "$ids"); do
+while read -r i; do
 	timeout "$(kv_scaled 60)" kvperf run delete "$i" 2>&1 | kv_diag
-done
+done <"$ids"
 : >"$ids"
-counters_zero() {
-	local c
-
-	for c in run_count server_count connection_count pinned_bytes; do
-		[ "$(cat "$sysfs/$c")" = 0 ] || return 1
-	done
-}
-zero() {
-	kv_wait 30 counters_zero && return 0
-	grep . "$sysfs"/run_count "$sysfs"/server_count \
-		"$sysfs"/connection_count "$sysfs"/pinned_bytes
-	return 1
-}
 kv_check "module counters back to 0 (runs, servers, connections, pinned bytes)" \
-	zero
+	kv_counters_back_to_zero 30
 kv_dmesg_check
 
 ktap_finished
