@@ -47,6 +47,8 @@
 #define FZ_CONV_SIZE_MAX	65536
 #define FZ_RAW_BUF		64
 #define FZ_BURST_MAX		32
+/* a server's disconnect comes within this, or the server is asked */
+#define FZ_CLOSE_SOON_MS	300
 /* the server's most connections at once (conns-max, at most 16) */
 #define FZ_SERVER_CONNS_MAX	16
 
@@ -667,9 +669,9 @@ static bool fz_server_lists(struct fz *f, struct fz_conn *fc)
 }
 
 /* Did the server close the connection (a DISCONNECTED event)? */
-static bool fz_wait_closed(struct fz *f, struct fz_conn *fc)
+static bool fz_wait_closed(struct fz_conn *fc, unsigned int ms)
 {
-	uint64_t deadline = upath_now_ns() + f->wait_ms * UPATH_NS_PER_MS;
+	uint64_t deadline = upath_now_ns() + ms * UPATH_NS_PER_MS;
 	struct pollfd pfd = { .fd = fc->cm_ch->fd, .events = POLLIN };
 
 	for (;;) {
@@ -935,7 +937,15 @@ static bool fz_answer(struct fz *f, struct fz_conv *cv, enum fz_expect e,
 
 	if (e == FZ_EXP_CLOSE) {
 		f->st.expect_close++;
-		if (fz_wait_closed(f, cv->fc)) {
+		/*
+		 * The DISCONNECTED event comes at once, or (when the server
+		 * ended the connection before its own ESTABLISHED) never:
+		 * ask the server early, and wait the whole time only for a
+		 * connection it still lists.
+		 */
+		if (fz_wait_closed(cv->fc, FZ_CLOSE_SOON_MS) ||
+		    (fz_server_lists(f, cv->fc) &&
+		     fz_wait_closed(cv->fc, f->wait_ms))) {
 			f->st.closed++;
 			fz_log(f, " closed");
 		} else if (!fz_server_lists(f, cv->fc)) {
