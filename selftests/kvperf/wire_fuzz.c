@@ -8,11 +8,14 @@
  * control messages, data where control is due, messages larger than the
  * server's buffer, RDMA to wrong keys, bursts, disconnects at any point,
  * silence). Attempt i depends only on the seed and i, so one attempt can
- * be replayed alone (-r). The connection code is the user path's
+ * be replayed alone (-r), or again and again (-R) to catch a race; -d
+ * waits that long between the accept and a conversation's first
+ * message. The connection code is the user path's
  * (user/upath_conn.c, user/upath_wire.c).
  *
  * usage: wire_fuzz -a ADDR [-p PORT] [-s SEED] [-n COUNT] [-t SECONDS]
- *		    [-w WAIT_MS] [-q SILENT] [-r ATTEMPT] [-l LIST_CMD] [-v]
+ *		    [-w WAIT_MS] [-q SILENT] [-r ATTEMPT [-R TIMES]] [-d MS]
+ *		    [-l LIST_CMD] [-v]
  *	  wire_fuzz -a ADDR -H N	hold N idle connections until killed
  *	  wire_fuzz -a ADDR -B N -S SIZE	N connections of SIZE at once
  *
@@ -112,6 +115,8 @@ struct fz {
 	unsigned int silent_max;
 	const char *list_cmd;
 	long replay;
+	unsigned long repeat;
+	unsigned int delay_ms;
 	bool verbose;
 	struct fz_stats st;
 	struct fz_conn *held[FZ_MAX_HELD];
@@ -1044,6 +1049,8 @@ static void fz_conv_attempt(struct fz *f)
 		fz_conn_free(cv.fc);
 		return;
 	}
+	if (f->delay_ms)
+		usleep(f->delay_ms * 1000);
 	for (steps = fz_range(f, 1, 8); steps && !fz_stopping; steps--) {
 		f->st.steps++;
 		e = fz_step(f, &cv, &n, &len, &err);
@@ -1153,9 +1160,11 @@ static int fz_run(struct fz *f)
 	       f->seed, f->seed);
 	fflush(stdout);
 	if (f->replay >= 0) {
-		fz_attempt(f, f->replay);
-		if (!f->verbose)
-			printf("#%ld %s\n", f->replay, f->trace);
+		for (a = 0; a < f->repeat && !fz_stopping; a++) {
+			fz_attempt(f, f->replay);
+			if (!f->verbose)
+				printf("#%ld %s\n", f->replay, f->trace);
+		}
 	} else {
 		for (a = 0; a < f->count && !fz_stopping; a++) {
 			if (f->seconds && upath_now_ns() > end)
@@ -1218,7 +1227,8 @@ static void fz_usage(void)
 {
 	fprintf(stderr,
 		"usage: wire_fuzz -a ADDR [-p PORT] [-s SEED] [-n COUNT] [-t SECONDS]\n"
-		"                 [-w WAIT_MS] [-q SILENT] [-r ATTEMPT] [-l LIST_CMD] [-v]\n"
+		"                 [-w WAIT_MS] [-q SILENT] [-r ATTEMPT [-R TIMES]] [-d MS]\n"
+		"                 [-l LIST_CMD] [-v]\n"
 		"       wire_fuzz -a ADDR [-p PORT] -H N\n"
 		"       wire_fuzz -a ADDR [-p PORT] -B N -S SIZE\n");
 	exit(2);
@@ -1228,7 +1238,7 @@ int main(int argc, char **argv)
 {
 	struct fz f = {
 		.count = 2000, .seconds = 30, .wait_ms = 2000, .silent_max = 4,
-		.replay = -1,
+		.replay = -1, .repeat = 1,
 	};
 	unsigned long port = KVPERF_DEFAULT_PORT, hold = 0, burst = 0;
 	unsigned long size = 0;
@@ -1236,7 +1246,7 @@ int main(int argc, char **argv)
 	bool have_addr = false, have_seed = false;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "a:p:s:n:t:w:q:r:l:vH:B:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:s:n:t:w:q:r:R:d:l:vH:B:S:")) != -1) {
 		switch (opt) {
 		case 'a':
 			if (fz_parse_addr(optarg, &f.dst))
@@ -1264,6 +1274,12 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			f.replay = strtol(optarg, NULL, 0);
+			break;
+		case 'R':
+			f.repeat = strtoul(optarg, NULL, 0);
+			break;
+		case 'd':
+			f.delay_ms = strtoul(optarg, NULL, 0);
 			break;
 		case 'l':
 			f.list_cmd = optarg;
