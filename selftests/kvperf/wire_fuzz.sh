@@ -3,22 +3,25 @@
 #
 # A kernel kvperf server survives a seeded fuzz of its wire protocol
 # (wire_fuzz, built from wire_fuzz.c on the user path's connection code):
-# thousands of connect requests with malformed private data, every one
-# answered, refused as a bad request exactly when the user path's check
-# of the same bytes refuses it; bursts beyond the server's 16
-# connections, refused as too many; well-formed connections that then
-# break the conversation (unknown and out-of-order control messages,
-# data where control is due, messages larger than the server's buffer,
-# RDMA to wrong keys, bursts, disconnects, silence), each closed by the
-# server, while every good message gets its exact answer. Two idle
-# connections stay open throughout. Afterwards the server lists only
-# those two, refuses 8 MiB connections beyond a lowered pinned-memory
-# bound, answers a normal latency and bandwidth run, is still listed,
-# stops with the idle connections open, and every module counter is back
-# to 0; the kernel log stays clean.
+# hundreds of connect requests with malformed private data (thousands
+# with a longer KVPERF_WIRE_FUZZ_SECONDS), every one answered, refused as
+# a bad request exactly when the user path's check of the same bytes
+# refuses it; bursts beyond the server's 16 connections, refused as too
+# many; well-formed connections that then break the conversation
+# (unknown and out-of-order control messages, data where control is due,
+# messages larger than the server's buffer, RDMA to wrong keys, bursts,
+# disconnects, silence), each ended by the server, while every good
+# message gets its exact answer. Two idle connections stay open
+# throughout. A known race is replayed (a broken conversation the server
+# ends before its ESTABLISHED event: the client is never told), reported
+# as a TODO while it is there. Afterwards the server lists only those
+# two, refuses 8 MiB connections beyond a lowered pinned-memory bound,
+# answers a normal latency and bandwidth run, is still listed, stops with
+# the idle connections open, and every module counter is back to 0; the
+# kernel log stays clean.
 #
 # KVPERF_WIRE_FUZZ_SEED (default a fixed seed), KVPERF_WIRE_FUZZ_SECONDS
-# (default 35: the fuzz's wall time) and KVPERF_WIRE_FUZZ_COUNT (default
+# (default 30: the fuzz's wall time) and KVPERF_WIRE_FUZZ_COUNT (default
 # 4000 attempts) change the run; the seed is printed to replay a run, and
 # any anomaly names the attempt (wire_fuzz -s SEED -r ATTEMPT -v).
 
@@ -39,7 +42,7 @@ addr=$KVPERF_ADDR0
 port=18515
 param=/sys/module/kvperf/parameters/max_pinned_mb
 seed=${KVPERF_WIRE_FUZZ_SEED:-0x6b767066}
-secs=${KVPERF_WIRE_FUZZ_SECONDS:-35}
+secs=${KVPERF_WIRE_FUZZ_SECONDS:-30}
 count=${KVPERF_WIRE_FUZZ_COUNT:-4000}
 # how long the fuzzer waits for one answer of the server
 wait_ms=$(kv_scaled 1000)
@@ -151,7 +154,7 @@ kv_check "$(val answered) good messages answered right (ACKs, REPORT counts, ech
 
 # A known race, replayed: a message the server cannot take, sent right
 # after the accept (attempt 4 of seed 0x6b767066: a bandwidth send run of
-# size_max 62640, then 64430 bytes), 40 times. The server always ends the
+# size_max 62640, then 64430 bytes), 30 times. The server always ends the
 # connection, but when the receive error comes before the server's own
 # ESTABLISHED event its rdma_disconnect() sends nothing, and the client
 # is never told (about 1 time in 7 under TCG; never with 100 ms between
@@ -159,14 +162,14 @@ kv_check "$(val answered) good messages answered right (ACKs, REPORT counts, ech
 race() {
 	local out
 
-	out=$("$fuzz" -a "$addr" -p "$port" -s 0x6b767066 -r 4 -R 40 \
+	out=$("$fuzz" -a "$addr" -p "$port" -s 0x6b767066 -r 4 -R 30 \
 		-w "$wait_ms" -l "kvperf -j server show")
 	grep '^result' <<<"$out" | tail -n 1
 	grep -q ' not_closed=0 ' <<<"$out" &&
 		grep -q ' ended_unsaid=0 ' <<<"$out" &&
-		grep -q ' closed=40 ' <<<"$out"
+		grep -q ' closed=30 ' <<<"$out"
 }
-kv_check_known "an oversized message right after the accept, 40 times: the client hears the server's disconnect every time" \
+kv_check_known "an oversized message right after the accept, 30 times: the client hears the server's disconnect every time" \
 	"kmod/server.c ends a connection that fails before its ESTABLISHED event without a DREQ" \
 	race
 
