@@ -27,7 +27,6 @@ kv_require_rxe
 kv_require_module
 
 addr=$KVPERF_ADDR0
-sysfs=/sys/kernel/kvperf
 uport=18600		# the user-path server's port
 kport=18515		# the kernel server's (the default)
 ids=$KV_TMP/ids
@@ -49,10 +48,6 @@ bw() {
 # past 5 s.
 patient=(timeout "$(kv_scaled 5000)")
 
-json_id() {
-	sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' "$1" | grep .
-}
-
 # run_json NAME ARGS...: kvperf -j run ARGS into $KV_TMP/NAME.json (a
 # kernel-path run's id noted for deletion); fails unless it exits 0.
 run_json() {
@@ -62,7 +57,7 @@ run_json() {
 	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
 		timeout "$(kv_scaled 300)" kvperf -j run "$@"
 	rc=$?
-	id=$(json_id "$KV_TMP/$name.json") && echo "$id" >>"$ids"
+	id=$(kv_json_id "$KV_TMP/$name.json") && echo "$id" >>"$ids"
 	if [ "$rc" != 0 ]; then
 		echo "kvperf -j run $*: exit $rc"
 		sed 's/^/stderr: /' "$KV_TMP/$name.err"
@@ -213,20 +208,7 @@ for i in $(cat "$ids"); do
 	timeout "$(kv_scaled 60)" kvperf run delete "$i" 2>&1 | kv_diag
 done
 : >"$ids"
-counters_zero() {
-	local c
-
-	for c in run_count server_count connection_count pinned_bytes; do
-		[ "$(cat "$sysfs/$c")" = 0 ] || return 1
-	done
-}
-zero() {
-	kv_wait 60 counters_zero && return 0
-	grep . "$sysfs"/run_count "$sysfs"/server_count \
-		"$sysfs"/connection_count "$sysfs"/pinned_bytes
-	return 1
-}
-kv_check "module counters back to 0" zero
+kv_check "module counters back to 0" kv_counters_back_to_zero 60
 kv_dmesg_check
 
 ktap_finished

@@ -1,0 +1,1319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A seeded fuzzer of kvperf's wire protocol, aimed at a kvperf server:
+ * thousands of connect requests with malformed private data (random
+ * bytes, truncated, every field out of range) whose verdict is compared
+ * with the user path's own check of the same request, and well-formed
+ * connections that then hold bad conversations (unknown or out-of-order
+ * control messages, data where control is due, messages larger than the
+ * server's buffer, RDMA to wrong keys, bursts, disconnects at any point,
+ * silence). Attempt i depends only on the seed and i, so one attempt can
+ * be replayed alone (-r), or again and again (-R) to catch a race; -d
+ * waits that long between the accept and a conversation's first
+ * message. The connection code is the user path's
+ * (user/upath_conn.c, user/upath_wire.c).
+ *
+ * usage: wire_fuzz -a ADDR [-p PORT] [-s SEED] [-n COUNT] [-t SECONDS]
+ *		    [-w WAIT_MS] [-q SILENT] [-r ATTEMPT [-R TIMES]] [-d MS]
+ *		    [-l LIST_CMD] [-v]
+ *	  wire_fuzz -a ADDR -H N	hold N idle connections until killed
+ *	  wire_fuzz -a ADDR -B N -S SIZE	N connections of SIZE at once
+ *
+ * A conversation the server should have closed counts as closed when the
+ * DISCONNECTED event comes; without it, -l names a command that lists the
+ * server's connections as JSON ("kvperf -j server show"), to tell one
+ * the server ended without the client hearing of it from one it keeps.
+ * The last lines of a fuzzing run are "result key=value ...".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/kvperf.h>
+#include <linux/kvperf_wire.h>
+
+#include "upath_cfg.h"
+#include "upath_conn.h"
+#include "upath_wire.h"
+
+#define FZ_MAX_HELD		16
+#define FZ_TRACE_LEN		1024
+#define FZ_ANOMALIES_SHOWN	20
+#define FZ_CONV_SIZE_MAX	65536
+#define FZ_RAW_BUF		64
+#define FZ_BURST_MAX		32
+/* a server's disconnect comes within this, or the server is asked */
+#define FZ_CLOSE_SOON_MS	300
+/* the server's most connections at once (conns-max, at most 16) */
+#define FZ_SERVER_CONNS_MAX	16
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* What the server answered to a connect request. */
+enum fz_verdict {
+	FZ_ACCEPTED,
+	FZ_REFUSED,		/* rejected with a kvperf reason byte */
+	FZ_REJECTED_OTHER,	/* rejected without one */
+	FZ_UNANSWERED,		/* no answer within the wait */
+	FZ_FAILED,		/* a connection error, or a local one */
+};
+
+/* What a conversation step expects from the server. */
+enum fz_expect {
+	FZ_EXP_NOTHING,		/* the server stays silent and connected */
+	FZ_EXP_ANY,		/* no promise (RDMA to wrong keys) */
+	FZ_EXP_CLOSE,		/* the server closes the connection */
+	FZ_EXP_ACK,		/* ACK(arg) */
+	FZ_EXP_REPORT,		/* REPORT with exact counts */
+	FZ_EXP_ECHO,		/* a data message of the same length */
+	FZ_EXP_ECHOES,		/* arg data messages back */
+};
+
+struct fz_stats {
+	uint64_t attempts, raw, convs, bursts, early;
+	uint64_t accepted, refused[8], rejected_other, unanswered, failed;
+	uint64_t predicted_bad, disagree, bad_rep;
+	uint64_t steps, answered, wrong, expect_close, closed, not_closed;
+	uint64_t ended_unsaid;
+	uint64_t rdma_faults, disconnects, silent;
+};
+
+/* messages posted, for the summary */
+static uint64_t fz_messages;
+
+/*
+ * Once connected, the CM event channel moves from @c to @cm_ch: the user
+ * path's waits would read the events, and a DISCONNECTED that comes after
+ * a completion error would go unseen (only the first error is kept).
+ */
+struct fz_conn {
+	struct upath_conn c;
+	struct upath_waiter w;
+	struct rdma_event_channel *cm_ch;
+	bool rejected, failed, disconnected, bad_rep;
+	int rej_status;
+	int rej_reason;		/* the reason byte, or -1 */
+};
+
+struct fz {
+	struct sockaddr_storage dst;
+	uint64_t seed;
+	uint64_t rng;
+	unsigned long count;
+	unsigned int seconds;
+	unsigned int wait_ms;
+	unsigned int silent_max;
+	const char *list_cmd;
+	long replay;
+	unsigned long repeat;
+	unsigned int delay_ms;
+	bool verbose;
+	struct fz_stats st;
+	struct fz_conn *held[FZ_MAX_HELD];
+	unsigned int nheld;
+	char trace[FZ_TRACE_LEN];
+	size_t trace_len;
+	unsigned int anomalies;
+	uint64_t attempt;
+};
+
+static atomic_bool fz_stopping;
+
+static void fz_on_signal(int sig)
+{
+	(void)sig;
+	fz_stopping = 1;
+}
+
+static bool fz_should_stop(void *arg)
+{
+	(void)arg;
+	return fz_stopping;
+}
+
+/* splitmix64: a seed's stream, and a stream per attempt */
+static uint64_t fz_mix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint32_t fz_rand(struct fz *f, uint32_t n)
+{
+	return n ? fz_mix(&f->rng) % n : 0;
+}
+
+static bool fz_chance(struct fz *f, uint32_t percent)
+{
+	return fz_rand(f, 100) < percent;
+}
+
+static uint32_t fz_range(struct fz *f, uint32_t lo, uint32_t hi)
+{
+	return lo + fz_rand(f, hi - lo + 1);
+}
+
+static void fz_log(struct fz *f, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (f->trace_len >= sizeof(f->trace) - 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(f->trace + f->trace_len, sizeof(f->trace) - f->trace_len,
+		      fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		f->trace_len += n;
+	if (f->trace_len >= sizeof(f->trace))
+		f->trace_len = sizeof(f->trace) - 1;
+}
+
+/* Something the server should not have done: say which attempt. */
+static void fz_anomaly(struct fz *f, const char *what)
+{
+	fz_log(f, " !%s", what);
+	if (f->anomalies++ < FZ_ANOMALIES_SHOWN && !f->verbose)
+		fprintf(stderr, "anomaly: %s at attempt %" PRIu64 " (replay: -s 0x%" PRIx64 " -r %" PRIu64 "): %s\n",
+			what, f->attempt, f->seed, f->attempt, f->trace);
+}
+
+/* What a CM event says about a connection, answers to requests included. */
+static void fz_cm_event(struct fz_conn *fc, const struct rdma_cm_event *ev)
+{
+	struct upath_conn *c = &fc->c;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		c->cm_event = ev->event;
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (upath_wire_rep_get(ev->param.conn.private_data,
+				       ev->param.conn.private_data_len,
+				       &c->remote_rkey, &c->remote_addr))
+			fc->bad_rep = true;
+		c->established = true;
+		c->cm_event = ev->event;
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		fc->rejected = true;
+		fc->rej_status = ev->status;
+		fc->rej_reason = -1;
+		if (ev->status == UPATH_REJ_CONSUMER_DEFINED &&
+		    ev->param.conn.private_data &&
+		    ev->param.conn.private_data_len >= 1)
+			fc->rej_reason =
+				*(const uint8_t *)ev->param.conn.private_data;
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		fc->disconnected = true;
+		break;
+	default:
+		fc->failed = true;
+		break;
+	}
+}
+
+static struct rdma_event_channel *fz_cm_ch(struct fz_conn *fc)
+{
+	return fc->c.cm_ch ? fc->c.cm_ch : fc->cm_ch;
+}
+
+static void fz_cm_poll(struct fz_conn *fc)
+{
+	struct rdma_cm_event *ev;
+
+	while (!rdma_get_cm_event(fz_cm_ch(fc), &ev)) {
+		fz_cm_event(fc, ev);
+		rdma_ack_cm_event(ev);
+	}
+}
+
+/* Follow the connection's CM events until @want, an answer or @deadline. */
+static bool fz_cm_wait(struct fz_conn *fc, int want, uint64_t deadline)
+{
+	struct pollfd pfd = { .fd = fz_cm_ch(fc)->fd, .events = POLLIN };
+
+	for (;;) {
+		fz_cm_poll(fc);
+		if (fc->c.cm_event == want)
+			return true;
+		if (fc->rejected || fc->failed || fz_stopping ||
+		    upath_now_ns() > deadline)
+			return false;
+		poll(&pfd, 1, 20);
+	}
+}
+
+static void fz_sockaddr_port(struct sockaddr_storage *ss, uint16_t port)
+{
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+}
+
+static int fz_parse_addr(const char *s, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, s, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
+		ss->ss_family = AF_INET;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
+		ss->ss_family = AF_INET6;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void fz_conn_free(struct fz_conn *fc)
+{
+	struct ibv_cq *cq;
+	void *ctx;
+
+	if (!fc)
+		return;
+	/* every completion event acknowledged, or destroying the CQ waits */
+	while (fc->w.ch && !ibv_get_cq_event(fc->w.ch, &cq, &ctx))
+		ibv_ack_cq_events(cq, 1);
+	if (!fc->c.cm_ch)
+		fc->c.cm_ch = fc->cm_ch;
+	upath_conn_close(&fc->c);
+	upath_waiter_destroy(&fc->w);
+	free(fc);
+}
+
+/*
+ * A connection with the resources @attr asks for, its address and route
+ * resolved: NULL (counted as a local failure) when that fails.
+ */
+static struct fz_conn *fz_conn_new(struct fz *f,
+				   const struct upath_conn_attr *attr)
+{
+	uint64_t deadline = upath_now_ns() + f->wait_ms * UPATH_NS_PER_MS;
+	struct fz_conn *fc = calloc(1, sizeof(*fc));
+	struct upath_conn *c;
+
+	if (!fc)
+		return NULL;
+	c = &fc->c;
+	upath_conn_init(c, f->wait_ms * UPATH_NS_PER_MS, fz_should_stop, NULL,
+			&fc->w);
+	c->cm_ch = rdma_create_event_channel();
+	if (!c->cm_ch ||
+	    fcntl(c->cm_ch->fd, F_SETFL,
+		  fcntl(c->cm_ch->fd, F_GETFL) | O_NONBLOCK) ||
+	    rdma_create_id(c->cm_ch, &c->id, fc, RDMA_PS_TCP) ||
+	    rdma_resolve_addr(c->id, NULL, (struct sockaddr *)&f->dst,
+			      f->wait_ms) ||
+	    !fz_cm_wait(fc, RDMA_CM_EVENT_ADDR_RESOLVED, deadline) ||
+	    rdma_resolve_route(c->id, f->wait_ms) ||
+	    !fz_cm_wait(fc, RDMA_CM_EVENT_ROUTE_RESOLVED, deadline) ||
+	    upath_conn_create(c, attr) || upath_conn_post_recvs(c)) {
+		fz_log(f, " setup failed (%s)", c->reason ?: strerror(errno));
+		fz_conn_free(fc);
+		return NULL;
+	}
+	return fc;
+}
+
+/*
+ * Send a connect request with @len bytes of @pd and wait for the answer.
+ * @early: tear the connection down right after asking.
+ */
+static enum fz_verdict fz_connect(struct fz *f, struct fz_conn *fc,
+				  const void *pd, uint8_t len, uint8_t resp,
+				  uint8_t init, bool early)
+{
+	uint64_t deadline = upath_now_ns() + f->wait_ms * UPATH_NS_PER_MS;
+	struct rdma_conn_param param = {
+		.private_data = len ? pd : NULL,
+		.private_data_len = len,
+		.responder_resources = resp,
+		.initiator_depth = init,
+		.retry_count = 3,
+		.rnr_retry_count = 7,
+	};
+
+	if (rdma_connect(fc->c.id, &param)) {
+		fz_log(f, " connect: %s", strerror(errno));
+		return FZ_FAILED;
+	}
+	if (early)
+		return FZ_FAILED;
+	if (fz_cm_wait(fc, RDMA_CM_EVENT_ESTABLISHED, deadline)) {
+		if (fc->bad_rep) {
+			f->st.bad_rep++;
+			fz_anomaly(f, "accept without a valid kvperf_wire_rep");
+		}
+		fc->cm_ch = fc->c.cm_ch;
+		fc->c.cm_ch = NULL;
+		if (upath_conn_set_rnr_timer(&fc->c))
+			return FZ_FAILED;
+		return FZ_ACCEPTED;
+	}
+	if (fc->rejected && fc->rej_reason >= 0)
+		return FZ_REFUSED;
+	if (fc->rejected)
+		return FZ_REJECTED_OTHER;
+	if (fc->failed)
+		return FZ_FAILED;
+	return fz_stopping ? FZ_FAILED : FZ_UNANSWERED;
+}
+
+static void fz_count_verdict(struct fz *f, const struct fz_conn *fc,
+			     enum fz_verdict v)
+{
+	switch (v) {
+	case FZ_ACCEPTED:
+		f->st.accepted++;
+		fz_log(f, " -> accepted");
+		break;
+	case FZ_REFUSED:
+		f->st.refused[fc->rej_reason < 8 ? fc->rej_reason : 0]++;
+		fz_log(f, " -> refused %d", fc->rej_reason);
+		break;
+	case FZ_REJECTED_OTHER:
+		f->st.rejected_other++;
+		fz_log(f, " -> rejected, status %d", fc->rej_status);
+		break;
+	case FZ_UNANSWERED:
+		f->st.unanswered++;
+		fz_anomaly(f, "no answer to the connect request");
+		break;
+	case FZ_FAILED:
+		f->st.failed++;
+		fz_log(f, " -> failed");
+		break;
+	}
+}
+
+/* Keep a connection open, silent, until the fuzzer exits. */
+static bool fz_hold(struct fz *f, struct fz_conn *fc)
+{
+	if (f->nheld >= f->silent_max || f->nheld >= FZ_MAX_HELD)
+		return false;
+	f->held[f->nheld++] = fc;
+	f->st.silent++;
+	fz_log(f, " silent");
+	return true;
+}
+
+/* ---- connect requests ---- */
+
+/* A valid request of random shape (what a kvperf client could send). */
+static void fz_valid_req(struct fz *f, struct upath_req *r, bool small)
+{
+	static const uint32_t sizes[] = {
+		1, 2, 63, 64, 65, 4095, 4096, 4097, 65536, 1 << 20,
+		KVPERF_SIZE_MAX,
+	};
+
+	memset(r, 0, sizeof(*r));
+	r->op = fz_rand(f, 3);
+	r->type = fz_rand(f, 2);
+	r->flags = fz_rand(f, 4) & (KVPERF_WIRE_VERIFY | KVPERF_WIRE_BIDIR);
+	if (small)
+		r->size_max = fz_chance(f, 50) ? fz_range(f, 1, 4096) :
+						 fz_range(f, 1, FZ_CONV_SIZE_MAX);
+	else
+		r->size_max = sizes[fz_rand(f, ARRAY_SIZE(sizes))];
+	r->inline_size = fz_chance(f, 70) ? 0 : fz_range(f, 0, 256);
+	if (r->type != KVPERF_RUN_TYPE_BW)
+		return;
+	r->tx_depth = fz_range(f, 1, small ? 32 : UPATH_TX_DEPTH_MAX);
+	r->post_list = fz_range(f, 1, r->tx_depth < UPATH_POST_LIST_MAX ?
+				r->tx_depth : UPATH_POST_LIST_MAX);
+	r->signal_every = fz_range(f, 1, r->tx_depth);
+	if (small || fz_chance(f, 50)) {
+		r->iterations = fz_range(f, 1, small ? 40 : 100000);
+	} else {
+		r->duration_ms = fz_range(f, 1, 5000);
+		r->flags |= KVPERF_WIRE_TIMED;
+	}
+	if (fz_chance(f, 30)) {
+		r->warmup_ms = fz_range(f, 1, small ? 50 : 2000);
+		r->flags |= KVPERF_WIRE_WARMUP_TIMED;
+	} else {
+		r->warmup = fz_range(f, 0, small ? 8 : 1000);
+	}
+}
+
+static void fz_put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+}
+
+static void fz_put_be32(uint8_t *p, uint32_t v)
+{
+	fz_put_be16(p, v >> 16);
+	fz_put_be16(p + 2, v);
+}
+
+/* An interesting 32-bit value: edges of every limit, and noise. */
+static uint32_t fz_edge32(struct fz *f)
+{
+	static const uint32_t edges[] = {
+		0, 1, 2, 63, 64, 65, 4095, 4096, 4097, 65535, 65536,
+		KVPERF_SIZE_MAX - 1, KVPERF_SIZE_MAX, KVPERF_SIZE_MAX + 1,
+		0x7fffffff, 0x80000000, 0xffffffff,
+	};
+
+	return fz_chance(f, 75) ? edges[fz_rand(f, ARRAY_SIZE(edges))] :
+				  (uint32_t)fz_mix(&f->rng);
+}
+
+static uint16_t fz_edge16(struct fz *f)
+{
+	static const uint16_t edges[] = {
+		0, 1, 2, 63, 64, 65, 4095, 4096, 4097, 0x7fff, 0xffff,
+	};
+
+	return fz_chance(f, 75) ? edges[fz_rand(f, ARRAY_SIZE(edges))] :
+				  (uint16_t)fz_mix(&f->rng);
+}
+
+/* One field of a valid request made odd: mostly out of range. */
+static void fz_mutate(struct fz *f, uint8_t *b)
+{
+	uint32_t i;
+
+	switch (fz_rand(f, 16)) {
+	case 0:
+		b[0] = fz_chance(f, 50) ? fz_range(f, 0, 4) : fz_mix(&f->rng);
+		break;
+	case 1:
+		b[1] = fz_range(f, 3, 255);
+		break;
+	case 2:
+		b[2] = fz_range(f, 2, 255);
+		break;
+	case 3:
+		b[3] |= 1u << fz_range(f, 4, 7);
+		break;
+	case 4:
+		fz_put_be32(b + 4, fz_edge32(f));		/* size_max */
+		break;
+	case 5:
+		fz_put_be32(b + 8, fz_edge32(f));		/* inline_size */
+		break;
+	case 6:
+		fz_put_be32(b + 12, fz_mix(&f->rng));		/* rkey */
+		for (i = 16; i < 24; i++)			/* addr */
+			b[i] = fz_mix(&f->rng);
+		break;
+	case 7:
+		fz_put_be16(b + 24, fz_edge16(f));		/* tx_depth */
+		break;
+	case 8:
+		fz_put_be16(b + 26, fz_edge16(f));		/* post_list */
+		break;
+	case 9:
+		fz_put_be16(b + 28, fz_edge16(f));		/* signal_every */
+		break;
+	case 10:
+		fz_put_be16(b + 30, fz_mix(&f->rng));		/* reserved */
+		break;
+	case 11:
+		fz_put_be32(b + 32, fz_edge32(f));		/* count */
+		break;
+	case 12:
+		fz_put_be32(b + 36, fz_edge32(f));		/* warmup */
+		break;
+	case 13:
+		for (i = 40; i < 56; i++)			/* key */
+			b[i] = fz_mix(&f->rng);
+		break;
+	case 14:
+		b[3] = fz_mix(&f->rng);				/* any flags */
+		break;
+	default:
+		b[fz_rand(f, 56)] ^= 1u << fz_rand(f, 8);	/* a bit */
+		break;
+	}
+}
+
+/* The user path's verdict on what the server gets (the CM pads to 56). */
+static bool fz_predict_ok(const uint8_t *pd)
+{
+	struct upath_req r;
+
+	return !upath_wire_req_get(pd, sizeof(struct kvperf_wire_req), &r) &&
+	       upath_wire_req_ok(&r);
+}
+
+/* A connect request with malformed (or odd but valid) private data. */
+static void fz_raw_attempt(struct fz *f)
+{
+	struct upath_conn_attr attr = {
+		.poll = KVPERF_POLL_BUSY,
+		.size_max = FZ_RAW_BUF,
+		.send_depth = 1,
+		.recv_depth = 1,
+	};
+	uint8_t pd[sizeof(struct kvperf_wire_req)] = { 0 };
+	struct kvperf_wire_req w;
+	struct upath_req r;
+	struct fz_conn *fc;
+	enum fz_verdict v;
+	uint8_t len = sizeof(pd), resp, init;
+	bool ok, early;
+	uint32_t i, kind = fz_rand(f, 10);
+
+	f->st.raw++;
+	fz_valid_req(f, &r, false);
+	upath_wire_req_put(&r, &w);
+	memcpy(pd, &w, sizeof(pd));
+	if (kind < 2) {				/* random bytes */
+		len = fz_rand(f, sizeof(pd) + 1);
+		for (i = 0; i < len; i++)
+			pd[i] = fz_mix(&f->rng);
+		if (fz_chance(f, 50) && len)
+			pd[0] = KVPERF_PROTO_VERSION;
+		memset(pd + len, 0, sizeof(pd) - len);
+		fz_log(f, "raw random len %u", len);
+	} else if (kind < 4) {			/* truncated */
+		len = fz_rand(f, sizeof(pd));
+		memset(pd + len, 0, sizeof(pd) - len);
+		fz_log(f, "raw truncated to %u", len);
+	} else if (kind < 9) {			/* fields out of range */
+		for (i = fz_range(f, 1, 3); i; i--)
+			fz_mutate(f, pd);
+		fz_log(f, "raw mutated");
+	} else {				/* valid */
+		fz_log(f, "raw valid");
+	}
+	fz_log(f, " pd=");
+	for (i = 0; i < sizeof(pd); i++)
+		fz_log(f, "%02x", pd[i]);
+	ok = fz_predict_ok(pd);
+	f->st.predicted_bad += !ok;
+	early = fz_chance(f, 4);
+	resp = fz_rand(f, 256);
+	init = fz_rand(f, 256);
+
+	fc = fz_conn_new(f, &attr);
+	if (!fc) {
+		f->st.failed++;
+		return;
+	}
+	/* what the device allows, or librdmacm refuses locally */
+	resp = fc->c.max_rd_atom ? resp % (fc->c.max_rd_atom + 1) : 0;
+	init = fc->c.max_init_rd_atom ? init % (fc->c.max_init_rd_atom + 1) : 0;
+	fz_log(f, " resp %u init %u%s", resp, init, early ? " early" : "");
+	v = fz_connect(f, fc, pd, len, resp, init, early);
+	if (early) {
+		f->st.early++;
+		fz_conn_free(fc);
+		return;
+	}
+	fz_count_verdict(f, fc, v);
+	if ((v == FZ_ACCEPTED && !ok) ||
+	    (v == FZ_REFUSED && ok &&
+	     fc->rej_reason == KVPERF_WIRE_REJ_BAD_REQUEST) ||
+	    (v == FZ_REFUSED && !ok &&
+	     fc->rej_reason != KVPERF_WIRE_REJ_BAD_REQUEST)) {
+		f->st.disagree++;
+		fz_anomaly(f, ok ? "a valid request was refused as bad" :
+				   "the verdict differs from the user path's check");
+	}
+	if (v == FZ_ACCEPTED && fz_chance(f, 2) && fz_hold(f, fc))
+		return;
+	fz_conn_free(fc);
+}
+
+/* ---- conversations ---- */
+
+struct fz_conv {
+	struct upath_req r;
+	struct fz_conn *fc;
+	uint32_t size;		/* the size of the last SIZE acknowledged */
+	uint64_t data;		/* bw: data messages since START */
+	uint64_t bad_len;	/* of which not of the size */
+	bool closed;
+};
+
+/*
+ * Does the server still list a connection from our port? Asks the
+ * command of -l (kvperf -j server show), whose JSON has "peer_port":N.
+ */
+static bool fz_server_lists(struct fz *f, struct fz_conn *fc)
+{
+	char buf[4096], want[32];
+	bool found = false;
+	FILE *p;
+
+	if (!f->list_cmd)
+		return true;
+	snprintf(want, sizeof(want), "\"peer_port\":%u,",
+		 ntohs(rdma_get_src_port(fc->c.id)));
+	p = popen(f->list_cmd, "r");
+	if (!p)
+		return true;
+	while (fgets(buf, sizeof(buf), p))
+		found |= strstr(buf, want) != NULL;
+	return pclose(p) ? true : found;
+}
+
+/* Did the server close the connection (a DISCONNECTED event)? */
+static bool fz_wait_closed(struct fz_conn *fc, unsigned int ms)
+{
+	uint64_t deadline = upath_now_ns() + ms * UPATH_NS_PER_MS;
+	struct pollfd pfd = { .fd = fc->cm_ch->fd, .events = POLLIN };
+
+	for (;;) {
+		upath_conn_poll(&fc->c, 64);
+		fz_cm_poll(fc);
+		if (fc->disconnected)
+			return true;
+		if (fz_stopping || upath_now_ns() > deadline)
+			return false;
+		poll(&pfd, 1, 20);
+	}
+}
+
+static int fz_send(struct upath_conn *c, enum ibv_wr_opcode opcode,
+		   uint32_t len, uint32_t imm)
+{
+	int err = upath_conn_post_send(c, opcode, len, imm);
+
+	fz_messages += !err;
+	return err ? err : upath_conn_wait_sends(c);
+}
+
+static int fz_expect_ctrl(struct fz *f, struct fz_conv *cv, uint8_t kind,
+			  uint32_t arg, uint32_t len)
+{
+	struct upath_recv r;
+	int err;
+
+	err = upath_conn_wait_recv(&cv->fc->c, &r);
+	if (err)
+		return err;
+	if (!r.has_imm || KVPERF_CTRL_OP(r.imm) != kind ||
+	    KVPERF_CTRL_ARG(r.imm) != arg || r.byte_len != len) {
+		fz_log(f, " got imm %d 0x%08x len %u", r.has_imm, r.imm,
+		       r.byte_len);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static int fz_expect_report(struct fz *f, struct fz_conv *cv)
+{
+	struct upath_conn *c = &cv->fc->c;
+	struct kvperf_wire_report w;
+	struct upath_report rep;
+	int err;
+
+	err = fz_expect_ctrl(f, cv, KVPERF_CTRL_REPORT, 0, sizeof(w));
+	if (err)
+		return err;
+	memcpy(&w, c->rx.p, sizeof(w));
+	upath_wire_report_get(&w, &rep);
+	fz_log(f, " report %" PRIu64 "/%" PRIu64, rep.received,
+	       rep.mismatches);
+	if (cv->r.op != KVPERF_OP_SEND)
+		return rep.received ? -EPROTO : 0;
+	if (rep.received != cv->data)
+		return -EPROTO;
+	/* with verify the last payload's check adds one more */
+	if (!(cv->r.flags & KVPERF_WIRE_VERIFY) && rep.mismatches != cv->bad_len)
+		return -EPROTO;
+	return 0;
+}
+
+static int fz_expect_echoes(struct fz *f, struct fz_conv *cv, uint32_t n,
+			    uint32_t len)
+{
+	struct upath_conn *c = &cv->fc->c;
+	struct upath_recv r;
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		err = upath_conn_wait_recv(c, &r);
+		if (err)
+			return err;
+		if (r.has_imm || r.byte_len != len) {
+			fz_log(f, " echo %u: imm %d len %u", i, r.has_imm,
+			       r.byte_len);
+			return -EPROTO;
+		}
+	}
+	return 0;
+}
+
+/* A data message or @n of them, @len bytes each, no immediate. */
+static int fz_data(struct fz_conv *cv, uint32_t n, uint32_t len)
+{
+	struct upath_conn *c = &cv->fc->c;
+	uint32_t i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		err = upath_conn_post_send(c, IBV_WR_SEND, len, 0);
+		fz_messages += !err;
+		/* keep the send queue within its depth */
+		if (!err && c->sends_posted - c->sends_done >= UPATH_SEND_DEPTH)
+			err = upath_conn_wait_sends(c);
+	}
+	if (!err)
+		err = upath_conn_wait_sends(c);
+	if (cv->r.type == KVPERF_RUN_TYPE_BW) {
+		cv->data += i;
+		if (len != cv->size)
+			cv->bad_len += i;
+	}
+	return err;
+}
+
+/* RDMA to the server's buffer with a wrong key, address or length. */
+static int fz_rdma_fault(struct fz *f, struct fz_conv *cv)
+{
+	struct upath_conn *c = &cv->fc->c;
+	enum ibv_wr_opcode op = fz_chance(f, 50) ? IBV_WR_RDMA_WRITE :
+						   IBV_WR_RDMA_READ;
+	uint32_t len = fz_range(f, 1, 64), server_len;
+
+	server_len = cv->r.size_max > KVPERF_BUF_MIN ? cv->r.size_max :
+						      KVPERF_BUF_MIN;
+	switch (fz_rand(f, 4)) {
+	case 0:
+		c->remote_rkey ^= fz_range(f, 1, 0xffffffff);
+		break;
+	case 1:
+		c->remote_addr += server_len + fz_rand(f, 1 << 20);
+		break;
+	case 2:
+		c->remote_addr -= fz_range(f, 1, 4096);
+		break;
+	default:
+		len = server_len + fz_range(f, 1, 4096);
+		break;
+	}
+	fz_log(f, " %s(rkey 0x%x addr 0x%" PRIx64 " len %u)",
+	       op == IBV_WR_RDMA_WRITE ? "WRITE" : "READ", c->remote_rkey,
+	       c->remote_addr, len);
+	f->st.rdma_faults++;
+	return fz_send(c, op, len, 0);
+}
+
+/* Pick the next step of a conversation, send it, say what it expects. */
+static enum fz_expect fz_step(struct fz *f, struct fz_conv *cv, uint32_t *n,
+			      uint32_t *len, int *err)
+{
+	struct upath_conn *c = &cv->fc->c;
+	bool bw = cv->r.type == KVPERF_RUN_TYPE_BW;
+	bool send = cv->r.op == KVPERF_OP_SEND;
+	uint32_t server_len = cv->r.size_max > KVPERF_BUF_MIN ?
+			      cv->r.size_max : KVPERF_BUF_MIN;
+	uint32_t pick = fz_rand(f, 100), arg;
+
+	*err = 0;
+	if (pick < 25) {			/* a good SIZE */
+		arg = fz_range(f, 1, cv->r.size_max);
+		fz_log(f, " SIZE(%u)", arg);
+		*err = fz_send(c, IBV_WR_SEND_WITH_IMM, 0,
+			       KVPERF_CTRL(KVPERF_CTRL_SIZE, arg));
+		cv->size = arg;
+		*n = arg;
+		return FZ_EXP_ACK;
+	}
+	if (pick < 30) {			/* SIZE 0 or too large */
+		arg = fz_chance(f, 30) ? 0 :
+		      fz_range(f, cv->r.size_max + 1, 0xffffff);
+		fz_log(f, " SIZE(%u)", arg);
+		*err = fz_send(c, IBV_WR_SEND_WITH_IMM, 0,
+			       KVPERF_CTRL(KVPERF_CTRL_SIZE, arg));
+		return FZ_EXP_CLOSE;
+	}
+	if (pick < 42) {			/* START */
+		fz_log(f, " START");
+		if (bw && cv->size && (cv->r.flags & KVPERF_WIRE_BIDIR) && send)
+			c->count_data = true;	/* take the server's traffic */
+		*err = fz_send(c, IBV_WR_SEND_WITH_IMM, 0,
+			       KVPERF_CTRL(KVPERF_CTRL_START, 0));
+		if (!bw || !cv->size)
+			return FZ_EXP_CLOSE;
+		cv->data = 0;
+		cv->bad_len = 0;
+		*n = 0;
+		return FZ_EXP_ACK;
+	}
+	if (pick < 52) {			/* END, with or without START */
+		fz_log(f, " END");
+		*err = fz_send(c, IBV_WR_SEND_WITH_IMM, 0,
+			       KVPERF_CTRL(KVPERF_CTRL_END, 0));
+		return bw ? FZ_EXP_REPORT : FZ_EXP_CLOSE;
+	}
+	if (pick < 57) {			/* what only a server sends, or no kind */
+		arg = fz_rand(f, 3);
+		arg = arg == 0 ? KVPERF_CTRL_REPORT :
+		      arg == 1 ? KVPERF_CTRL_ACK :
+		      fz_chance(f, 20) ? 0 : fz_range(f, 6, 255);
+		fz_log(f, " CTRL(%u, len %u)", arg,
+		       arg == KVPERF_CTRL_REPORT ? 32 : 0);
+		*err = fz_send(c, IBV_WR_SEND_WITH_IMM,
+			       arg == KVPERF_CTRL_REPORT ? 32 : 0,
+			       KVPERF_CTRL(arg, fz_rand(f, 1 << 24)));
+		return FZ_EXP_CLOSE;
+	}
+	if (pick < 70) {			/* a data message */
+		*len = fz_range(f, 1, cv->r.size_max);
+		fz_log(f, " DATA(%u)", *len);
+		*err = fz_data(cv, 1, *len);
+		if (bw)
+			return send ? FZ_EXP_NOTHING : FZ_EXP_CLOSE;
+		/* a latency server of any op answers a ping (zeros: no marker) */
+		return FZ_EXP_ECHO;
+	}
+	if (pick < 74) {			/* a zero-length data message */
+		*len = 0;
+		fz_log(f, " DATA(0)");
+		*err = fz_data(cv, 1, 0);
+		return bw && send ? FZ_EXP_NOTHING : FZ_EXP_CLOSE;
+	}
+	if (pick < 79) {			/* larger than the server's buffer */
+		*len = server_len + fz_range(f, 1, 4096);
+		fz_log(f, " DATA(%u > %u)", *len, server_len);
+		*err = fz_data(cv, 1, *len);
+		return FZ_EXP_CLOSE;
+	}
+	if (pick < 85 && send) {		/* a burst beyond the receive depth */
+		*n = fz_range(f, UPATH_RECV_DEPTH + 1, 4 * (UPATH_RECV_DEPTH + 32));
+		*len = bw && cv->size ? cv->size :
+		       fz_range(f, 1, cv->r.size_max);
+		fz_log(f, " BURST(%u x %u)", *n, *len);
+		if (!bw)
+			c->count_data = true;
+		*err = fz_data(cv, *n, *len);
+		return bw ? FZ_EXP_NOTHING : FZ_EXP_ECHOES;
+	}
+	if (pick < 90) {
+		*err = fz_rdma_fault(f, cv);
+		return FZ_EXP_ANY;
+	}
+	if (pick < 95) {
+		fz_log(f, " pause");
+		usleep(fz_rand(f, 20000));
+		return FZ_EXP_NOTHING;
+	}
+	if (pick < 98 || !fz_hold(f, cv->fc)) {
+		fz_log(f, " disconnect");
+		f->st.disconnects++;
+		cv->closed = true;
+		return FZ_EXP_ANY;
+	}
+	cv->fc = NULL;		/* held: silent from now on */
+	cv->closed = true;
+	return FZ_EXP_ANY;
+}
+
+/* Wait for the server's data echoes counted by the receive handler. */
+static bool fz_echoes_in(struct upath_conn *c, void *arg)
+{
+	return c->data_recvs >= *(uint32_t *)arg;
+}
+
+/* Check the server's answer to a step; false ends the conversation. */
+static bool fz_answer(struct fz *f, struct fz_conv *cv, enum fz_expect e,
+		      uint32_t n, uint32_t len, int err)
+{
+	struct upath_conn *c = &cv->fc->c;
+
+	if (e == FZ_EXP_CLOSE) {
+		f->st.expect_close++;
+		/*
+		 * The DISCONNECTED event comes at once, or (when the server
+		 * ended the connection before its own ESTABLISHED) never:
+		 * ask the server early, and wait the whole time only for a
+		 * connection it still lists.
+		 */
+		if (fz_wait_closed(cv->fc, FZ_CLOSE_SOON_MS) ||
+		    (fz_server_lists(f, cv->fc) &&
+		     fz_wait_closed(cv->fc, f->wait_ms))) {
+			f->st.closed++;
+			fz_log(f, " closed");
+		} else if (!fz_server_lists(f, cv->fc)) {
+			/* gone on the server, but no DREQ reached us */
+			f->st.ended_unsaid++;
+			fz_log(f, " ended without a disconnect");
+			if (f->verbose)
+				fprintf(stderr, "ended without a disconnect at attempt %" PRIu64 ": %s\n",
+					f->attempt, f->trace);
+		} else {
+			f->st.not_closed++;
+			fz_anomaly(f, "the server kept a broken conversation open");
+		}
+		return false;
+	}
+	if (err && e != FZ_EXP_ANY) {
+		f->st.wrong++;
+		fz_anomaly(f, "a good message failed");
+	}
+	if (err || e == FZ_EXP_ANY)
+		return false;
+	switch (e) {
+	case FZ_EXP_ACK:
+		err = fz_expect_ctrl(f, cv, KVPERF_CTRL_ACK, n, 0);
+		break;
+	case FZ_EXP_REPORT:
+		err = fz_expect_report(f, cv);
+		c->count_data = false;
+		break;
+	case FZ_EXP_ECHO:
+		err = fz_expect_echoes(f, cv, 1, len);
+		break;
+	case FZ_EXP_ECHOES:
+		err = upath_conn_wait(c, fz_echoes_in, &n);
+		c->count_data = false;
+		c->data_recvs = 0;
+		c->bad_recvs = 0;
+		break;
+	default:
+		return true;
+	}
+	if (!err) {
+		f->st.answered++;
+		return true;
+	}
+	if (err == -EPROTO || err == -ETIMEDOUT) {
+		f->st.wrong++;
+		fz_anomaly(f, err == -EPROTO ? "a wrong answer" :
+					       "no answer from the server");
+	}
+	return false;
+}
+
+static void fz_conv_attempt(struct fz *f)
+{
+	struct kvperf_wire_req w;
+	struct upath_conn_attr attr = {
+		.poll = KVPERF_POLL_SOFTIRQ,
+		.send_depth = UPATH_SEND_DEPTH,
+		.recv_depth = UPATH_RECV_DEPTH,
+	};
+	struct fz_conv cv = { 0 };
+	enum fz_expect e;
+	enum fz_verdict v;
+	uint32_t steps, n = 0, len = 0;
+	uint8_t rd;
+	int err;
+
+	f->st.convs++;
+	fz_valid_req(f, &cv.r, true);
+	fz_log(f, "conv %s %s size_max %u flags 0x%x",
+	       cv.r.type == KVPERF_RUN_TYPE_BW ? "bw" : "lat",
+	       cv.r.op == KVPERF_OP_SEND ? "send" :
+	       cv.r.op == KVPERF_OP_WRITE ? "write" : "read",
+	       cv.r.size_max, cv.r.flags);
+	/* room for messages larger than the server's buffer */
+	attr.size_max = cv.r.size_max + 8192;
+	cv.fc = fz_conn_new(f, &attr);
+	if (!cv.fc) {
+		f->st.failed++;
+		return;
+	}
+	cv.r.rkey = cv.fc->c.rx.mr->rkey;
+	cv.r.addr = (uintptr_t)cv.fc->c.rx.p;
+	upath_wire_req_put(&cv.r, &w);
+	rd = cv.fc->c.max_init_rd_atom < cv.fc->c.max_rd_atom ?
+	     cv.fc->c.max_init_rd_atom : cv.fc->c.max_rd_atom;
+	rd = rd < 16 ? rd : 16;
+	v = fz_connect(f, cv.fc, &w, sizeof(w), rd, rd, false);
+	fz_count_verdict(f, cv.fc, v);
+	if (v == FZ_REFUSED && cv.fc->rej_reason == KVPERF_WIRE_REJ_BAD_REQUEST) {
+		f->st.disagree++;
+		fz_anomaly(f, "a valid request was refused as bad");
+	}
+	if (v != FZ_ACCEPTED) {
+		fz_conn_free(cv.fc);
+		return;
+	}
+	if (f->delay_ms)
+		usleep(f->delay_ms * 1000);
+	for (steps = fz_range(f, 1, 8); steps && !fz_stopping; steps--) {
+		f->st.steps++;
+		e = fz_step(f, &cv, &n, &len, &err);
+		if (cv.closed || !fz_answer(f, &cv, e, n, len, err))
+			break;
+	}
+	fz_conn_free(cv.fc);
+}
+
+/* ---- bursts of connections ---- */
+
+/*
+ * @n valid connections at once, each of @size_max (0: a small random
+ * latency run), kept open until all were asked.
+ */
+static void fz_burst(struct fz *f, unsigned int n, uint32_t size_max)
+{
+	struct upath_conn_attr attr = {
+		.poll = KVPERF_POLL_BUSY,
+		.size_max = FZ_RAW_BUF,
+		.send_depth = 1,
+		.recv_depth = 1,
+	};
+	struct fz_conn *fcs[FZ_BURST_MAX] = { 0 };
+	struct kvperf_wire_req w;
+	struct upath_req r;
+	enum fz_verdict v;
+	unsigned int i;
+
+	f->st.bursts++;
+	fz_log(f, "burst %u", n);
+	for (i = 0; i < n && i < FZ_BURST_MAX && !fz_stopping; i++) {
+		memset(&r, 0, sizeof(r));
+		r.op = KVPERF_OP_SEND;
+		r.size_max = size_max ?: fz_range(f, 1, 4096);
+		upath_wire_req_put(&r, &w);
+		fcs[i] = fz_conn_new(f, &attr);
+		if (!fcs[i]) {
+			f->st.failed++;
+			continue;
+		}
+		v = fz_connect(f, fcs[i], &w, sizeof(w), 0, 0, false);
+		fz_count_verdict(f, fcs[i], v);
+	}
+	for (i = 0; i < FZ_BURST_MAX; i++)
+		fz_conn_free(fcs[i]);
+}
+
+static void fz_attempt(struct fz *f, uint64_t i)
+{
+	uint64_t start = upath_now_ns();
+	uint32_t kind;
+
+	f->attempt = i;
+	f->rng = f->seed ^ (i * 0xd1342543de82ef95ULL);
+	fz_mix(&f->rng);
+	f->trace_len = 0;
+	f->trace[0] = 0;
+	f->st.attempts++;
+	kind = fz_rand(f, 100);
+	if (kind < 45)
+		fz_raw_attempt(f);
+	else if (kind < 98)
+		fz_conv_attempt(f);
+	else
+		fz_burst(f, fz_range(f, FZ_SERVER_CONNS_MAX + 1,
+				     FZ_SERVER_CONNS_MAX + 4), 0);
+	if (f->verbose)
+		printf("#%" PRIu64 " %" PRIu64 " ms: %s\n", i,
+		       (uint64_t)((upath_now_ns() - start) / UPATH_NS_PER_MS),
+		       f->trace);
+}
+
+/* ---- the modes ---- */
+
+static void fz_print_result(const struct fz *f, double secs)
+{
+	const struct fz_stats *s = &f->st;
+
+	printf("result seconds=%.1f attempts=%" PRIu64 " raw=%" PRIu64 " conversations=%" PRIu64 " bursts=%" PRIu64 " early=%" PRIu64 "\n",
+	       secs, s->attempts, s->raw, s->convs, s->bursts, s->early);
+	printf("result accepted=%" PRIu64 " refused_bad=%" PRIu64 " refused_busy=%" PRIu64 " refused_peer=%" PRIu64 " refused_memory=%" PRIu64 " refused_resources=%" PRIu64 " refused_other=%" PRIu64 " rejected_other=%" PRIu64 " unanswered=%" PRIu64 " failed=%" PRIu64 "\n",
+	       s->accepted, s->refused[KVPERF_WIRE_REJ_BAD_REQUEST],
+	       s->refused[KVPERF_WIRE_REJ_TOO_MANY],
+	       s->refused[KVPERF_WIRE_REJ_PEER_BUSY],
+	       s->refused[KVPERF_WIRE_REJ_MEMORY],
+	       s->refused[KVPERF_WIRE_REJ_RESOURCES],
+	       s->refused[0] + s->refused[KVPERF_WIRE_REJ_ADDRESS] +
+	       s->refused[KVPERF_WIRE_REJ_KEY],
+	       s->rejected_other, s->unanswered, s->failed);
+	printf("result predicted_bad=%" PRIu64 " disagree=%" PRIu64 " bad_rep=%" PRIu64 "\n",
+	       s->predicted_bad, s->disagree, s->bad_rep);
+	printf("result messages=%" PRIu64 " steps=%" PRIu64 " answered=%" PRIu64 " wrong=%" PRIu64 " expect_close=%" PRIu64 " closed=%" PRIu64 " ended_unsaid=%" PRIu64 " not_closed=%" PRIu64 " rdma_faults=%" PRIu64 " disconnects=%" PRIu64 " silent=%" PRIu64 " anomalies=%u\n",
+	       fz_messages, s->steps, s->answered, s->wrong, s->expect_close,
+	       s->closed, s->ended_unsaid, s->not_closed, s->rdma_faults,
+	       s->disconnects, s->silent, f->anomalies);
+}
+
+static int fz_run(struct fz *f)
+{
+	uint64_t start = upath_now_ns();
+	uint64_t end = start + f->seconds * UPATH_NS_PER_S;
+	unsigned int i;
+	uint64_t a;
+
+	printf("seed 0x%" PRIx64 " (replay one attempt: -s 0x%" PRIx64 " -r N -v)\n",
+	       f->seed, f->seed);
+	fflush(stdout);
+	if (f->replay >= 0) {
+		for (a = 0; a < f->repeat && !fz_stopping; a++) {
+			fz_attempt(f, f->replay);
+			if (!f->verbose)
+				printf("#%ld %s\n", f->replay, f->trace);
+		}
+	} else {
+		for (a = 0; a < f->count && !fz_stopping; a++) {
+			if (f->seconds && upath_now_ns() > end)
+				break;
+			fz_attempt(f, a);
+		}
+	}
+	for (i = 0; i < f->nheld; i++)
+		fz_conn_free(f->held[i]);
+	f->nheld = 0;
+	fz_print_result(f, (upath_now_ns() - start) / 1e9);
+	return 0;
+}
+
+/* Hold @n valid idle connections until a signal. */
+static int fz_hold_mode(struct fz *f, unsigned int n)
+{
+	struct upath_conn_attr attr = {
+		.poll = KVPERF_POLL_BUSY,
+		.size_max = FZ_RAW_BUF,
+		.send_depth = 1,
+		.recv_depth = 1,
+	};
+	struct kvperf_wire_req w;
+	struct upath_req r = { .op = KVPERF_OP_SEND, .size_max = 64 };
+	unsigned int i, held = 0;
+
+	f->silent_max = n;
+	for (i = 0; i < n; i++) {
+		struct fz_conn *fc = fz_conn_new(f, &attr);
+
+		if (!fc)
+			continue;
+		upath_wire_req_put(&r, &w);
+		if (fz_connect(f, fc, &w, sizeof(w), 0, 0, false) == FZ_ACCEPTED &&
+		    fz_hold(f, fc))
+			held++;
+		else
+			fz_conn_free(fc);
+	}
+	printf("holding %u of %u\n", held, n);
+	fflush(stdout);
+	while (!fz_stopping)
+		pause();
+	for (i = 0; i < f->nheld; i++)
+		fz_conn_free(f->held[i]);
+	return held == n ? 0 : 1;
+}
+
+static int fz_burst_mode(struct fz *f, unsigned int n, uint32_t size)
+{
+	fz_burst(f, n, size);
+	printf("burst %u size %u: accepted %" PRIu64 " refused_memory %" PRIu64 " refused_busy %" PRIu64 "\n",
+	       n, size, f->st.accepted, f->st.refused[KVPERF_WIRE_REJ_MEMORY],
+	       f->st.refused[KVPERF_WIRE_REJ_TOO_MANY]);
+	return 0;
+}
+
+static void fz_usage(void)
+{
+	fprintf(stderr,
+		"usage: wire_fuzz -a ADDR [-p PORT] [-s SEED] [-n COUNT] [-t SECONDS]\n"
+		"                 [-w WAIT_MS] [-q SILENT] [-r ATTEMPT [-R TIMES]] [-d MS]\n"
+		"                 [-l LIST_CMD] [-v]\n"
+		"       wire_fuzz -a ADDR [-p PORT] -H N\n"
+		"       wire_fuzz -a ADDR [-p PORT] -B N -S SIZE\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct fz f = {
+		.count = 2000, .seconds = 30, .wait_ms = 2000, .silent_max = 4,
+		.replay = -1, .repeat = 1,
+	};
+	unsigned long port = KVPERF_DEFAULT_PORT, hold = 0, burst = 0;
+	unsigned long size = 0;
+	struct sigaction sa = { .sa_handler = fz_on_signal };
+	bool have_addr = false, have_seed = false;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "a:p:s:n:t:w:q:r:R:d:l:vH:B:S:")) != -1) {
+		switch (opt) {
+		case 'a':
+			if (fz_parse_addr(optarg, &f.dst))
+				fz_usage();
+			have_addr = true;
+			break;
+		case 'p':
+			port = strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			f.seed = strtoull(optarg, NULL, 0);
+			have_seed = true;
+			break;
+		case 'n':
+			f.count = strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			f.seconds = strtoul(optarg, NULL, 0);
+			break;
+		case 'w':
+			f.wait_ms = strtoul(optarg, NULL, 0);
+			break;
+		case 'q':
+			f.silent_max = strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			f.replay = strtol(optarg, NULL, 0);
+			break;
+		case 'R':
+			f.repeat = strtoul(optarg, NULL, 0);
+			break;
+		case 'd':
+			f.delay_ms = strtoul(optarg, NULL, 0);
+			break;
+		case 'l':
+			f.list_cmd = optarg;
+			break;
+		case 'v':
+			f.verbose = true;
+			break;
+		case 'H':
+			hold = strtoul(optarg, NULL, 0);
+			break;
+		case 'B':
+			burst = strtoul(optarg, NULL, 0);
+			break;
+		case 'S':
+			size = strtoul(optarg, NULL, 0);
+			break;
+		default:
+			fz_usage();
+		}
+	}
+	if (!have_addr || optind != argc || !port || port > 65535 ||
+	    !f.wait_ms || hold > FZ_MAX_HELD || burst > FZ_BURST_MAX ||
+	    size > KVPERF_SIZE_MAX)
+		fz_usage();
+	if (!have_seed)
+		f.seed = upath_now_ns() ^ ((uint64_t)getpid() << 32);
+	fz_sockaddr_port(&f.dst, port);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	if (hold)
+		return fz_hold_mode(&f, hold);
+	if (burst)
+		return fz_burst_mode(&f, burst, size);
+	return fz_run(&f);
+}
