@@ -47,8 +47,4 @@ int access_key_file(const char *path, uint8_t key[KVPERF_WIRE_KEY_LEN],
 const char *access_key_error(int err);
 bool access_key_equal(const uint8_t *a, const uint8_t *b, size_t len);
 
-struct kvperf;
-int access_key_arg(struct kvperf *kv, const char *obj, bool file,
-		   const char *val, uint8_t key[KVPERF_WIRE_KEY_LEN]);
-
 #endif /* KVPERF_ACCESS_H */

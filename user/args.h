@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/kvperf_wire.h>
 
 struct kvperf_cmd;
 
@@ -46,5 +47,10 @@ int parse_u64(const char *s, uint64_t *val);
 int parse_u32(const char *s, uint32_t *val);
 int parse_size(const char *s, uint64_t *val);
 int parse_addr(const char *s, uint8_t addr[16]);
+
+struct kvperf;
+/* A key or key-file keyword's value (access_key_parse/file, reported). */
+int access_key_arg(struct kvperf *kv, const char *obj, bool file,
+		   const char *val, uint8_t key[KVPERF_WIRE_KEY_LEN]);
 
 #endif /* KVPERF_ARGS_H */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <linux/kvperf.h>
 
+#include "access.h"
 #include "args.h"
 #include "kvperf.h"
 
@@ -307,4 +308,37 @@ int kvperf_main(struct kvperf *kv, int argc, char **argv,
 	if (is_help(word))
 		return help(kv, &args, objects);
 	return kvperf_usage(kv, NULL, "unknown object '%s'", word);
+}
+
+/**
+ * access_key_arg() - the value of a key or key-file keyword
+ * @kv: the invocation, for the messages
+ * @obj: the object whose help a usage error points at
+ * @file: @val is the path of a key file, not the key
+ * @val: the hex digits, or the path
+ * @key: receives the key
+ *
+ * The messages name what is wrong, never the key's characters.
+ *
+ * Return: KVPERF_EXIT_OK; KVPERF_EXIT_USAGE for a key that is not one,
+ * KVPERF_EXIT_ERROR for a key file that cannot be used.
+ */
+int access_key_arg(struct kvperf *kv, const char *obj, bool file,
+		   const char *val, uint8_t key[KVPERF_WIRE_KEY_LEN])
+{
+	char why[ACCESS_WHY_LEN];
+	int err;
+
+	if (!file) {
+		err = access_key_parse(val, key);
+		if (err)
+			return kvperf_usage(kv, obj, "invalid key: %s",
+					    access_key_error(err));
+		return KVPERF_EXIT_OK;
+	}
+	if (access_key_file(val, key, why)) {
+		kvperf_errorf(kv, "key file '%s': %s", val, why);
+		return KVPERF_EXIT_ERROR;
+	}
+	return KVPERF_EXIT_OK;
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "access.h"
+#include "args.h"
 #include "kvperf.h"
 #include "unit.h"
 
