@@ -174,6 +174,15 @@ static void kvperf_sconn_teardown(struct kvperf_sconn *sc)
 	/* no probe is posted once this returns */
 	WRITE_ONCE(sc->stop, true);
 	cancel_delayed_work_sync(&sc->keepalive);
+	/*
+	 * Accepted but not established yet (the connection failed at once):
+	 * a disconnect now sends no DREQ, and the client, established on
+	 * its side, ignores the reject that destroying the id sends. Give
+	 * the client's RTU a moment to arrive, so that it is told.
+	 */
+	wait_event_timeout(c->wq, READ_ONCE(sc->established) ||
+			   READ_ONCE(sc->cm_ended),
+			   msecs_to_jiffies(KVPERF_SERVER_RTU_WAIT_MS));
 	rdma_disconnect(c->cm_id);
 	kvperf_conn_destroy(c);
 	rdma_destroy_id(c->cm_id);
@@ -565,16 +574,19 @@ static int kvperf_server_cm_handler(struct rdma_cm_id *id,
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		WRITE_ONCE(sc->cm_ended, true);
 		kvperf_conn_fail(&sc->conn, -ECONNRESET,
 				 "the client disconnected");
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		WRITE_ONCE(sc->cm_ended, true);
 		kvperf_conn_fail(&sc->conn, -ENODEV,
 				 "the RDMA device was removed");
 		break;
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_REJECTED:
+		WRITE_ONCE(sc->cm_ended, true);
 		kvperf_conn_fail(&sc->conn, -ECONNABORTED,
 				 "the connection failed");
 		break;

@@ -28,6 +28,8 @@
  * and congestion on a large fabric is not mistaken for a dead peer.
  */
 #define KVPERF_SERVER_ACK_TIMEOUT		18
+/* How long a connection that failed at once waits for the client's RTU. */
+#define KVPERF_SERVER_RTU_WAIT_MS		1000
 
 /**
  * struct kvperf_prefix - an address prefix
@@ -106,6 +108,7 @@ struct kvperf_cm_ctx {
  * @waiter: bandwidth runs, what the thread sleeps on
  * @keepalive: probes a silent peer every idle timeout / 4
  * @established: the connection is up
+ * @cm_ended: the CM reported the connection's end or failure
  * @finished: the thread has freed the connection's resources
  * @stop: the server wants the thread to end
  * @served: iterations answered
@@ -126,6 +129,7 @@ struct kvperf_sconn {
 	struct kvperf_bw_waiter waiter;
 	struct delayed_work keepalive;
 	bool established;
+	bool cm_ended;
 	bool finished;
 	bool stop;
 	atomic64_t served;
