@@ -544,6 +544,7 @@ static int kvperf_server_listener_event(struct kvperf_server *srv,
 		r = srv->remove_work;
 		srv->remove_work = NULL;
 		srv_id = srv->id;
+		r->id = srv_id;
 		destroy = 1;
 	}
 	mutex_unlock(&srv->lock);
