@@ -14,6 +14,13 @@
 # (default: the newest 6.12) while a second guest keeps both host cores
 # busy beside it; the same closing line.
 #
+# --debug: make check-debug instead: the VM suite on a debug kernel
+# (KASAN, lockdep, kmemleak, UBSAN, DMA-API debug) built once by
+# selftests/debug-kernel/build.sh and cached outside the clone, at a
+# larger time scale (KVPERF_TIME_SCALE, default 10), then a kmemleak scan
+# after rmmod kvperf (selftests/debug-kernel/suite.sh); any report in
+# the kernel log fails it. The same closing line.
+#
 # Both Debian kernels must be installed (make deps does it): without one
 # of them, the run fails at once, naming it.
 set -u
@@ -22,13 +29,18 @@ cd "$top" || exit 1
 logs=build/check
 load=
 load_kver=
+debug=
 case "${1:-}" in
 --load)
 	load=1 load_kver=${2:-}
 	logs=build/check-load
 	;;
+--debug)
+	debug=1
+	logs=build/check-debug
+	;;
 '') ;;
-*) echo "usage: $0 [--load [KVER]]" >&2; exit 2 ;;
+*) echo "usage: $0 [--load [KVER] | --debug]" >&2; exit 2 ;;
 esac
 mkdir -p "$logs"
 
@@ -112,6 +124,30 @@ if [ -n "$load" ]; then
 	wait "$loadpid" 2>/dev/null
 	trap - EXIT
 	echo "# make check-load took $(( $(date +%s) - start )) s; logs in $logs/"
+	totals
+	[ "$failed" -eq 0 ]
+	exit
+fi
+
+if [ -n "$debug" ]; then
+	echo "# ---- debug kernel: selftests/debug-kernel/build.sh (log: $logs/debug-kernel.log)"
+	if ! kdir=$(selftests/debug-kernel/build.sh 2>"$logs/debug-kernel.log" |
+		    tail -n 1) || [ -z "$kdir" ]; then
+		tail -n 30 "$logs/debug-kernel.log"
+		echo "not ok - the debug kernel builds"
+		failed=1
+		totals
+		exit 1
+	fi
+	tail -n 1 "$logs/debug-kernel.log"
+	echo "# ---- debug kernel $(cat "$kdir/kernelrelease") in $kdir"
+	# Each script has its own limit (settings' timeout, scaled): the
+	# guest's is the sum of theirs, not vmtest.sh's default.
+	scale=${KVPERF_TIME_SCALE:-10}
+	KVPERF_TIME_SCALE=$scale run_phase vm-debug 2 \
+		selftests/vmtest.sh -K "$kdir" -t $((3600 * scale)) -- \
+		selftests/debug-kernel/suite.sh
+	echo "# make check-debug took $(( $(date +%s) - start )) s; logs in $logs/"
 	totals
 	[ "$failed" -eq 0 ]
 	exit
