@@ -50,7 +50,7 @@ SPEC := Documentation/netlink/specs/kvperf.yaml
 UAPI := include/uapi/linux/kvperf.h
 
 .PHONY: all modules tools install clean help deps lint check check-load check-pair demo bench \
-	uapi ksrc vm-module selftests kdir
+	uapi ksrc vm-module selftests kdir check-debug
 
 all: modules tools
 
@@ -123,6 +123,11 @@ check-load:
 check-pair:
 	$(Q)selftests/check.sh --pair
 
+# The VM suite on a debug kernel (KASAN, lockdep, kmemleak, UBSAN,
+# DMA-API debug), built once and cached; see selftests/check.sh.
+check-debug:
+	$(Q)selftests/check.sh --debug
+
 demo:
 	$(Q)selftests/demo.sh
 
@@ -142,6 +147,7 @@ help:
 	@echo '  check          every test: unit, spec, lint, VM suite on 6.1 and 6.12'
 	@echo '  check-load     the VM suite on one kernel beside a busy second guest'
 	@echo '  check-pair     the two-guest suite: a 6.12 and a 6.1 guest joined by a link'
+	@echo '  check-debug    the VM suite on a KASAN/lockdep/kmemleak debug kernel'
 	@echo '  demo           build, boot a Soft-RoCE VM, compare kernel and user path'
 	@echo '  bench          the benchmark matrix in the VM, into Documentation/benchmarks/'
 	@echo '  uapi           regenerate include/uapi/linux/kvperf.h from the spec'

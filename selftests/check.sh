@@ -18,6 +18,13 @@
 # guest A on the newest 6.12, guest B on the newest 6.1, see
 # selftests/vmpair.sh), with the same closing line.
 #
+# --debug: make check-debug instead: the VM suite on a debug kernel
+# (KASAN, lockdep, kmemleak, UBSAN, DMA-API debug) built once by
+# selftests/debug-kernel/build.sh and cached outside the clone, at a
+# larger time scale (KVPERF_TIME_SCALE, default 10), then a kmemleak scan
+# after rmmod kvperf (selftests/debug-kernel/suite.sh); any report in
+# the kernel log fails it. The same closing line.
+#
 # Both Debian kernels must be installed (make deps does it): without one
 # of them, the run fails at once, naming it.
 set -u
@@ -27,6 +34,7 @@ logs=build/check
 load=
 load_kver=
 pair=
+debug=
 case "${1:-}" in
 --load)
 	load=1 load_kver=${2:-}
@@ -36,8 +44,12 @@ case "${1:-}" in
 	pair=1
 	logs=build/check-pair
 	;;
+--debug)
+	debug=1
+	logs=build/check-debug
+	;;
 '') ;;
-*) echo "usage: $0 [--load [KVER] | --pair]" >&2; exit 2 ;;
+*) echo "usage: $0 [--load [KVER] | --pair | --debug]" >&2; exit 2 ;;
 esac
 mkdir -p "$logs"
 
@@ -135,6 +147,30 @@ pair_phase() {
 if [ -n "$pair" ]; then
 	pair_phase
 	echo "# make check-pair took $(( $(date +%s) - start )) s; logs in $logs/"
+	totals
+	[ "$failed" -eq 0 ]
+	exit
+fi
+
+if [ -n "$debug" ]; then
+	echo "# ---- debug kernel: selftests/debug-kernel/build.sh (log: $logs/debug-kernel.log)"
+	if ! kdir=$(selftests/debug-kernel/build.sh 2>"$logs/debug-kernel.log" |
+		    tail -n 1) || [ -z "$kdir" ]; then
+		tail -n 30 "$logs/debug-kernel.log"
+		echo "not ok - the debug kernel builds"
+		failed=1
+		totals
+		exit 1
+	fi
+	tail -n 1 "$logs/debug-kernel.log"
+	echo "# ---- debug kernel $(cat "$kdir/kernelrelease") in $kdir"
+	# Each script has its own limit (settings' timeout, scaled): the
+	# guest's is the sum of theirs, not vmtest.sh's default.
+	scale=${KVPERF_TIME_SCALE:-10}
+	KVPERF_TIME_SCALE=$scale run_phase vm-debug 2 \
+		selftests/vmtest.sh -K "$kdir" -t $((3600 * scale)) -- \
+		selftests/debug-kernel/suite.sh
+	echo "# make check-debug took $(( $(date +%s) - start )) s; logs in $logs/"
 	totals
 	[ "$failed" -eq 0 ]
 	exit

@@ -12,7 +12,7 @@ set -o pipefail
 
 usage() {
 	cat <<EOF
-usage: $prog [-k KVER] [-d] [-t SECONDS] [-a KERNEL-ARGS] [-s | -- COMMAND [ARGS...]]
+usage: $prog [-k KVER | -K DIR] [-d] [-t SECONDS] [-a KERNEL-ARGS] [-s | -- COMMAND [ARGS...]]
 
 Boot an installed kernel under QEMU (TCG), create rxe0 on kvd0 ($addr0/24)
 and rxe1 on kvd1 ($addr1/24), load the freshly built kvperf.ko and then:
@@ -25,6 +25,10 @@ and rxe1 on kvd1 ($addr1/24), load the freshly built kvperf.ko and then:
 Options:
   -k KVER        kernel to boot: a version from /boot/vmlinuz-* or a prefix
                  of one (newest match); default: the newest 6.1 kernel
+  -K DIR         boot a kernel built by selftests/debug-kernel/build.sh
+                 instead (DIR as it prints it): DIR/linux/vmlinux, with
+                 the modules of DIR/modules and kvperf.ko built against
+                 DIR/linux (make vm-module KDIR=DIR/linux)
   -d             the DMA lane: the guest has an emulated IOMMU (q35,
                  intel-iommu) and a Soft-RoCE patched to map DMA through
                  it (selftests/rxe-dma/), so DMA addresses are IO virtual
@@ -153,9 +157,10 @@ initramfs_for() {
 
 	key=$( { cat "$vmdir/mkinitramfs.sh" "$vmdir/init.sh"
 		 stat -c '%n %s %Y' "$busybox" \
-			"/lib/modules/$kver/modules.dep"; } | sha256sum)
+			"$modroot/lib/modules/$kver/modules.dep"; } | sha256sum)
 	if [ ! -f "$img" ] || [ "$(cat "$img.key" 2>/dev/null)" != "$key" ]; then
-		bash "$vmdir/mkinitramfs.sh" "$kver" "$img" "$busybox" ||
+		bash "$vmdir/mkinitramfs.sh" "$kver" "$img" "$busybox" \
+			"$modroot" ||
 			return 1
 		echo "$key" >"$img.key"
 	fi
@@ -185,7 +190,7 @@ build_module() {
 	local kver=$1 out ko
 
 	if ! out=$(make -s --no-print-directory -C "$top" vm-module \
-		   KVER="$kver"); then
+		   "${mod_kdir:-KVER=$kver}"); then
 		[ -n "$out" ] && echo "$out" >&2
 		msg "building kvperf.ko for $kver failed (make vm-module KVER=$kver)"
 		return 1
@@ -211,13 +216,15 @@ build_module() {
 [ -n "${KVPERF_VMTEST_SOURCED:-}" ] && return 0
 
 kver_arg=6.1
+kdir_arg=
 limit=
 shell=0
 append=
 dma=0
-while getopts ":k:t:a:dsh" opt; do
+while getopts ":k:K:t:a:dsh" opt; do
 	case "$opt" in
 	k) kver_arg=$OPTARG ;;
+	K) kdir_arg=$OPTARG ;;
 	d) dma=1 ;;
 	t) limit=$OPTARG ;;
 	a) append=$OPTARG ;;
@@ -230,6 +237,9 @@ done
 shift $((OPTIND - 1))
 if [ $# -gt 0 ] && [ "$shell" = 1 ]; then
 	usage_error "-s and a command exclude each other"
+fi
+if [ -n "$kdir_arg" ] && [ "$dma" = 1 ]; then
+	usage_error "-K and -d exclude each other"
 fi
 if [ $# -gt 0 ] && [ -z "$1" ]; then
 	usage_error "empty command"
@@ -257,16 +267,32 @@ command -v qemu-system-x86_64 >/dev/null || missing qemu-system-x86_64
 command -v cpio >/dev/null || missing cpio
 command -v modprobe >/dev/null || missing "modprobe (kmod)"
 busybox=$(find_busybox) || missing "a static busybox (busybox-static)"
-kver=$(resolve_kernel "$kver_arg") ||
-	missing "kernel $kver_arg (no /boot/vmlinuz-$kver_arg*)"
-[ -r "/boot/vmlinuz-$kver" ] || missing "/boot/vmlinuz-$kver"
-[ -r "/lib/modules/$kver/modules.dep" ] ||
-	missing "modules of $kver (/lib/modules/$kver)"
+# -K: a built kernel tree and its installed modules, shared with the
+# guest as its /lib/modules.
+modroot=
+mod_kdir=
+if [ -n "$kdir_arg" ]; then
+	kdir_arg=$(readlink -f "$kdir_arg")
+	kver=$(cat "$kdir_arg/kernelrelease" 2>/dev/null) ||
+		usage_error "-K $kdir_arg: not a directory of debug-kernel/build.sh"
+	modroot=$kdir_arg/modules
+	mod_kdir=KDIR=$kdir_arg/linux
+else
+	kver=$(resolve_kernel "$kver_arg") ||
+		missing "kernel $kver_arg (no /boot/vmlinuz-$kver_arg*)"
+	[ -r "/boot/vmlinuz-$kver" ] || missing "/boot/vmlinuz-$kver"
+fi
+[ -r "$modroot/lib/modules/$kver/modules.dep" ] ||
+	missing "modules of $kver ($modroot/lib/modules/$kver)"
 qboot=/usr/share/qemu/qboot.rom
 
 mkdir -p "$top/build/vm" || exit 1
 initrd=$(initramfs_for "$kver" "$busybox") || exit 1
-kernel=$(kernel_for "$kver")
+if [ -n "$kdir_arg" ]; then
+	kernel=$kdir_arg/linux/vmlinux
+else
+	kernel=$(kernel_for "$kver")
+fi
 
 # The selftests take the kernel's ktap_helpers.sh from build/ksrc.
 ktap=$top/build/ksrc/tools/testing/selftests/kselftest/ktap_helpers.sh
@@ -345,6 +371,9 @@ cmdline+=" watchdog_thresh=$((10 * scale))"
 cmdline+=" sysctl.kernel.hung_task_timeout_secs=$((120 * scale))"
 # The DMA lane's IOMMU is off unless asked for.
 [ "$dma" = 1 ] && cmdline+=" intel_iommu=on"
+# -K: init.sh mounts the modules share; acpi=noirq spares a debug kernel
+# about a minute of ACPI AML loop timeouts under TCG.
+[ -n "$modroot" ] && cmdline+=" kvmods=1 acpi=noirq"
 cmdline+=" kvtop=$top kvrun=$run${append:+ $append}"
 # shellcheck disable=SC2054 # qemu's option values are comma-separated
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2G
@@ -354,6 +383,8 @@ qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2G
 	-virtfs "local,path=$top,mount_tag=kvtop,security_model=none,multidevs=remap"
 	-serial "file:$run/console.log")
 [ -r "$qboot" ] && qemu+=(-bios "$qboot")
+[ -n "$modroot" ] && qemu+=(-virtfs
+	"local,path=$modroot/lib/modules,mount_tag=kvmods,security_model=none,readonly=on")
 if [ "$dma" = 1 ]; then
 	# An IOMMU, and PCI functions that no driver claims for the patched
 	# Soft-RoCE to map DMA through: one per device, and spares for the

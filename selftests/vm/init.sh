@@ -27,10 +27,12 @@ while read -r mod; do
 done </modules/order
 
 top=
+mods=
 # shellcheck disable=SC2013 # the command line is one line of words
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	kvtop=*) top="${arg#kvtop=}" ;;
+	kvmods=1) mods=1 ;;
 	esac
 done
 [ -n "$top" ] || die "no kvtop= on the kernel command line"
@@ -50,6 +52,12 @@ chmod 1777 /newroot/tmp /newroot/var/tmp
 	die "cannot create the mount point $top"
 mount -t 9p -o "$opts" kvtop "/newroot$top" ||
 	die "cannot mount the project directory $top over 9p"
+
+# vmtest.sh -K: the booted kernel's modules are a share of their own.
+if [ -n "$mods" ]; then
+	mount -t 9p -o "$opts,ro" kvmods /newroot/lib/modules ||
+		die "cannot mount the kernel's modules (kvmods) over 9p"
+fi
 
 mount --move /proc /newroot/proc
 mount --move /sys /newroot/sys

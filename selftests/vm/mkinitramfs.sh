@@ -6,7 +6,8 @@
 # decompressed) and selftests/vm/init.sh as /init. Nothing else: the guest
 # runs from the host root, shared read-only.
 #
-# usage: mkinitramfs.sh KVER OUTPUT BUSYBOX
+# usage: mkinitramfs.sh KVER OUTPUT BUSYBOX [MODROOT]
+# (MODROOT: where the kernel's lib/modules is, when not in /)
 
 set -u
 set -o pipefail
@@ -16,10 +17,12 @@ die() {
 	exit 1
 }
 
-[ $# -eq 3 ] || die "usage: mkinitramfs.sh KVER OUTPUT BUSYBOX"
+[ $# -eq 3 ] || [ $# -eq 4 ] ||
+	die "usage: mkinitramfs.sh KVER OUTPUT BUSYBOX [MODROOT]"
 kver=$1
 out=$2
 busybox=$3
+modroot=${4:-/}
 here=$(dirname "$(readlink -f "$0")")
 
 # virtio_pci brings the transport, 9pnet_virtio the 9p channel, 9p the fs.
@@ -40,8 +43,8 @@ install -m 755 "$here/init.sh" "$stage/init" || die "cannot install init.sh"
 declare -A seen=()
 : >"$stage/modules/order"
 for mod in "${mods[@]}"; do
-	deps=$(modprobe -S "$kver" --show-depends "$mod" 2>&1) ||
-		die "modprobe -S $kver --show-depends $mod: $deps"
+	deps=$(modprobe -d "$modroot" -S "$kver" --show-depends "$mod" 2>&1) ||
+		die "modprobe -d $modroot -S $kver --show-depends $mod: $deps"
 	while read -r verb path _; do
 		[ "$verb" = insmod ] || continue
 		[ -z "${seen[$path]:-}" ] || continue
