@@ -212,12 +212,13 @@ limits() {
 }
 kv_check "conns-max and peer-conns-max refuse the connection past them, with their reasons" limits
 
-# silent_peers N PORT: N user-path clients connect to PORT and stop
+# silent_peers N PORT SIZE: N user-path clients of SIZE messages connect
+# to PORT (stop_peers stops them)
 silent_peers() {
-	local n=$1 port=$2 i
+	local n=$1 port=$2 size=$3 i
 
 	for i in $(seq "$n"); do
-		kvperf run lat addr "$addr" port "$port" op send size 4M \
+		kvperf run lat addr "$addr" port "$port" op send size "$size" \
 			iters 100000000 timeout 600000 poll softirq path user \
 			>"$KV_TMP/peer$i.out" 2>&1 &
 		pids+=($!)
@@ -240,7 +241,8 @@ idle() {
 	local t0 waited
 
 	start idle addr "$addr" port 18708 idle-timeout 1000 || return 1
-	silent_peers 1 18708
+	# small messages: a 4 MiB one takes longer than 1 s on a debug kernel
+	silent_peers 1 18708 64
 	kv_wait 60 conns_are idle 1 || { echo "the peer did not connect"; return 1; }
 	stop_peers
 	t0=$SECONDS
@@ -273,8 +275,10 @@ crowd() {
 
 	echo 128 >"$params/max_pinned_mb" || return 1
 	echo 64 >"$params/max_server_pinned_mb" || return 1
-	start crowd addr "$addr" port 18709 idle-timeout 3000 || return 1
-	silent_peers 17 18709
+	# the peers' 4 MiB pings must not look like silence, even scaled
+	start crowd addr "$addr" port 18709 \
+		idle-timeout "$(kv_scaled 3000)" || return 1
+	silent_peers 17 18709 4M
 	peers_settled() {
 		show && srv fields "$KV_TMP/show.json" "$(sid crowd)" \
 			accepted=7 refused_memory=10
