@@ -153,14 +153,16 @@ find_busybox() {
 # Rebuild the cached initramfs when its inputs change: the scripts that
 # make it, the busybox binary, or the kernel's module set.
 initramfs_for() {
+	# a -K build's modules; Debian's under / (also for vmpair.sh)
 	local kver=$1 busybox=$2 img=$top/build/vm/initramfs-$1.cpio key
+	local mods=${modroot:-}
 
 	key=$( { cat "$vmdir/mkinitramfs.sh" "$vmdir/init.sh"
 		 stat -c '%n %s %Y' "$busybox" \
-			"$modroot/lib/modules/$kver/modules.dep"; } | sha256sum)
+			"$mods/lib/modules/$kver/modules.dep"; } | sha256sum)
 	if [ ! -f "$img" ] || [ "$(cat "$img.key" 2>/dev/null)" != "$key" ]; then
 		bash "$vmdir/mkinitramfs.sh" "$kver" "$img" "$busybox" \
-			"$modroot" ||
+			"$mods" ||
 			return 1
 		echo "$key" >"$img.key"
 	fi
