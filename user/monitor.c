@@ -18,7 +18,25 @@
 #include "monitor.h"
 #include "nl.h"
 #include "print.h"
-#include "run.h"
+#include "run_model.h"
+#include "run_print.h"
+
+/* A run event: the run model's fields, as run_print_event() prints them. */
+static int monitor_print_run(struct printer *p, const struct nlmsghdr *nlh,
+			     FILE *err)
+{
+	struct genlmsghdr *g = nlmsg_data(nlh);
+	struct kv_run ev;
+	int ret;
+
+	ret = run_model_decode(&ev, nlh, err);
+	if (!ret)
+		run_print_event(p, g->cmd == KVPERF_CMD_RUN_FINISHED_NTF, &ev);
+	else if (ret == -ENOMEM)
+		fprintf(err, "kvperf: out of memory\n");
+	run_model_free(&ev);
+	return ret ? -EINVAL : 0;
+}
 
 /**
  * monitor_print_event() - print one event as a line of text or JSON
@@ -48,7 +66,7 @@ int monitor_print_event(struct printer *p, const struct nlmsghdr *nlh,
 	switch (g->cmd) {
 	case KVPERF_CMD_RUN_FINISHED_NTF:
 	case KVPERF_CMD_RUN_PROGRESS_NTF:
-		return run_print_event(p, nlh, err);
+		return monitor_print_run(p, nlh, err);
 	}
 	/* dev-add-ntf and dev-del-ntf use a subset of the dev set */
 	if (attrs_parse(&attrs_dev, tb, genlmsg_attrdata(g, 0),

@@ -29,7 +29,10 @@
 #include "run.h"
 #include "server.h"
 #include "show.h"
-#include "upath.h"
+#include "run_bw_print.h"
+#include "run_model.h"
+#include "run_print.h"
+#include "upath_run.h"
 
 /* How often a waiting run command asks for the run's state: events get lost. */
 #define RUN_CHECK_MS	2000
@@ -89,26 +92,20 @@ static const struct run_range {
 	size_t offset;		/* of the value in struct run_opts */
 } run_ranges[] = {
 	{ RUN_KW_TX_DEPTH, KVPERF_A_RUN_TX_DEPTH, 1, 4096,
-	  offsetof(struct run_opts, tx_depth) },
+	  offsetof(struct run_opts, cfg.tx_depth) },
 	{ RUN_KW_QPS, KVPERF_A_RUN_QPS, 1, 16,
-	  offsetof(struct run_opts, qps) },
+	  offsetof(struct run_opts, cfg.qps) },
 	{ RUN_KW_POST_LIST, KVPERF_A_RUN_POST_LIST, 1, 64,
-	  offsetof(struct run_opts, post_list) },
+	  offsetof(struct run_opts, cfg.post_list) },
 	{ RUN_KW_SIGNAL_EVERY, KVPERF_A_RUN_SIGNAL_EVERY, 1, 4096,
-	  offsetof(struct run_opts, signal_every) },
+	  offsetof(struct run_opts, cfg.signal_every) },
 	{ RUN_KW_INTERVAL, KVPERF_A_RUN_INTERVAL_MS, 10, 60000,
-	  offsetof(struct run_opts, interval_ms) },
+	  offsetof(struct run_opts, cfg.interval_ms) },
 };
 
 static uint32_t *run_range_val(struct run_opts *o, const struct run_range *r)
 {
 	return (uint32_t *)((char *)o + r->offset);
-}
-
-static uint32_t run_range_get(const struct run_opts *o,
-			      const struct run_range *r)
-{
-	return *(const uint32_t *)((const char *)o + r->offset);
 }
 
 /**
@@ -216,18 +213,6 @@ int run_path_parse(const char *s)
 	return args_keyword(run_paths, ARRAY_SIZE(run_paths), s);
 }
 
-/**
- * run_path_name() - the name of a path
- * @path: enum run_path
- *
- * Return: "kernel" or "user".
- */
-const char *run_path_name(uint8_t path)
-{
-	return path == RUN_PATH_USER ? run_paths[RUN_PATH_USER] :
-				       run_paths[RUN_PATH_KERNEL];
-}
-
 bool run_cpus_valid(const char *s)
 {
 	unsigned long first, last;
@@ -281,8 +266,8 @@ static int parse_sizes(struct kvperf *kv, const char *s, struct run_opts *o)
 	int ret;
 
 	if (args_matches(s, "all")) {
-		o->size = RUN_SIZES_ALL_MIN;
-		o->size_max = RUN_SIZE_MAX;
+		o->cfg.size = RUN_SIZES_ALL_MIN;
+		o->cfg.size_max = RUN_SIZE_MAX;
 		return KVPERF_EXIT_OK;
 	}
 	if (!dash || dash == s || (size_t)(dash - s) >= sizeof(min))
@@ -291,12 +276,12 @@ static int parse_sizes(struct kvperf *kv, const char *s, struct run_opts *o)
 				    s);
 	memcpy(min, s, dash - s);
 	min[dash - s] = '\0';
-	ret = parse_msg_size(kv, "sizes", min, s, &o->size);
+	ret = parse_msg_size(kv, "sizes", min, s, &o->cfg.size);
 	if (!ret)
-		ret = parse_msg_size(kv, "sizes", dash + 1, s, &o->size_max);
+		ret = parse_msg_size(kv, "sizes", dash + 1, s, &o->cfg.size_max);
 	if (ret)
 		return ret;
-	if (o->size > o->size_max)
+	if (o->cfg.size > o->cfg.size_max)
 		return kvperf_usage(kv, "run",
 				    "sizes '%s': MIN is larger than MAX", s);
 	return KVPERF_EXIT_OK;
@@ -339,8 +324,8 @@ static int parse_warmup(struct kvperf *kv, const char *s, struct run_opts *o)
 	if (!len || s[len - 1] != 's')
 		return parse_number_in(kv, "warmup", s, 0, UINT32_MAX,
 				       "a count, or a time such as 2s or 500ms",
-				       &o->warmup);
-	switch (parse_duration_ms(s, RUN_WARMUP_MS_MAX, &o->warmup_ms)) {
+				       &o->cfg.warmup);
+	switch (parse_duration_ms(s, RUN_WARMUP_MS_MAX, &o->cfg.warmup_ms)) {
 	case 0:
 		return KVPERF_EXIT_OK;
 	case -ERANGE:
@@ -364,7 +349,7 @@ static int parse_cpus(struct kvperf *kv, const char *s, struct run_opts *o)
 		return kvperf_usage(kv, "run",
 				    "invalid cpus '%s' (CPU numbers and ranges such as 0-3,6)",
 				    s);
-	o->cpus = s;
+	snprintf(o->cfg.cpus, sizeof(o->cfg.cpus), "%s", s);
 	return KVPERF_EXIT_OK;
 }
 
@@ -394,21 +379,22 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 			return kvperf_usage(kv, "run",
 					    "unknown op '%s' (send, write or read)",
 					    val);
-		o->op = i;
+		o->cfg.op = i;
 		return KVPERF_EXIT_OK;
 	case RUN_KW_ADDR:
-		o->addr_len = parse_addr(val, o->addr);
-		if (o->addr_len < 0)
+		i = parse_addr(val, o->cfg.addr);
+		if (i < 0)
 			return kvperf_usage(kv, "run",
 					    "invalid address '%s' (IPv4 or IPv6)",
 					    val);
+		o->cfg.addr_len = i;
 		return KVPERF_EXIT_OK;
 	case RUN_KW_PORT:
 		if (parse_u32(val, &port) || !port || port > 65535)
 			return kvperf_usage(kv, "run",
 					    "invalid port '%s' (1 to 65535)",
 					    val);
-		o->port = port;
+		o->cfg.port = port;
 		return KVPERF_EXIT_OK;
 	case RUN_KW_PATH:
 		i = run_path_parse(val);
@@ -425,22 +411,22 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 			return kvperf_usage(kv, "run",
 					    "unknown stats '%s' (on or off)",
 					    val);
-		o->stats = i;
+		o->cfg.stats = i;
 		return KVPERF_EXIT_OK;
 	case RUN_KW_KEY:
-		return access_key_arg(kv, "run", false, val, o->key);
+		return access_key_arg(kv, "run", false, val, o->cfg.key);
 	case RUN_KW_KEY_FILE:
 		/* read once the command line is known to be right */
 		o->key_file = val;
 		return KVPERF_EXIT_OK;
 	case RUN_KW_SIZE:
-		return parse_msg_size(kv, "size", val, val, &o->size);
+		return parse_msg_size(kv, "size", val, val, &o->cfg.size);
 	case RUN_KW_SIZES:
 		return parse_sizes(kv, val, o);
 	case RUN_KW_ITERS:
-		return parse_number(kv, "iters", val, &o->iterations);
+		return parse_number(kv, "iters", val, &o->cfg.iterations);
 	case RUN_KW_TIME:
-		switch (parse_seconds_ms(val, &o->duration_ms)) {
+		switch (parse_seconds_ms(val, &o->cfg.duration_ms)) {
 		case 0:
 			return KVPERF_EXIT_OK;
 		case -ERANGE:
@@ -460,14 +446,14 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 			return kvperf_usage(kv, "run",
 					    "unknown poll mode '%s' (busy, softirq or workqueue)",
 					    val);
-		o->poll = i;
+		o->cfg.poll = i;
 		return KVPERF_EXIT_OK;
 	case RUN_KW_INLINE:
-		return parse_number(kv, "inline", val, &o->inline_size);
+		return parse_number(kv, "inline", val, &o->cfg.inline_size);
 	case RUN_KW_CPU:
-		return parse_number(kv, "cpu", val, &o->cpu);
+		return parse_number(kv, "cpu", val, &o->cfg.cpu);
 	case RUN_KW_TIMEOUT:
-		return parse_number(kv, "timeout", val, &o->timeout_ms);
+		return parse_number(kv, "timeout", val, &o->cfg.timeout_ms);
 	case RUN_KW_CPUS:
 		return parse_cpus(kv, val, o);
 	case RUN_KW_TX_DEPTH:
@@ -484,6 +470,56 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 		break;
 	}
 	return KVPERF_EXIT_OK;
+}
+
+/* The attribute each keyword sets; 0 for those of the command alone. */
+static const uint8_t run_kw_attr[RUN_KW_COUNT] = {
+	[RUN_KW_OP]		= KVPERF_A_RUN_OP,
+	[RUN_KW_ADDR]		= KVPERF_A_RUN_ADDR,
+	[RUN_KW_PORT]		= KVPERF_A_RUN_PORT,
+	[RUN_KW_SIZE]		= KVPERF_A_RUN_SIZE,
+	[RUN_KW_SIZES]		= KVPERF_A_RUN_SIZE,
+	[RUN_KW_ITERS]		= KVPERF_A_RUN_ITERATIONS,
+	[RUN_KW_TIME]		= KVPERF_A_RUN_DURATION_MS,
+	[RUN_KW_WARMUP]		= KVPERF_A_RUN_WARMUP,
+	[RUN_KW_POLL]		= KVPERF_A_RUN_POLL,
+	[RUN_KW_INLINE]		= KVPERF_A_RUN_INLINE,
+	[RUN_KW_VERIFY]		= KVPERF_A_RUN_VERIFY,
+	[RUN_KW_CPU]		= KVPERF_A_RUN_CPU,
+	[RUN_KW_TIMEOUT]	= KVPERF_A_RUN_TIMEOUT_MS,
+	[RUN_KW_TX_DEPTH]	= KVPERF_A_RUN_TX_DEPTH,
+	[RUN_KW_QPS]		= KVPERF_A_RUN_QPS,
+	[RUN_KW_CPUS]		= KVPERF_A_RUN_CPUS,
+	[RUN_KW_POST_LIST]	= KVPERF_A_RUN_POST_LIST,
+	[RUN_KW_SIGNAL_EVERY]	= KVPERF_A_RUN_SIGNAL_EVERY,
+	[RUN_KW_BIDIR]		= KVPERF_A_RUN_BIDIR,
+	[RUN_KW_INTERVAL]	= KVPERF_A_RUN_INTERVAL_MS,
+	[RUN_KW_STATS]		= KVPERF_A_RUN_STATS,
+	[RUN_KW_KEY]		= KVPERF_A_RUN_KEY,
+	[RUN_KW_KEY_FILE]	= KVPERF_A_RUN_KEY,
+};
+
+/* The configuration's attributes, from the keywords given. */
+static void run_given(struct run_opts *o)
+{
+	int kw;
+
+	for (kw = 0; kw < RUN_KW_COUNT; kw++) {
+		if (!run_opt(o, kw) || !run_kw_attr[kw])
+			continue;
+		KV_SET(&o->cfg, run_kw_attr[kw]);
+		/* a keyword without a value sets its flag */
+		if (run_cfg_fields.field[run_kw_attr[kw]].kind == KV_FIELD_FLAG)
+			run_model_set_uint(&run_cfg_fields, &o->cfg,
+					   run_kw_attr[kw], 1);
+	}
+	if (run_opt(o, RUN_KW_SIZES))
+		KV_SET(&o->cfg, KVPERF_A_RUN_SIZE_MAX);
+	/* a warmup with a unit is a time */
+	if (o->cfg.warmup_ms) {
+		o->cfg.has &= ~(1ULL << KVPERF_A_RUN_WARMUP);
+		KV_SET(&o->cfg, KVPERF_A_RUN_WARMUP_MS);
+	}
 }
 
 /* pairs of keywords that say the same thing two ways */
@@ -521,8 +557,7 @@ int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	int kw, ret;
 
 	memset(o, 0, sizeof(*o));
-	o->type = type;
-	o->port = KVPERF_DEFAULT_PORT;
+	run_cfg_init(&o->cfg, type);
 	while ((w = args_next(a))) {
 		kw = args_keyword(run_keywords, RUN_KW_COUNT, w);
 		if (kw < 0)
@@ -563,8 +598,9 @@ int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	if (o->path == RUN_PATH_USER && run_opt(o, RUN_KW_NO_WAIT))
 		return kvperf_usage(kv, "run",
 				    "no-wait applies to the kernel path only");
+	run_given(o);
 	if (o->key_file)
-		return access_key_arg(kv, "run", true, o->key_file, o->key);
+		return access_key_arg(kv, "run", true, o->key_file, o->cfg.key);
 	return KVPERF_EXIT_OK;
 }
 
@@ -577,91 +613,6 @@ int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
 bool run_keyed(const struct run_opts *o)
 {
 	return run_opt(o, RUN_KW_KEY) || run_opt(o, RUN_KW_KEY_FILE);
-}
-
-static int put_u32_if(struct nl_msg *msg, const struct run_opts *o,
-		      enum run_kw kw, int type, uint32_t val)
-{
-	return run_opt(o, kw) ? nla_put_u32(msg, type, val) : 0;
-}
-
-/* The attributes only bandwidth runs have. */
-static int run_start_put_bw(struct nl_msg *msg, const struct run_opts *o)
-{
-	const struct run_range *r;
-
-	for (r = run_ranges; r < run_ranges + ARRAY_SIZE(run_ranges); r++)
-		if (put_u32_if(msg, o, r->kw, r->attr,
-			       run_range_get(o, r)) < 0)
-			return -ENOMEM;
-	if (run_opt(o, RUN_KW_CPUS) &&
-	    nla_put_string(msg, KVPERF_A_RUN_CPUS, o->cpus) < 0)
-		return -ENOMEM;
-	if (run_opt(o, RUN_KW_BIDIR) &&
-	    nla_put_flag(msg, KVPERF_A_RUN_BIDIR) < 0)
-		return -ENOMEM;
-	return 0;
-}
-
-/**
- * run_start_put() - the attributes of a KVPERF_CMD_RUN_START request
- * @msg: the request
- * @o: from run_parse()
- *
- * Type, op, address and port always; the rest only when given, so that
- * the kernel's defaults apply.
- *
- * Return: 0, or -ENOMEM.
- */
-int run_start_put(struct nl_msg *msg, const struct run_opts *o)
-{
-	bool sizes = run_opt(o, RUN_KW_SIZES);
-	int err;
-
-	if (nla_put_u8(msg, KVPERF_A_RUN_TYPE, o->type) < 0 ||
-	    nla_put_u8(msg, KVPERF_A_RUN_OP, o->op) < 0 ||
-	    nla_put(msg, KVPERF_A_RUN_ADDR, o->addr_len, o->addr) < 0 ||
-	    nla_put_u16(msg, KVPERF_A_RUN_PORT, o->port) < 0)
-		return -ENOMEM;
-	if ((run_opt(o, RUN_KW_SIZE) || sizes) &&
-	    nla_put_u32(msg, KVPERF_A_RUN_SIZE, o->size) < 0)
-		return -ENOMEM;
-	if (sizes && nla_put_u32(msg, KVPERF_A_RUN_SIZE_MAX, o->size_max) < 0)
-		return -ENOMEM;
-	if (put_u32_if(msg, o, RUN_KW_ITERS, KVPERF_A_RUN_ITERATIONS,
-		       o->iterations) < 0 ||
-	    put_u32_if(msg, o, RUN_KW_TIME, KVPERF_A_RUN_DURATION_MS,
-		       o->duration_ms) < 0)
-		return -ENOMEM;
-	/* a warmup with a unit is a time */
-	if (o->warmup_ms)
-		err = put_u32_if(msg, o, RUN_KW_WARMUP, KVPERF_A_RUN_WARMUP_MS,
-				 o->warmup_ms);
-	else
-		err = put_u32_if(msg, o, RUN_KW_WARMUP, KVPERF_A_RUN_WARMUP,
-				 o->warmup);
-	if (err < 0)
-		return -ENOMEM;
-	if (run_opt(o, RUN_KW_POLL) &&
-	    nla_put_u8(msg, KVPERF_A_RUN_POLL, o->poll) < 0)
-		return -ENOMEM;
-	if (put_u32_if(msg, o, RUN_KW_INLINE, KVPERF_A_RUN_INLINE,
-		       o->inline_size) < 0)
-		return -ENOMEM;
-	if (run_opt(o, RUN_KW_VERIFY) &&
-	    nla_put_flag(msg, KVPERF_A_RUN_VERIFY) < 0)
-		return -ENOMEM;
-	if (run_opt(o, RUN_KW_STATS) &&
-	    nla_put_u8(msg, KVPERF_A_RUN_STATS, o->stats) < 0)
-		return -ENOMEM;
-	if (run_keyed(o) &&
-	    nla_put(msg, KVPERF_A_RUN_KEY, sizeof(o->key), o->key) < 0)
-		return -ENOMEM;
-	if (put_u32_if(msg, o, RUN_KW_CPU, KVPERF_A_RUN_CPU, o->cpu) < 0 ||
-	    put_u32_if(msg, o, RUN_KW_TIMEOUT, KVPERF_A_RUN_TIMEOUT_MS,
-		       o->timeout_ms) < 0)
-		return -ENOMEM;
-	return run_start_put_bw(msg, o);
 }
 
 /**
@@ -729,18 +680,16 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void run_show_progress(struct run_wait *w, struct nlattr **tb)
+static void run_show_progress(struct run_wait *w, const struct kv_run *ev)
 {
 	const char *state = NULL;
 
-	if (!w->tty || !tb[KVPERF_A_RUN_PROGRESS])
+	if (!w->tty || !KV_HAS(ev, KVPERF_A_RUN_PROGRESS))
 		return;
-	if (tb[KVPERF_A_RUN_STATE])
-		state = fmt_name(&fmt_run_state,
-				 attr_uint(tb[KVPERF_A_RUN_STATE]));
+	if (KV_HAS(ev, KVPERF_A_RUN_STATE))
+		state = fmt_name(&fmt_run_state, ev->state);
 	fprintf(w->tty, "\rrun %u %s: %llu %s", w->id,
-		state ? state : "running",
-		(unsigned long long)attr_uint(tb[KVPERF_A_RUN_PROGRESS]),
+		state ? state : "running", (unsigned long long)ev->progress,
 		w->progress_unit ? w->progress_unit : "iterations");
 	fflush(w->tty);
 	w->progress_shown = true;
@@ -755,10 +704,10 @@ static void run_clear_progress(struct run_wait *w)
 }
 
 /* A line for the interval a bandwidth run's progress event reports. */
-static void run_show_live(struct run_wait *w, struct nlattr **tb)
+static void run_show_live(struct run_wait *w, const struct kv_run *ev)
 {
 	run_clear_progress(w);
-	run_print_live(w->live, tb, now_ms() - w->start_ms, w->gbits);
+	run_print_live(w->live, ev, now_ms() - w->start_ms, w->gbits);
 	fflush(w->live);
 }
 
@@ -778,6 +727,7 @@ int run_wait_event(struct run_wait *w, const struct nlmsghdr *nlh)
 {
 	struct nlattr *tb[KVPERF_A_RUN_MAX + 1];
 	struct genlmsghdr *g = nlmsg_data(nlh);
+	struct kv_run ev;
 
 	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0) ||
 	    (g->cmd != KVPERF_CMD_RUN_FINISHED_NTF &&
@@ -788,10 +738,14 @@ int run_wait_event(struct run_wait *w, const struct nlmsghdr *nlh)
 		return 0;
 	if (g->cmd == KVPERF_CMD_RUN_FINISHED_NTF)
 		return run_keep(w, nlh);
-	if (w->live && tb[KVPERF_A_RUN_INTERVAL_NS])
-		run_show_live(w, tb);
+	/* a progress event has no results: nothing to free */
+	if (run_model_decode(&ev, nlh, w->err))
+		return 0;
+	if (w->live && KV_HAS(&ev, KVPERF_A_RUN_INTERVAL_NS))
+		run_show_live(w, &ev);
 	else
-		run_show_progress(w, tb);
+		run_show_progress(w, &ev);
+	run_model_free(&ev);
 	return 0;
 }
 
@@ -829,36 +783,60 @@ int run_wait_reply(struct run_wait *w, const struct nlmsghdr *nlh)
  */
 int run_finish(struct kvperf *kv, const struct nlmsghdr *nlh, bool gbits)
 {
-	struct nlattr *tb[KVPERF_A_RUN_MAX + 1];
+	struct kv_run run;
+	int ret;
+
+	ret = run_model_decode(&run, nlh, kv->err);
+	if (ret == -ENOMEM)
+		kvperf_errorf(kv, "out of memory");
+	if (!ret)
+		ret = run_report(kv, &run, gbits);
+	else
+		ret = KVPERF_EXIT_ERROR;
+	run_model_free(&run);
+	return ret;
+}
+
+/**
+ * run_report() - print a run that ended, of either path, and say how it
+ *		  ended
+ * @kv: the invocation
+ * @run: the run
+ * @gbits: a bandwidth table in Gb/s rather than MiB/s
+ *
+ * As run_finish().
+ *
+ * Return: KVPERF_EXIT_OK if the run is done, KVPERF_EXIT_ERROR otherwise.
+ */
+int run_report(struct kvperf *kv, const struct kv_run *run, bool gbits)
+{
 	const char *error = "no reason given";
 	struct printer p;
-	uint32_t id = 0;
+	char id[16] = "";
 	int state = -1;
 
-	if (run_peek(nlh, tb, kv->err))
-		return KVPERF_EXIT_ERROR;
 	pr_init(&p, kv->out, kv->json, kv->pretty);
-	if (run_print_units(&p, nlh, kv->err, gbits))
-		return KVPERF_EXIT_ERROR;
+	run_print(&p, run, gbits);
 	pr_finish(&p);
 
-	if (tb[KVPERF_A_RUN_ID])
-		id = attr_uint(tb[KVPERF_A_RUN_ID]);
-	if (tb[KVPERF_A_RUN_STATE])
-		state = attr_uint(tb[KVPERF_A_RUN_STATE]);
-	if (tb[KVPERF_A_RUN_ERROR])
-		error = nla_data(tb[KVPERF_A_RUN_ERROR]);
+	/* a user-path run is no kernel object and has no id */
+	if (KV_HAS(run, KVPERF_A_RUN_ID))
+		snprintf(id, sizeof(id), " %u", run->id);
+	if (KV_HAS(run, KVPERF_A_RUN_STATE))
+		state = run->state;
+	if (KV_HAS(run, KVPERF_A_RUN_ERROR))
+		error = run->error;
 	switch (state) {
 	case KVPERF_RUN_STATE_DONE:
 		return KVPERF_EXIT_OK;
 	case KVPERF_RUN_STATE_FAILED:
-		kvperf_errorf(kv, "run %u failed: %s", id, error);
+		kvperf_errorf(kv, "run%s failed: %s", id, error);
 		break;
 	case KVPERF_RUN_STATE_STOPPED:
-		kvperf_errorf(kv, "run %u stopped", id);
+		kvperf_errorf(kv, "run%s stopped", id);
 		break;
 	default:
-		kvperf_errorf(kv, "run %u ended in state %d", id, state);
+		kvperf_errorf(kv, "run%s ended in state %d", id, state);
 		break;
 	}
 	return KVPERF_EXIT_ERROR;
@@ -1063,7 +1041,7 @@ static int run_start(struct kvperf *kv, const struct run_opts *o)
 		ret = KVPERF_EXIT_ERROR;
 		goto out;
 	}
-	if (run_start_put(msg, o)) {
+	if (run_cfg_put(msg, &o->cfg)) {
 		nlmsg_free(msg);
 		kvperf_errorf(kv, "out of memory");
 		ret = KVPERF_EXIT_ERROR;
@@ -1087,7 +1065,7 @@ static int run_start(struct kvperf *kv, const struct run_opts *o)
 	w.id = r.id;
 	if (isatty(fileno(kv->err)))
 		w.tty = kv->err;
-	if (o->type == KVPERF_RUN_TYPE_BW)
+	if (o->cfg.type == KVPERF_RUN_TYPE_BW)
 		w.progress_unit = "messages";
 	ret = run_wait_loop(kv, &nl, &ev, sfd, &w);
 	if (!ret)
@@ -1102,6 +1080,46 @@ out:
 	return ret;
 }
 
+/* Where the user path's progress reports go. */
+struct run_user_live {
+	FILE *f;
+	bool gbits;
+	int64_t start_ms;
+};
+
+static void run_user_progress(void *arg, const struct kv_run *ev)
+{
+	struct run_user_live *l = arg;
+
+	run_print_live(l->f, ev, now_ms() - l->start_ms, l->gbits);
+	fflush(l->f);
+}
+
+/* path user: the run in this process, printed as the kernel path's. */
+static int run_user(struct kvperf *kv, const struct run_opts *o)
+{
+	struct run_user_live live = {
+		.f = kv->out, .gbits = run_opt(o, RUN_KW_GBITS),
+		.start_ms = now_ms(),
+	};
+	/* JSON is one document: the intervals stay out of it */
+	struct upath_run_ops ops = {
+		.progress = kv->json ? NULL : run_user_progress,
+		.arg = &live,
+	};
+	const char *why = NULL;
+	struct kv_run run;
+	int ret;
+
+	if (upath_run_exec(&o->cfg, &ops, &run, &why)) {
+		kvperf_errorf(kv, "%s", why);
+		return KVPERF_EXIT_ERROR;
+	}
+	ret = run_report(kv, &run, live.gbits);
+	run_model_free(&run);
+	return ret;
+}
+
 /* run lat ... and run bw ...: parse, start, wait and print. */
 static int run_measure(struct kvperf *kv, struct args *a, uint8_t type)
 {
@@ -1113,10 +1131,10 @@ static int run_measure(struct kvperf *kv, struct args *a, uint8_t type)
 		return ret;
 	ret = run_parse(kv, a, type, &o);
 	if (!ret && o.path == RUN_PATH_USER)
-		ret = upath_run(kv, &o);
+		ret = run_user(kv, &o);
 	else if (!ret)
 		ret = run_start(kv, &o);
-	explicit_bzero(o.key, sizeof(o.key));
+	run_cfg_clear(&o.cfg);
 	return ret;
 }
 
@@ -1137,7 +1155,7 @@ static int run_show(struct kvperf *kv, struct args *a)
 		.cmd = KVPERF_CMD_RUN_GET,
 		.set = &attrs_run,
 		.id_attr = KVPERF_A_RUN_ID,
-		.print = run_print,
+		.print = run_print_msg,
 		.blank_line = true,
 		.continued_attr = KVPERF_A_RUN_RESULTS_FROM,
 		.merge = { KVPERF_A_RUN_RESULT, KVPERF_A_RUN_BW_RESULT },

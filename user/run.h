@@ -12,6 +12,8 @@
 #include <linux/kvperf_wire.h>
 #include <linux/netlink.h>
 
+#include "run_cfg.h"
+
 struct args;
 struct knl;
 struct kvperf;
@@ -71,41 +73,19 @@ enum run_kw {
 
 /* Who runs the loops: the module (the default), or this process. */
 enum run_path {
-	RUN_PATH_KERNEL,
-	RUN_PATH_USER,
+	RUN_PATH_KERNEL = KV_RUN_PATH_KERNEL,
+	RUN_PATH_USER = KV_RUN_PATH_USER,
 };
 
 /*
- * What "run lat" or "run bw" asks for; @given has bit (1 << RUN_KW_*) per
- * keyword. @warmup_ms is set instead of @warmup when warmup was a time.
+ * What "run lat" or "run bw" asks for: the run's configuration, and what
+ * the command alone uses; @given has bit (1 << RUN_KW_*) per keyword.
  */
 struct run_opts {
 	unsigned int given;
-	uint8_t type;
-	uint8_t op;
-	uint8_t addr[16];
-	int addr_len;
-	uint16_t port;
-	uint32_t size;
-	uint32_t size_max;
-	uint32_t iterations;
-	uint32_t duration_ms;
-	uint32_t warmup;
-	uint32_t warmup_ms;
-	uint8_t poll;
-	uint32_t inline_size;
-	uint32_t cpu;
-	uint32_t timeout_ms;
-	uint32_t tx_depth;
-	uint32_t qps;
-	const char *cpus;
-	uint32_t post_list;
-	uint32_t signal_every;
-	uint32_t interval_ms;
+	struct kv_run_cfg cfg;
 	uint8_t path;
-	uint8_t stats;
-	/* key or key-file: the server's shared secret, never printed */
-	uint8_t key[KVPERF_WIRE_KEY_LEN];
+	/* key-file: read once the command line is known to be right */
 	const char *key_file;
 };
 
@@ -117,12 +97,10 @@ static inline bool run_opt(const struct run_opts *o, enum run_kw kw)
 int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	      struct run_opts *o);
 bool run_keyed(const struct run_opts *o);
-int run_start_put(struct nl_msg *msg, const struct run_opts *o);
 int parse_seconds_ms(const char *s, uint32_t *ms);
 int parse_duration_ms(const char *s, uint32_t max_ms, uint32_t *ms);
 bool run_cpus_valid(const char *s);
 int run_path_parse(const char *s);
-const char *run_path_name(uint8_t path);
 
 /* Waiting for a run to end: the state of "run lat" or "run bw" meanwhile. */
 struct run_wait {
@@ -149,25 +127,7 @@ int run_wait_reply(struct run_wait *w, const struct nlmsghdr *nlh);
 int run_wait_loop(struct kvperf *kv, struct knl *nl, struct knl *ev,
 		  int sfd, struct run_wait *w);
 int run_finish(struct kvperf *kv, const struct nlmsghdr *nlh, bool gbits);
+int run_report(struct kvperf *kv, const struct kv_run *run, bool gbits);
 void run_print_started(struct printer *p, uint32_t id);
-
-/* run_print.c */
-int run_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err);
-int run_print_units(struct printer *p, const struct nlmsghdr *nlh,
-		    FILE *err, bool gbits);
-int run_print_path(struct printer *p, const struct nlmsghdr *nlh,
-		   FILE *err, bool gbits, uint8_t path);
-int run_print_event(struct printer *p, const struct nlmsghdr *nlh,
-		    FILE *err);
-typedef void (*run_result_fn)(struct printer *p, struct nlattr *nest,
-			      const void *arg);
-void run_print_results(struct printer *p, const struct nlmsghdr *nlh,
-		       int type, run_result_fn fn, const void *arg);
-
-/* run_bw_print.c */
-void run_print_bw(struct printer *p, const struct nlmsghdr *nlh,
-		  struct nlattr **tb, bool gbits);
-void run_print_live(FILE *f, struct nlattr **tb, int64_t since_ms,
-		    bool gbits);
 
 #endif /* KVPERF_RUN_H */

@@ -12,12 +12,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/kvperf.h>
-#include <netlink/genl/genl.h>
 
 #include "attrs.h"
 #include "compiler.h"
 #include "print.h"
-#include "run.h"
+#include "run_bw_print.h"
+#include "run_model.h"
 
 #define BW_MIB		1048576.0
 #define BW_NS_PER_S	1e9
@@ -100,7 +100,7 @@ static const struct bw_row_kind {
 			    "total_msg_rate_mpps", false, true },
 };
 
-/* A count from the kernel, which may not have sent it. */
+/* A count of the model, which may not be set. */
 struct bw_count {
 	uint64_t val;
 	bool known;
@@ -113,26 +113,28 @@ struct bw_flow {
 	struct bw_count elapsed_ns;
 };
 
-static struct bw_count bw_count(const struct nlattr *nla)
+/* The field of attribute @attr of @obj, a structure with fields @f. */
+static struct bw_count bw_count(const struct kv_fields *f, const void *obj,
+				int attr)
 {
 	struct bw_count c = { 0, false };
 
-	if (nla) {
-		c.val = attr_uint(nla);
+	if (attr && (*(const uint64_t *)obj >> attr) & 1) {
+		c.val = run_model_uint(f, obj, attr);
 		c.known = true;
 	}
 	return c;
 }
 
-static struct bw_flow bw_flow(const struct nlattr *messages,
-			      const struct nlattr *bytes,
-			      const struct nlattr *elapsed_ns)
+static struct bw_flow bw_flow(const struct kv_fields *f, const void *obj,
+			      int messages, int bytes, int elapsed_ns)
 {
-	struct bw_flow f = {
-		bw_count(messages), bw_count(bytes), bw_count(elapsed_ns),
+	struct bw_flow fl = {
+		bw_count(f, obj, messages), bw_count(f, obj, bytes),
+		bw_count(f, obj, elapsed_ns),
 	};
 
-	return f;
+	return fl;
 }
 
 static struct bw_count bw_sum(struct bw_count a, struct bw_count b)
@@ -205,31 +207,30 @@ static void bw_text_count(struct printer *p, const char *fmt,
 }
 
 /*
- * JSON: every number of a nest as the kernel sent it, under its name in
- * the spec with '_' for '-' ("elapsed-ns" is "elapsed_ns").
+ * JSON: every number of a result that is set, under its attribute's name
+ * in the spec with '_' for '-' ("elapsed-ns" is "elapsed_ns").
  */
 static void bw_raw(struct printer *p, const struct attr_set *set,
-		   struct nlattr **tb)
+		   const struct kv_fields *f, const void *obj)
 {
-	char key[32], num[16];
-	const struct attr_spec *s;
+	uint64_t has = *(const uint64_t *)obj;
+	char key[32], num[24];
 	unsigned int type;
 	char *c;
 
-	for (type = 1; type <= set->max; type++) {
-		s = &set->attrs[type];
-		if (!tb[type])
+	for (type = 1; type <= set->max && type <= f->max; type++) {
+		if (!((has >> type) & 1))
 			continue;
-		snprintf(key, sizeof(key), "%s", s->name);
+		snprintf(key, sizeof(key), "%s", set->attrs[type].name);
 		for (c = key; *c; c++)
 			if (*c == '-')
 				*c = '_';
-		if (s->kind == ATTR_S32) {
-			snprintf(num, sizeof(num), "%d",
-				 (int)nla_get_s32(tb[type]));
+		if (f->field[type].kind == KV_FIELD_S32) {
+			snprintf(num, sizeof(num), "%lld", (long long)(int64_t)
+				 run_model_uint(f, obj, type));
 			pr_number_as(p, key, NULL, num, num);
-		} else if (s->kind >= ATTR_U8 && s->kind <= ATTR_U64) {
-			pr_u64(p, key, NULL, attr_uint(tb[type]));
+		} else if (f->field[type].kind == KV_FIELD_UINT) {
+			pr_u64(p, key, NULL, run_model_uint(f, obj, type));
 		}
 	}
 }
@@ -241,7 +242,7 @@ static const char *bw_title(const struct bw_table *t, enum bw_col c)
 	return t->gbits && col->gb_title ? col->gb_title : col->title;
 }
 
-static void bw_table_init(struct bw_table *t, struct nlattr **tb,
+static void bw_table_init(struct bw_table *t, const struct kv_run *run,
 			  bool gbits)
 {
 	unsigned int c;
@@ -249,12 +250,11 @@ static void bw_table_init(struct bw_table *t, struct nlattr **tb,
 
 	memset(t, 0, sizeof(*t));
 	t->gbits = gbits;
-	t->bidir = tb[KVPERF_A_RUN_BIDIR];
-	t->qps = tb[KVPERF_A_RUN_QPS] ? attr_uint(tb[KVPERF_A_RUN_QPS]) : 1;
+	t->bidir = run->bidir;
+	t->qps = KV_HAS(run, KVPERF_A_RUN_QPS) ? run->qps : 1;
 	if (!t->qps)
 		t->qps = 1;
-	t->last = tb[KVPERF_A_RUN_VERIFY] ? BW_COL_MISMATCHES :
-					    BW_COL_CPU_MSG;
+	t->last = run->verify ? BW_COL_MISMATCHES : BW_COL_CPU_MSG;
 	for (c = 0; c <= t->last; c++) {
 		width = strlen(bw_title(t, c)) + bw_columns[c].gap - 1;
 		/* the last cell is padded only for the label of bidir rows */
@@ -277,24 +277,24 @@ static void bw_header(struct printer *p, const struct bw_table *t)
 	pr_eol(p);
 }
 
-/* One row of the table: what @f moved in the size of @tb. */
+/* One row of the table: what @f moved in the size @res. */
 static void bw_row(struct printer *p, const struct bw_table *t,
-		   struct nlattr **tb, enum bw_row row,
+		   const struct kv_bw_result *res, enum bw_row row,
 		   const struct bw_flow *f)
 {
+	const struct kv_fields *rf = &run_model_bw_fields;
 	const struct bw_row_kind *k = &bw_rows[row];
-	struct bw_count cpu = bw_count(tb[KVPERF_A_BW_RESULT_CPU_NS]);
-	const struct nlattr *peak = tb[KVPERF_A_BW_RESULT_PEAK_BPS];
+	struct bw_count cpu = bw_count(rf, res, KVPERF_A_BW_RESULT_CPU_NS);
 	double bps = 0, v;
 	bool ok;
 
 	pr_indent(p, 1);
 	bw_text_count(p, t->fmt[BW_COL_BYTES],
-		      bw_count(tb[KVPERF_A_BW_RESULT_SIZE]), 1);
+		      bw_count(rf, res, KVPERF_A_BW_RESULT_SIZE), 1);
 	bw_text_count(p, t->fmt[BW_COL_ITERS], f->messages, t->qps);
-	ok = k->peak && peak;
+	ok = k->peak && KV_HAS(res, KVPERF_A_BW_RESULT_PEAK_BPS);
 	if (ok)
-		bps = attr_uint(peak);
+		bps = res->peak_bps;
 	bw_cell(p, t->fmt[BW_COL_PEAK], "bw_peak_mibps", ok, bps / BW_MIB,
 		bw_unit(bps, t->gbits), 2);
 	ok = bw_ratio(f->bytes, f->elapsed_ns, BW_NS_PER_S, &bps);
@@ -308,9 +308,8 @@ static void bw_row(struct printer *p, const struct bw_table *t,
 	bw_cell(p, t->fmt[BW_COL_CPU_MSG], "cpu_ns_per_msg", ok, v, v, 2);
 	if (t->last == BW_COL_MISMATCHES)
 		bw_text_count(p, t->fmt[BW_COL_MISMATCHES],
-			      bw_count(k->whole ?
-				       tb[KVPERF_A_BW_RESULT_MISMATCHES] :
-				       NULL), 1);
+			      bw_count(rf, res, k->whole ?
+				       KVPERF_A_BW_RESULT_MISMATCHES : 0), 1);
 	if (k->label)
 		pr_text_field(p, "%s", k->label);
 	pr_eol(p);
@@ -318,23 +317,24 @@ static void bw_row(struct printer *p, const struct bw_table *t,
 
 /* "  qp 0 (cpu 2): 1000 messages, 65536000 bytes, 62.50 MiB/s, ..." */
 static void bw_qp(struct printer *p, const struct bw_table *t,
-		  struct nlattr **tb)
+		  const struct kv_bw_qp *qp)
 {
-	struct bw_flow f = bw_flow(tb[KVPERF_A_BW_QP_MESSAGES],
-				   tb[KVPERF_A_BW_QP_BYTES],
-				   tb[KVPERF_A_BW_QP_ELAPSED_NS]);
-	const struct nlattr *cpu = tb[KVPERF_A_BW_QP_CPU];
+	const struct kv_fields *qf = &run_model_qp_fields;
+	struct bw_flow f = bw_flow(qf, qp, KVPERF_A_BW_QP_MESSAGES,
+				   KVPERF_A_BW_QP_BYTES,
+				   KVPERF_A_BW_QP_ELAPSED_NS);
 	char fmt[16];
 	double bps, v;
 	bool ok;
 
 	pr_obj_open(p, NULL);
-	bw_raw(p, &attrs_bw_qp, tb);
+	bw_raw(p, &attrs_bw_qp, qf, qp);
 	pr_indent(p, 2);
 	pr_text(p, "qp");
-	bw_text_count(p, "%s", bw_count(tb[KVPERF_A_BW_QP_INDEX]), 1);
-	if (cpu && nla_get_s32(cpu) >= 0)
-		bw_text_count(p, "(cpu %s):", bw_count(cpu), 1);
+	bw_text_count(p, "%s", bw_count(qf, qp, KVPERF_A_BW_QP_INDEX), 1);
+	if (KV_HAS(qp, KVPERF_A_BW_QP_CPU) && qp->cpu >= 0)
+		bw_text_count(p, "(cpu %s):",
+			      bw_count(qf, qp, KVPERF_A_BW_QP_CPU), 1);
 	else
 		pr_text_field(p, "%s", "(cpu -):");
 	bw_text_count(p, "%s messages,", f.messages, 1);
@@ -351,62 +351,50 @@ static void bw_qp(struct printer *p, const struct bw_table *t,
 
 /* The queue pairs of a size: all in JSON, in text when there are several. */
 static void bw_qps(struct printer *p, const struct bw_table *t,
-		   struct nlattr *nest)
+		   const struct kv_bw_result *res)
 {
-	struct nlattr *tb[KVPERF_A_BW_QP_MAX + 1];
-	struct nlattr *nla;
-	int rem;
+	uint32_t i;
 
 	if (!p->json && t->qps < 2)
 		return;
 	pr_arr_open(p, "qps");
-	nla_for_each_nested(nla, nest, rem) {
-		if (nla_type(nla) != KVPERF_A_BW_RESULT_QP)
-			continue;
-		attrs_parse(&attrs_bw_qp, tb, nla_data(nla), nla_len(nla),
-			    NULL);
-		bw_qp(p, t, tb);
-	}
+	for (i = 0; i < res->nqps; i++)
+		bw_qp(p, t, &res->qps[i]);
 	pr_arr_close(p);
 }
 
 /* One message size: its row or rows, then its queue pairs. */
-static void bw_result(struct printer *p, struct nlattr *nest,
-		      const void *arg)
+static void bw_result(struct printer *p, const struct bw_table *t,
+		      const struct kv_bw_result *res)
 {
-	struct nlattr *tb[KVPERF_A_BW_RESULT_MAX + 1];
-	const struct bw_table *t = arg;
+	const struct kv_fields *rf = &run_model_bw_fields;
 	struct bw_flow tx, rx, total;
 
-	attrs_parse(&attrs_bw_result, tb, nla_data(nest), nla_len(nest),
-		    NULL);
 	pr_obj_open(p, NULL);
-	bw_raw(p, &attrs_bw_result, tb);
-	tx = bw_flow(tb[KVPERF_A_BW_RESULT_MESSAGES],
-		     tb[KVPERF_A_BW_RESULT_BYTES],
-		     tb[KVPERF_A_BW_RESULT_ELAPSED_NS]);
+	bw_raw(p, &attrs_bw_result, rf, res);
+	tx = bw_flow(rf, res, KVPERF_A_BW_RESULT_MESSAGES,
+		     KVPERF_A_BW_RESULT_BYTES, KVPERF_A_BW_RESULT_ELAPSED_NS);
 	if (!t->bidir) {
-		bw_row(p, t, tb, BW_ROW_ALL, &tx);
+		bw_row(p, t, res, BW_ROW_ALL, &tx);
 	} else {
-		rx = bw_flow(tb[KVPERF_A_BW_RESULT_RX_MESSAGES],
-			     tb[KVPERF_A_BW_RESULT_RX_BYTES],
-			     tb[KVPERF_A_BW_RESULT_RX_ELAPSED_NS]);
+		rx = bw_flow(rf, res, KVPERF_A_BW_RESULT_RX_MESSAGES,
+			     KVPERF_A_BW_RESULT_RX_BYTES,
+			     KVPERF_A_BW_RESULT_RX_ELAPSED_NS);
 		total.messages = bw_sum(tx.messages, rx.messages);
 		total.bytes = bw_sum(tx.bytes, rx.bytes);
 		total.elapsed_ns = bw_max(tx.elapsed_ns, rx.elapsed_ns);
-		bw_row(p, t, tb, BW_ROW_TX, &tx);
-		bw_row(p, t, tb, BW_ROW_RX, &rx);
-		bw_row(p, t, tb, BW_ROW_TOTAL, &total);
+		bw_row(p, t, res, BW_ROW_TX, &tx);
+		bw_row(p, t, res, BW_ROW_RX, &rx);
+		bw_row(p, t, res, BW_ROW_TOTAL, &total);
 	}
-	bw_qps(p, t, nest);
+	bw_qps(p, t, res);
 	pr_obj_close(p);
 }
 
 /**
  * run_print_bw() - the results of a bandwidth run
  * @p: the printer, inside the run's object
- * @nlh: the run, checked by attrs_parse_reply() with its nests
- * @tb: its attributes
+ * @run: the run
  * @gbits: text in Gb/s rather than MiB/s
  *
  * Text, perftest's table when there are results, its columns
@@ -422,22 +410,25 @@ static void bw_result(struct printer *p, struct nlattr *nest,
  * the run had several queue pairs, a line for each after its size,
  * "  qp 0 (cpu 2): 1000 messages, 65536000 bytes, 62.50 MiB/s, ...".
  *
- * JSON: "results", an object per size with every number the kernel sent
+ * JSON: "results", an object per size with every number it has
  * (size, messages, bytes, elapsed_ns, peak_bps, cpu_ns, peer_messages,
  * rx_* ...), the computed bw_avg_mibps, bw_peak_mibps, msg_rate_mpps,
  * cpu_percent and cpu_ns_per_msg (rx_ and total_ averages and rates for
  * bidir runs), and "qps", an object per queue pair with its numbers,
  * bw_avg_mibps and msg_rate_mpps. JSON is in MiB/s whatever @gbits.
  */
-void run_print_bw(struct printer *p, const struct nlmsghdr *nlh,
-		  struct nlattr **tb, bool gbits)
+void run_print_bw(struct printer *p, const struct kv_run *run, bool gbits)
 {
 	struct bw_table t;
+	uint32_t i;
 
-	bw_table_init(&t, tb, gbits);
-	if (tb[KVPERF_A_RUN_BW_RESULT])
+	bw_table_init(&t, run, gbits);
+	if (run->nbw)
 		bw_header(p, &t);
-	run_print_results(p, nlh, KVPERF_A_RUN_BW_RESULT, bw_result, &t);
+	pr_arr_open(p, "results");
+	for (i = 0; i < run->nbw; i++)
+		bw_result(p, &t, &run->bw[i]);
+	pr_arr_close(p);
 }
 
 /* "1.20 GiB", or "512 B" below 1 KiB */
@@ -462,7 +453,7 @@ static char *bw_bytes_str(char *buf, size_t len, uint64_t bytes)
 /**
  * run_print_live() - the line of one interval of a bandwidth run
  * @f: where it goes
- * @tb: the attributes of the run's progress event
+ * @ev: the run's progress: the interval's fields, the size, the bytes
  * @since_ms: how long ago the run started
  * @gbits: the rate in Gb/s rather than MiB/s
  *
@@ -470,27 +461,26 @@ static char *bw_bytes_str(char *buf, size_t len, uint64_t bytes)
  * the rate and message rate of the interval, the bytes of the run so far;
  * what the event lacks is left out.
  */
-void run_print_live(FILE *f, struct nlattr **tb, int64_t since_ms,
+void run_print_live(FILE *f, const struct kv_run *ev, int64_t since_ms,
 		    bool gbits)
 {
-	struct bw_flow fl = bw_flow(tb[KVPERF_A_RUN_INTERVAL_MESSAGES],
-				    tb[KVPERF_A_RUN_INTERVAL_BYTES],
-				    tb[KVPERF_A_RUN_INTERVAL_NS]);
+	struct bw_flow fl = bw_flow(&run_model_fields, ev,
+				    KVPERF_A_RUN_INTERVAL_MESSAGES,
+				    KVPERF_A_RUN_INTERVAL_BYTES,
+				    KVPERF_A_RUN_INTERVAL_NS);
 	char buf[32];
 	double v;
 
 	fprintf(f, "  [%6.1f s]", since_ms > 0 ? since_ms / 1000.0 : 0.0);
-	if (tb[KVPERF_A_RUN_CUR_SIZE])
-		fprintf(f, " size %llu", (unsigned long long)
-			attr_uint(tb[KVPERF_A_RUN_CUR_SIZE]));
+	if (KV_HAS(ev, KVPERF_A_RUN_CUR_SIZE))
+		fprintf(f, " size %llu", (unsigned long long)ev->cur_size);
 	if (bw_ratio(fl.bytes, fl.elapsed_ns, BW_NS_PER_S, &v))
 		fprintf(f, "  %.2f %s", bw_unit(v, gbits),
 			bw_unit_name(gbits));
 	if (bw_ratio(fl.messages, fl.elapsed_ns, 1e3, &v))
 		fprintf(f, "  %.4f Mpps", v);
-	if (tb[KVPERF_A_RUN_BYTES])
+	if (KV_HAS(ev, KVPERF_A_RUN_BYTES))
 		fprintf(f, "  (%s so far)",
-			bw_bytes_str(buf, sizeof(buf),
-				     attr_uint(tb[KVPERF_A_RUN_BYTES])));
+			bw_bytes_str(buf, sizeof(buf), ev->bytes));
 	fputc('\n', f);
 }

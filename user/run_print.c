@@ -1,20 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Printing runs: a KVPERF_CMD_RUN_GET reply (or the run-finished event,
- * which carries the same) as a header and perftest's latency table (the
- * bandwidth table is run_bw_print.c's), or as one JSON object; and the run
- * events of kvperf monitor.
+ * Printing runs of either path (struct kv_run) as a header and perftest's
+ * latency table (the bandwidth table is run_bw_print.c's), or as one JSON
+ * object; and the run events of kvperf monitor.
  */
 #include <errno.h>
 #include <linux/kvperf.h>
 #include <netlink/genl/genl.h>
 
-#include "attrs.h"
 #include "compiler.h"
 #include "fmt.h"
 #include "print.h"
-#include "run.h"
-#include "show.h"
+#include "run_bw_print.h"
+#include "run_model.h"
+#include "run_print.h"
 
 /*
  * perftest's latency columns as ib_send_lat prints them, so that parsers
@@ -56,18 +55,18 @@ static const struct column lat_columns[] = {
 };
 
 static void print_cell(struct printer *p, const struct column *c,
-		       const struct nlattr *nla)
+		       const struct kv_lat_result *res)
 {
 	char json[FMT_FIXED_LEN], text[FMT_FIXED_LEN];
 	uint64_t v;
 
-	if (!nla) {
+	if (!KV_HAS(res, c->type)) {
 		/* keep the columns in place */
 		if (c->fmt)
 			pr_text_field(p, c->fmt, "-");
 		return;
 	}
-	v = attr_uint(nla);
+	v = run_model_uint(&run_model_lat_fields, res, c->type);
 	switch (c->unit) {
 	case COL_COUNT:
 		pr_u64(p, c->key, c->fmt, v);
@@ -83,64 +82,96 @@ static void print_cell(struct printer *p, const struct column *c,
 	}
 }
 
-static void print_lat_result(struct printer *p, struct nlattr *nest,
-			     const void *arg)
+static void print_lat_result(struct printer *p,
+			     const struct kv_lat_result *res)
 {
-	struct nlattr *tb[KVPERF_A_RESULT_MAX + 1];
 	size_t i;
 
-	(void)arg;
-	attrs_parse(&attrs_result, tb, nla_data(nest), nla_len(nest), NULL);
 	pr_obj_open(p, NULL);
 	pr_indent(p, 1);
 	for (i = 0; i < ARRAY_SIZE(lat_columns); i++)
-		print_cell(p, &lat_columns[i], tb[lat_columns[i].type]);
+		print_cell(p, &lat_columns[i], res);
 	pr_eol(p);
 	pr_obj_close(p);
 }
 
-/* The latency table, or in JSON "results". */
-static void print_lat(struct printer *p, const struct nlmsghdr *nlh,
-		      struct nlattr **tb)
+/* The latency table, or in JSON "results", one object per size. */
+static void print_lat(struct printer *p, const struct kv_run *run)
 {
-	if (tb[KVPERF_A_RUN_RESULT]) {
+	uint32_t i;
+
+	if (run->nlat) {
 		pr_text(p, lat_header);
 		pr_eol(p);
 	}
-	run_print_results(p, nlh, KVPERF_A_RUN_RESULT, print_lat_result, NULL);
-}
-
-/**
- * run_print_results() - the "results" array of a run, one per message size
- * @p: the printer
- * @nlh: the run, checked by attrs_parse_reply()
- * @type: the attribute of the results, KVPERF_A_RUN_RESULT or
- *	  KVPERF_A_RUN_BW_RESULT
- * @fn: prints one, the JSON object and the text rows
- * @arg: passed to @fn
- */
-void run_print_results(struct printer *p, const struct nlmsghdr *nlh,
-		       int type, run_result_fn fn, const void *arg)
-{
-	struct genlmsghdr *g = nlmsg_data(nlh);
-	struct nlattr *nla;
-	int rem;
-
 	pr_arr_open(p, "results");
-	nla_for_each_attr(nla, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0),
-			  rem)
-		if (nla_type(nla) == type)
-			fn(p, nla, arg);
+	for (i = 0; i < run->nlat; i++)
+		print_lat_result(p, &run->lat[i]);
 	pr_arr_close(p);
 }
 
-/*
- * Text: the items of a "# a, b, c" line. Starts the item if the attribute
- * is there, and says whether it is.
- */
-static bool item(struct printer *p, const struct nlattr *nla, bool *first)
+/* Helpers over the run's fields, by attribute, printing only what is set. */
+static bool has(const struct kv_run *run, int attr)
 {
-	if (!nla)
+	return KV_HAS(run, attr);
+}
+
+static uint64_t uval(const struct kv_run *run, int attr)
+{
+	return run_model_uint(&run_model_fields, run, attr);
+}
+
+static void print_uint(struct printer *p, const struct kv_run *run, int attr,
+		       const char *key, const char *fmt)
+{
+	if (has(run, attr))
+		pr_u64(p, key, fmt, uval(run, attr));
+}
+
+static void print_enum(struct printer *p, const struct kv_run *run, int attr,
+		       const char *key, const char *fmt,
+		       const struct name_table *names)
+{
+	if (has(run, attr))
+		pr_enum(p, key, fmt, uval(run, attr), names);
+}
+
+static void print_string(struct printer *p, const struct kv_run *run,
+			 int attr, const char *key, const char *fmt)
+{
+	const struct kv_field *f = &run_model_fields.field[attr];
+
+	if (has(run, attr))
+		pr_str(p, key, fmt, (const char *)run + f->offset);
+}
+
+/* "198.18.0.1:18515" in text, "addr" and "port" in JSON */
+static void print_endpoint(struct printer *p, const struct kv_run *run,
+			   const char *fmt)
+{
+	char a[FMT_ADDR_LEN], text[FMT_ADDR_LEN];
+	bool addr = has(run, KVPERF_A_RUN_ADDR);
+	bool port = has(run, KVPERF_A_RUN_PORT);
+
+	if (addr) {
+		fmt_addr(a, run->addr, run->addr_len);
+		if (port)
+			fmt_addr_port(text, run->addr, run->addr_len,
+				      run->port);
+		pr_str_as(p, "addr", fmt, a, port ? text : a);
+	}
+	/* text shows the port with the address, or alone without one */
+	if (port)
+		pr_u64(p, "port", addr ? NULL : "port %s", run->port);
+}
+
+/*
+ * Text: the items of a "# a, b, c" line. Starts the item if the field is
+ * set, and says whether it is.
+ */
+static bool item(struct printer *p, bool set, bool *first)
+{
+	if (!set)
 		return false;
 	pr_text(p, *first ? "#" : ",");
 	*first = false;
@@ -148,68 +179,67 @@ static bool item(struct printer *p, const struct nlattr *nla, bool *first)
 }
 
 /* A flag of the title: JSON true or false, text ", KEY" when set. */
-static void print_title_flag(struct printer *p, const struct nlattr *nla,
-			     const char *key)
+static void print_title_flag(struct printer *p, bool val, const char *key)
 {
-	if (nla)
+	if (val)
 		pr_text(p, ",");
-	pr_flag(p, key, key, nla);
+	pr_flag(p, key, key, val);
 }
 
 /*
  * The statistics mode of a latency run: JSON "on" or "off", text ",
  * stats off" only when off (on is the default and every table shows it).
  */
-static void print_title_stats(struct printer *p, const struct nlattr *nla)
+static void print_title_stats(struct printer *p, const struct kv_run *run)
 {
 	bool off;
 
-	if (!nla)
+	if (!has(run, KVPERF_A_RUN_STATS))
 		return;
-	off = attr_uint(nla) == KVPERF_STATS_MODE_OFF;
+	off = run->stats == KVPERF_STATS_MODE_OFF;
 	if (off)
 		pr_text(p, ",");
-	show_enum(p, nla, "stats", off ? "stats %s" : NULL, &fmt_stats_mode);
+	pr_enum(p, "stats", off ? "stats %s" : NULL, run->stats,
+		&fmt_stats_mode);
 }
 
 /* A count of the title: in text only while the run is @live. */
-static void print_title_count(struct printer *p, const struct nlattr *nla,
-			      const char *key, const char *fmt, bool live)
+static void print_title_count(struct printer *p, const struct kv_run *run,
+			      int attr, const char *key, const char *fmt,
+			      bool live)
 {
-	if (nla && live)
+	if (has(run, attr) && live)
 		pr_text(p, ",");
-	show_uint(p, nla, key, live ? fmt : NULL);
+	print_uint(p, run, attr, key, live ? fmt : NULL);
 }
 
 /* "# run 3: lat send to 198.18.0.1:18515 dev rxe0, state done" */
-static void print_title(struct printer *p, struct nlattr **tb, bool bw)
+static void print_title(struct printer *p, const struct kv_run *run, bool bw)
 {
-	struct nlattr *state = tb[KVPERF_A_RUN_STATE];
+	bool state = has(run, KVPERF_A_RUN_STATE);
 	bool live;
 
 	pr_text(p, "# run");
-	show_uint(p, tb[KVPERF_A_RUN_ID], "id", "%s:");
-	show_enum(p, tb[KVPERF_A_RUN_TYPE], "type", "%s", &fmt_run_type);
-	show_enum(p, tb[KVPERF_A_RUN_OP], "op", "%s", &fmt_op);
-	show_endpoint(p, tb[KVPERF_A_RUN_ADDR], tb[KVPERF_A_RUN_PORT],
-		      "addr", "port", "to %s");
-	show_string(p, tb[KVPERF_A_RUN_DEV], "dev", "dev %s");
-	print_title_flag(p, tb[KVPERF_A_RUN_VERIFY], "verify");
+	print_uint(p, run, KVPERF_A_RUN_ID, "id", "%s:");
+	print_enum(p, run, KVPERF_A_RUN_TYPE, "type", "%s", &fmt_run_type);
+	print_enum(p, run, KVPERF_A_RUN_OP, "op", "%s", &fmt_op);
+	print_endpoint(p, run, "to %s");
+	print_string(p, run, KVPERF_A_RUN_DEV, "dev", "dev %s");
+	print_title_flag(p, run->verify, "verify");
 	if (bw)
-		print_title_flag(p, tb[KVPERF_A_RUN_BIDIR], "bidir");
+		print_title_flag(p, run->bidir, "bidir");
 	else
-		print_title_stats(p, tb[KVPERF_A_RUN_STATS]);
+		print_title_stats(p, run);
 	if (state) {
 		pr_text(p, ",");
-		pr_enum(p, "state", "state %s", attr_uint(state),
-			&fmt_run_state);
+		pr_enum(p, "state", "state %s", run->state, &fmt_run_state);
 	}
 	/* how far it got matters while it runs; after, the table says */
-	live = !state || attr_uint(state) == KVPERF_RUN_STATE_CONNECTING ||
-	       attr_uint(state) == KVPERF_RUN_STATE_RUNNING;
-	print_title_count(p, tb[KVPERF_A_RUN_PROGRESS], "progress",
+	live = !state || run->state == KVPERF_RUN_STATE_CONNECTING ||
+	       run->state == KVPERF_RUN_STATE_RUNNING;
+	print_title_count(p, run, KVPERF_A_RUN_PROGRESS, "progress",
 			  "progress %s", live);
-	print_title_count(p, tb[KVPERF_A_RUN_BYTES], "bytes", "bytes %s",
+	print_title_count(p, run, KVPERF_A_RUN_BYTES, "bytes", "bytes %s",
 			  live);
 	pr_eol(p);
 }
@@ -244,51 +274,55 @@ static const struct setup_item {
 	{ KVPERF_A_RUN_TIMEOUT_MS, "timeout_ms", NULL, NULL },
 };
 
+/**
+ * run_path_name() - the name of a path
+ * @path: enum kv_run_path
+ *
+ * Return: "kernel" or "user".
+ */
+const char *run_path_name(uint8_t path)
+{
+	return path == KV_RUN_PATH_USER ? "user" : "kernel";
+}
+
 /*
  * "# path kernel, poll busy, inline 0, mtu 1024, warmup 16, kernel
  * 6.1.0-56-amd64"; a warm-up by time hides the count in text.
  */
-static void print_setup(struct printer *p, struct nlattr **tb, uint8_t path)
+static void print_setup(struct printer *p, const struct kv_run *run)
 {
+	bool warmup_ms = has(run, KVPERF_A_RUN_WARMUP_MS);
 	const struct setup_item *it;
-	bool warmup_ms = tb[KVPERF_A_RUN_WARMUP_MS];
-	const struct nlattr *nla;
 	bool first = false;
 	const char *fmt;
 
 	/* who ran the loops: not the kernel's to say, so always there */
 	pr_text(p, "#");
-	pr_str(p, "path", "path %s", run_path_name(path));
+	pr_str(p, "path", "path %s", run_path_name(run->path));
 
 	for (it = setup_items; it < setup_items + ARRAY_SIZE(setup_items);
 	     it++) {
-		nla = tb[it->type];
 		fmt = it->fmt;
 		if (it->type == KVPERF_A_RUN_WARMUP && warmup_ms)
 			fmt = NULL;
-		if (!nla || (fmt && !item(p, nla, &first)))
+		if (!has(run, it->type) ||
+		    (fmt && !item(p, true, &first)))
 			continue;
 		if (it->names)
-			show_enum(p, nla, it->key, fmt, it->names);
-		else if (attrs_run.attrs[it->type].kind == ATTR_STRING)
-			show_string(p, nla, it->key, fmt);
+			print_enum(p, run, it->type, it->key, fmt, it->names);
+		else if (run_model_fields.field[it->type].kind ==
+			 KV_FIELD_STRING)
+			print_string(p, run, it->type, it->key, fmt);
 		else
-			show_uint(p, nla, it->key, fmt);
+			print_uint(p, run, it->type, it->key, fmt);
 	}
 	pr_eol(p);
 }
 
-static int parse_run(const struct nlmsghdr *nlh, struct nlattr **tb,
-		     FILE *err)
-{
-	return attrs_parse_reply(nlh, &attrs_run, tb, true, err);
-}
-
 /**
- * run_print_units() - print one run with its results
+ * run_print() - print one run with its results
  * @p: the printer; in JSON the run is one object
- * @nlh: a KVPERF_CMD_RUN_GET reply or a KVPERF_CMD_RUN_FINISHED_NTF
- * @err: where to report a malformed message
+ * @run: the run, of either path
  * @gbits: text shows bandwidth in Gb/s rather than MiB/s
  *
  * Text, perftest's table after two header lines:
@@ -300,83 +334,62 @@ static int parse_run(const struct nlmsghdr *nlh, struct nlattr **tb,
  *
  * with "verify" (for latency runs with stats off "stats off", for
  * bandwidth runs "bidir") and, while the run runs,
- * "progress N" (and "bytes N") in the first line, "path kernel" and the
- * rest of the setup the kernel reports in the second ("cpu N", "duration
- * N ms", "qps N" ...), an "error: TEXT" line when the run failed, and the
- * table only when there are results: the latency table, or for bandwidth
- * runs the bandwidth table (see run_print_bw()). JSON: the run's
- * attributes as keys, only those the kernel sent, "verify" and "path"
- * always (and "bidir" for bandwidth runs, "stats" "on" or "off" for
- * latency runs), and "results", an array of one object per message size;
- * mean_ns and stdev_ns have exactly 3 decimals, from the kernel's
- * picoseconds. A result without an attribute (min, max, stdev and the
- * percentiles of a run with stats off) shows "-" in its table cell and
- * has no key in JSON.
- *
- * Return: 0, or -EINVAL after reporting a malformed message; nothing is
- * printed then.
+ * "progress N" (and "bytes N") in the first line, "path kernel" (or
+ * "path user") and the rest of the setup in the second ("cpu N",
+ * "duration N ms", "qps N" ...), an "error: TEXT" line when the run
+ * failed, and the table only when there are results: the latency table,
+ * or for bandwidth runs the bandwidth table (see run_print_bw()). JSON:
+ * the run's fields that are set as keys, "verify" and "path" always (and
+ * "bidir" for bandwidth runs, "stats" "on" or "off" for latency runs),
+ * and "results", an array of one object per message size; mean_ns and
+ * stdev_ns have exactly 3 decimals, from picoseconds. A result without a
+ * field (min, max, stdev and the percentiles of a run with stats off)
+ * shows "-" in its table cell and has no key in JSON.
  */
-int run_print_units(struct printer *p, const struct nlmsghdr *nlh,
-		    FILE *err, bool gbits)
+void run_print(struct printer *p, const struct kv_run *run, bool gbits)
 {
-	return run_print_path(p, nlh, err, gbits, RUN_PATH_KERNEL);
-}
-
-/**
- * run_print_path() - print one run with its results, saying who ran it
- * @p: the printer; in JSON the run is one object
- * @nlh: a run-get reply, a run-finished event, or a user-path run
- *	 described as one
- * @err: where to report a malformed message
- * @gbits: text shows bandwidth in Gb/s rather than MiB/s
- * @path: enum run_path: "path kernel" or "path user" leads the second
- *	  header line, and is "path" in JSON
- *
- * Return: 0, or -EINVAL after reporting a malformed message.
- */
-int run_print_path(struct printer *p, const struct nlmsghdr *nlh,
-		   FILE *err, bool gbits, uint8_t path)
-{
-	struct nlattr *tb[KVPERF_A_RUN_MAX + 1];
-	bool bw;
-
-	if (parse_run(nlh, tb, err))
-		return -EINVAL;
-	bw = tb[KVPERF_A_RUN_TYPE] &&
-	     attr_uint(tb[KVPERF_A_RUN_TYPE]) == KVPERF_RUN_TYPE_BW;
+	bool bw = has(run, KVPERF_A_RUN_TYPE) &&
+		  run->type == KVPERF_RUN_TYPE_BW;
 
 	pr_obj_open(p, NULL);
-	print_title(p, tb, bw);
-	print_setup(p, tb, path);
-	show_string(p, tb[KVPERF_A_RUN_ERROR], "error", "error: %s");
+	print_title(p, run, bw);
+	print_setup(p, run);
+	print_string(p, run, KVPERF_A_RUN_ERROR, "error", "error: %s");
 	pr_eol(p);
 	if (bw)
-		run_print_bw(p, nlh, tb, gbits);
+		run_print_bw(p, run, gbits);
 	else
-		print_lat(p, nlh, tb);
+		print_lat(p, run);
 	pr_obj_close(p);
-	return 0;
 }
 
 /**
- * run_print() - print one run as "run show" does: run_print_units() in
- * MiB/s
+ * run_print_msg() - print a run-get reply as "run show" does, in MiB/s
  * @p: the printer
  * @nlh: the run
  * @err: where to report a malformed message
  *
- * Return: 0, or -EINVAL after reporting a malformed message.
+ * Return: 0, -EINVAL after reporting a malformed message, -ENOMEM.
  */
-int run_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err)
+int run_print_msg(struct printer *p, const struct nlmsghdr *nlh, FILE *err)
 {
-	return run_print_units(p, nlh, err, false);
+	struct kv_run run;
+	int ret;
+
+	ret = run_model_decode(&run, nlh, err);
+	if (!ret)
+		run_print(p, &run, false);
+	else if (ret == -ENOMEM)
+		fprintf(err, "kvperf: out of memory\n");
+	run_model_free(&run);
+	return ret;
 }
 
 /**
  * run_print_event() - print a run event as kvperf monitor does
  * @p: a printer freshly set up for this event
- * @nlh: a KVPERF_CMD_RUN_FINISHED_NTF or KVPERF_CMD_RUN_PROGRESS_NTF
- * @err: where to report a malformed event
+ * @finished: a run-finished event, else a run-progress one
+ * @ev: the event's fields
  *
  * Text: "run 3 finished: done" ("run 4 finished: failed: ERROR" with the
  * error of a failed run), "run 3 progress 5000" (bandwidth runs add
@@ -384,45 +397,34 @@ int run_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err)
  * JSON: {"event":"run-finished","id":3,"state":"done"} (and "error"),
  * {"event":"run-progress","id":3,"progress":5000} (and "size", "bytes",
  * "interval_bytes", "interval_messages", "interval_ns").
- *
- * Return: 0, or -EINVAL after reporting a malformed event.
  */
-int run_print_event(struct printer *p, const struct nlmsghdr *nlh,
-		    FILE *err)
+void run_print_event(struct printer *p, bool finished,
+		     const struct kv_run *ev)
 {
-	struct nlattr *tb[KVPERF_A_RUN_MAX + 1];
-	struct genlmsghdr *g = nlmsg_data(nlh);
-	bool finished;
-
-	if (parse_run(nlh, tb, err))
-		return -EINVAL;
-	finished = g->cmd == KVPERF_CMD_RUN_FINISHED_NTF;
-
 	pr_obj_open(p, NULL);
 	pr_str(p, "event", NULL, finished ? "run-finished" : "run-progress");
 	pr_text(p, "run");
-	show_uint(p, tb[KVPERF_A_RUN_ID], "id", "%s");
+	print_uint(p, ev, KVPERF_A_RUN_ID, "id", "%s");
 	if (finished) {
 		pr_text(p, " finished:");
-		show_enum(p, tb[KVPERF_A_RUN_STATE], "state", "%s",
-			  &fmt_run_state);
-		if (tb[KVPERF_A_RUN_ERROR])
+		print_enum(p, ev, KVPERF_A_RUN_STATE, "state", "%s",
+			   &fmt_run_state);
+		if (has(ev, KVPERF_A_RUN_ERROR))
 			pr_text(p, ":");
-		show_string(p, tb[KVPERF_A_RUN_ERROR], "error", "%s");
+		print_string(p, ev, KVPERF_A_RUN_ERROR, "error", "%s");
 	} else {
-		show_uint(p, tb[KVPERF_A_RUN_PROGRESS], "progress",
-			  "progress %s");
+		print_uint(p, ev, KVPERF_A_RUN_PROGRESS, "progress",
+			   "progress %s");
 		/* bandwidth runs: the size and the last interval */
-		show_uint(p, tb[KVPERF_A_RUN_CUR_SIZE], "size", "size %s");
-		show_uint(p, tb[KVPERF_A_RUN_BYTES], "bytes", "bytes %s");
-		show_uint(p, tb[KVPERF_A_RUN_INTERVAL_BYTES], "interval_bytes",
-			  "interval-bytes %s");
-		show_uint(p, tb[KVPERF_A_RUN_INTERVAL_MESSAGES],
-			  "interval_messages", "interval-messages %s");
-		show_uint(p, tb[KVPERF_A_RUN_INTERVAL_NS], "interval_ns",
-			  "interval-ns %s");
+		print_uint(p, ev, KVPERF_A_RUN_CUR_SIZE, "size", "size %s");
+		print_uint(p, ev, KVPERF_A_RUN_BYTES, "bytes", "bytes %s");
+		print_uint(p, ev, KVPERF_A_RUN_INTERVAL_BYTES,
+			   "interval_bytes", "interval-bytes %s");
+		print_uint(p, ev, KVPERF_A_RUN_INTERVAL_MESSAGES,
+			   "interval_messages", "interval-messages %s");
+		print_uint(p, ev, KVPERF_A_RUN_INTERVAL_NS, "interval_ns",
+			   "interval-ns %s");
 	}
 	pr_obj_close(p);
 	pr_finish(p);
-	return 0;
 }

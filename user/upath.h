@@ -3,17 +3,15 @@
  * The user path: the module's latency and bandwidth loops, client and
  * server, run by this process on libibverbs and librdmacm, speaking the
  * module's wire protocol (<linux/kvperf_wire.h>), so that either side can
- * be the kernel's. "kvperf run lat|bw ... path user" and "kvperf server
- * start ... path user".
+ * be the kernel's: "kvperf server start ... path user" here, the client's
+ * runs in upath_run.h.
  */
 #ifndef KVPERF_UPATH_H
 #define KVPERF_UPATH_H
 
 struct kvperf;
-struct run_opts;
 struct server_opts;
 
-int upath_run(struct kvperf *kv, const struct run_opts *o);
 int upath_serve(struct kvperf *kv, const struct server_opts *o);
 
 #endif /* KVPERF_UPATH_H */

@@ -7,12 +7,13 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/kvperf.h>
 #include <linux/kvperf_wire.h>
 
-#include "run.h"
+#include "run_cfg.h"
 #include "upath_cfg.h"
 
 /* Is @cpu one this process may run on? */
@@ -56,14 +57,15 @@ static int upath_cfg_cpus(struct upath_cfg *cfg, const char *list,
 	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
 		if (CPU_ISSET(cpu, &set))
 			cfg->cpus[cfg->ncpus++] = cpu;
-	cfg->cpulist = list;
+	snprintf(cfg->cpulist, sizeof(cfg->cpulist), "%s", list);
 	return 0;
 }
 
-static uint32_t upath_opt(const struct run_opts *o, enum run_kw kw,
-			  uint32_t val, uint32_t def)
+/* The configuration's value of @attr, or @def when not given. */
+static uint32_t upath_opt(const struct kv_run_cfg *o, int attr, uint32_t def)
 {
-	return run_opt(o, kw) ? val : def;
+	return KV_HAS(o, attr) ? run_model_uint(&run_cfg_fields, o, attr) :
+				 def;
 }
 
 /**
@@ -81,17 +83,17 @@ uint32_t upath_default_signal_every(uint32_t tx_depth)
 }
 
 /* What only bandwidth runs have. */
-static int upath_cfg_bw(struct upath_cfg *cfg, const struct run_opts *o,
+static int upath_cfg_bw(struct upath_cfg *cfg, const struct kv_run_cfg *o,
 			const char **why)
 {
-	cfg->tx_depth = upath_opt(o, RUN_KW_TX_DEPTH, o->tx_depth,
+	cfg->tx_depth = upath_opt(o, KVPERF_A_RUN_TX_DEPTH,
 				  UPATH_DEFAULT_TX_DEPTH);
-	cfg->qps = upath_opt(o, RUN_KW_QPS, o->qps, 1);
-	cfg->post_list = upath_opt(o, RUN_KW_POST_LIST, o->post_list, 1);
-	cfg->signal_every = upath_opt(o, RUN_KW_SIGNAL_EVERY, o->signal_every,
+	cfg->qps = upath_opt(o, KVPERF_A_RUN_QPS, 1);
+	cfg->post_list = upath_opt(o, KVPERF_A_RUN_POST_LIST, 1);
+	cfg->signal_every = upath_opt(o, KVPERF_A_RUN_SIGNAL_EVERY,
 				      upath_default_signal_every(cfg->tx_depth));
-	cfg->bidir = run_opt(o, RUN_KW_BIDIR);
-	cfg->interval_ms = upath_opt(o, RUN_KW_INTERVAL, o->interval_ms, 0);
+	cfg->bidir = o->bidir;
+	cfg->interval_ms = upath_opt(o, KVPERF_A_RUN_INTERVAL_MS, 0);
 	if (cfg->post_list > cfg->tx_depth) {
 		*why = "post-list is larger than tx-depth";
 		return -EINVAL;
@@ -108,9 +110,9 @@ static int upath_cfg_bw(struct upath_cfg *cfg, const struct run_opts *o,
 		*why = "stats off applies to latency runs only: bandwidth runs take no per-iteration statistics";
 		return -EINVAL;
 	}
-	if (!run_opt(o, RUN_KW_CPUS))
+	if (!KV_HAS(o, KVPERF_A_RUN_CPUS))
 		return 0;
-	if (run_opt(o, RUN_KW_CPU)) {
+	if (KV_HAS(o, KVPERF_A_RUN_CPU)) {
 		*why = "cpu and cpus exclude each other";
 		return -EINVAL;
 	}
@@ -118,23 +120,23 @@ static int upath_cfg_bw(struct upath_cfg *cfg, const struct run_opts *o,
 }
 
 /* The spec's ranges of what the command line passes on unchecked. */
-static int upath_cfg_ranges(const struct run_opts *o, const char **why)
+static int upath_cfg_ranges(const struct kv_run_cfg *o, const char **why)
 {
-	if (run_opt(o, RUN_KW_ITERS) &&
+	if (KV_HAS(o, KVPERF_A_RUN_ITERATIONS) &&
 	    (!o->iterations || o->iterations > UPATH_ITERATIONS_MAX)) {
 		*why = "iters is out of range (1 to 100000000)";
 		return -EINVAL;
 	}
-	if (run_opt(o, RUN_KW_WARMUP) && !o->warmup_ms &&
+	if (KV_HAS(o, KVPERF_A_RUN_WARMUP) &&
 	    o->warmup > UPATH_WARMUP_MAX) {
 		*why = "warmup is out of range (0 to 1000000)";
 		return -EINVAL;
 	}
-	if (run_opt(o, RUN_KW_INLINE) && o->inline_size > UPATH_INLINE_MAX) {
+	if (KV_HAS(o, KVPERF_A_RUN_INLINE) && o->inline_size > UPATH_INLINE_MAX) {
 		*why = "inline is out of range (0 to 4096)";
 		return -EINVAL;
 	}
-	if (run_opt(o, RUN_KW_TIMEOUT) &&
+	if (KV_HAS(o, KVPERF_A_RUN_TIMEOUT_MS) &&
 	    (o->timeout_ms < UPATH_TIMEOUT_MS_MIN ||
 	     o->timeout_ms > UPATH_TIMEOUT_MS_MAX)) {
 		*why = "timeout is out of range (10 to 600000)";
@@ -146,12 +148,12 @@ static int upath_cfg_ranges(const struct run_opts *o, const char **why)
 /**
  * upath_cfg_init() - a user-path run's configuration
  * @cfg: filled in
- * @o: the command line, from run_parse()
+ * @o: what the run is asked to do
  * @why: the reason of a refusal, static text
  *
  * Return: 0, or -EINVAL with @why set: what the module would refuse.
  */
-int upath_cfg_init(struct upath_cfg *cfg, const struct run_opts *o,
+int upath_cfg_init(struct upath_cfg *cfg, const struct kv_run_cfg *o,
 		   const char **why)
 {
 	bool bw = o->type == KVPERF_RUN_TYPE_BW;
@@ -166,30 +168,28 @@ int upath_cfg_init(struct upath_cfg *cfg, const struct run_opts *o,
 	memcpy(cfg->addr, o->addr, sizeof(cfg->addr));
 	cfg->addr_len = o->addr_len;
 	cfg->port = o->port;
-	cfg->size = run_opt(o, RUN_KW_SIZE) || run_opt(o, RUN_KW_SIZES) ?
-		    o->size : 2;
-	cfg->size_max = run_opt(o, RUN_KW_SIZES) ? o->size_max : cfg->size;
-	cfg->duration_ms = upath_opt(o, RUN_KW_TIME, o->duration_ms, 0);
-	cfg->iterations = upath_opt(o, RUN_KW_ITERS, o->iterations,
+	cfg->size = upath_opt(o, KVPERF_A_RUN_SIZE, 2);
+	cfg->size_max = upath_opt(o, KVPERF_A_RUN_SIZE_MAX, cfg->size);
+	cfg->duration_ms = upath_opt(o, KVPERF_A_RUN_DURATION_MS, 0);
+	cfg->iterations = upath_opt(o, KVPERF_A_RUN_ITERATIONS,
 				    bw ? UPATH_DEFAULT_BW_ITERATIONS :
 					 UPATH_DEFAULT_ITERATIONS);
-	cfg->warmup_ms = run_opt(o, RUN_KW_WARMUP) ? o->warmup_ms : 0;
+	cfg->warmup_ms = upath_opt(o, KVPERF_A_RUN_WARMUP_MS, 0);
 	cfg->warmup = cfg->warmup_ms ? 0 :
-		      upath_opt(o, RUN_KW_WARMUP, o->warmup,
-				UPATH_DEFAULT_WARMUP);
-	cfg->poll = upath_opt(o, RUN_KW_POLL, o->poll, KVPERF_POLL_BUSY);
-	cfg->inline_size = upath_opt(o, RUN_KW_INLINE, o->inline_size, 0);
+		      upath_opt(o, KVPERF_A_RUN_WARMUP, UPATH_DEFAULT_WARMUP);
+	cfg->poll = upath_opt(o, KVPERF_A_RUN_POLL, KVPERF_POLL_BUSY);
+	cfg->inline_size = upath_opt(o, KVPERF_A_RUN_INLINE, 0);
 	if (cfg->inline_size && cfg->op == KVPERF_OP_READ) {
 		*why = "inline applies to send and write only";
 		return -EINVAL;
 	}
-	cfg->verify = run_opt(o, RUN_KW_VERIFY);
+	cfg->verify = o->verify;
 	memcpy(cfg->key, o->key, sizeof(cfg->key));
-	cfg->stats = upath_opt(o, RUN_KW_STATS, o->stats, KVPERF_STATS_MODE_ON);
-	cfg->timeout_ms = upath_opt(o, RUN_KW_TIMEOUT, o->timeout_ms,
+	cfg->stats = upath_opt(o, KVPERF_A_RUN_STATS, KVPERF_STATS_MODE_ON);
+	cfg->timeout_ms = upath_opt(o, KVPERF_A_RUN_TIMEOUT_MS,
 				    UPATH_DEFAULT_TIMEOUT_MS);
 	cfg->cpu = -1;
-	if (run_opt(o, RUN_KW_CPU)) {
+	if (KV_HAS(o, KVPERF_A_RUN_CPU)) {
 		if (!upath_cpu_ok(o->cpu)) {
 			*why = "that CPU is not online (or not allowed to this process)";
 			return -EINVAL;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A user-path run's configuration: the command line's options with the
+ * A user-path run's configuration: the run's configuration with the
  * module's defaults filled in and the module's checks applied, so that the
- * same command line means the same run on either path.
+ * same request means the same run on either path.
  */
 #ifndef KVPERF_UPATH_CFG_H
 #define KVPERF_UPATH_CFG_H
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <linux/kvperf_wire.h>
 
-struct run_opts;
+struct kv_run_cfg;
 
 /* The module's defaults (kmod/nl_run.c) and limits. */
 #define UPATH_DEFAULT_ITERATIONS	1000
@@ -59,7 +59,7 @@ struct run_opts;
  * @interval_ms: bandwidth, live-line interval (0: none asked)
  * @ncpus: bandwidth, entries in @cpus (0: one thread, on @cpu if set)
  * @cpus: bandwidth, each thread's CPU, ascending
- * @cpulist: bandwidth, @cpus as written, or NULL
+ * @cpulist: bandwidth, @cpus as written, or ""
  * @key: the server's shared secret, all zero when none was given
  */
 struct upath_cfg {
@@ -88,11 +88,11 @@ struct upath_cfg {
 	uint32_t interval_ms;
 	uint32_t ncpus;
 	int16_t cpus[UPATH_QPS_MAX];
-	const char *cpulist;
+	char cpulist[256];
 	uint8_t key[KVPERF_WIRE_KEY_LEN];
 };
 
-int upath_cfg_init(struct upath_cfg *cfg, const struct run_opts *o,
+int upath_cfg_init(struct upath_cfg *cfg, const struct kv_run_cfg *o,
 		   const char **why);
 uint32_t upath_default_signal_every(uint32_t tx_depth);
 uint32_t upath_cfg_nsizes(const struct upath_cfg *cfg);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * "kvperf run lat|bw ... path user": the run in this process. The
- * configuration gets the module's defaults and checks, a latency run
- * measures every size on one connection from this thread (on cpu when
- * given), a bandwidth run is upath_run_bw.c's; the run is then printed
- * as the kernel path prints its runs, with "path user".
+ * The user-path engine's run: the configuration gets the module's
+ * defaults and checks, a latency run measures every size on one
+ * connection from this thread (on cpu when given), a bandwidth run is
+ * upath_run_bw.c's; the run ends as a struct kv_run, as the kernel path's
+ * runs decode into. It prints nothing.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -13,12 +13,9 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <linux/kvperf.h>
-#include <netlink/genl/genl.h>
 
-#include "kvperf.h"
-#include "print.h"
-#include "run.h"
-#include "upath.h"
+#include "run_cfg.h"
+#include "run_model.h"
 #include "upath_client.h"
 #include "upath_conn.h"
 #include "upath_lat.h"
@@ -187,72 +184,254 @@ static void upath_run_end(struct upath_run *run, int err, const char *reason)
 			 reason ?: "failed", err);
 }
 
-/* Print the run as "kvperf run" prints the kernel's, and say how it ended. */
-static int upath_run_finish(struct kvperf *kv, const struct upath_run *run)
+/**
+ * upath_run_progress() - report a bandwidth run's sampling window
+ * @run: the run
+ * @size: the size being measured
+ * @bytes: measured bytes so far
+ * @messages: messages completed in the window
+ * @ns: its length
+ *
+ * What the module's progress event of a bandwidth run carries.
+ */
+void upath_run_progress(const struct upath_run *run, uint32_t size,
+			uint64_t bytes, uint64_t messages, uint64_t ns)
 {
-	struct nl_msg *msg = upath_result_msg(run);
-	struct printer p;
-	int err;
+	const struct kv_fields *f = &run_model_fields;
+	struct kv_run ev;
 
-	if (!msg) {
-		kvperf_errorf(kv, "out of memory");
-		return KVPERF_EXIT_ERROR;
+	if (!run->ops || !run->ops->progress)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.path = KV_RUN_PATH_USER;
+	run_model_set_uint(f, &ev, KVPERF_A_RUN_PROGRESS, run->progress);
+	run_model_set_uint(f, &ev, KVPERF_A_RUN_CUR_SIZE, size);
+	run_model_set_uint(f, &ev, KVPERF_A_RUN_BYTES, bytes);
+	run_model_set_uint(f, &ev, KVPERF_A_RUN_INTERVAL_BYTES,
+			   messages * size);
+	run_model_set_uint(f, &ev, KVPERF_A_RUN_INTERVAL_MESSAGES, messages);
+	run_model_set_uint(f, &ev, KVPERF_A_RUN_INTERVAL_NS, ns);
+	run->ops->progress(run->ops->arg, &ev);
+}
+
+/* The configuration as the module reports a run's (kvperf_fill_run_cfg). */
+static void upath_result_cfg(const struct upath_cfg *cfg, struct kv_run *out)
+{
+	const struct kv_fields *f = &run_model_fields;
+
+	run_model_set_uint(f, out, KVPERF_A_RUN_TYPE, cfg->type);
+	run_model_set_uint(f, out, KVPERF_A_RUN_OP, cfg->op);
+	memcpy(out->addr, cfg->addr, sizeof(out->addr));
+	out->addr_len = cfg->addr_len;
+	KV_SET(out, KVPERF_A_RUN_ADDR);
+	run_model_set_uint(f, out, KVPERF_A_RUN_PORT, cfg->port);
+	run_model_set_uint(f, out, KVPERF_A_RUN_SIZE, cfg->size);
+	run_model_set_uint(f, out, KVPERF_A_RUN_SIZE_MAX, cfg->size_max);
+	if (cfg->duration_ms)
+		run_model_set_uint(f, out, KVPERF_A_RUN_DURATION_MS,
+				   cfg->duration_ms);
+	else
+		run_model_set_uint(f, out, KVPERF_A_RUN_ITERATIONS,
+				   cfg->iterations);
+	if (cfg->warmup_ms)
+		run_model_set_uint(f, out, KVPERF_A_RUN_WARMUP_MS,
+				   cfg->warmup_ms);
+	else
+		run_model_set_uint(f, out, KVPERF_A_RUN_WARMUP, cfg->warmup);
+	run_model_set_uint(f, out, KVPERF_A_RUN_POLL, cfg->poll);
+	run_model_set_uint(f, out, KVPERF_A_RUN_INLINE, cfg->inline_size);
+	if (cfg->verify)
+		run_model_set_uint(f, out, KVPERF_A_RUN_VERIFY, 1);
+	if (cfg->cpu >= 0)
+		run_model_set_uint(f, out, KVPERF_A_RUN_CPU, cfg->cpu);
+	run_model_set_uint(f, out, KVPERF_A_RUN_TIMEOUT_MS, cfg->timeout_ms);
+	if (cfg->type != KVPERF_RUN_TYPE_BW) {
+		run_model_set_uint(f, out, KVPERF_A_RUN_STATS, cfg->stats);
+		return;
 	}
-	pr_init(&p, kv->out, kv->json, kv->pretty);
-	err = run_print_path(&p, nlmsg_hdr(msg), kv->err, run->gbits,
-			     RUN_PATH_USER);
-	nlmsg_free(msg);
-	if (err)
-		return KVPERF_EXIT_ERROR;
-	pr_finish(&p);
-	switch (run->state) {
-	case KVPERF_RUN_STATE_DONE:
-		return KVPERF_EXIT_OK;
-	case KVPERF_RUN_STATE_STOPPED:
-		kvperf_errorf(kv, "run stopped");
-		break;
-	default:
-		kvperf_errorf(kv, "run failed: %s", run->error);
-		break;
+	run_model_set_uint(f, out, KVPERF_A_RUN_TX_DEPTH, cfg->tx_depth);
+	run_model_set_uint(f, out, KVPERF_A_RUN_QPS, cfg->qps);
+	if (cfg->ncpus) {
+		snprintf(out->cpus, sizeof(out->cpus), "%s", cfg->cpulist);
+		KV_SET(out, KVPERF_A_RUN_CPUS);
 	}
-	return KVPERF_EXIT_ERROR;
+	run_model_set_uint(f, out, KVPERF_A_RUN_POST_LIST, cfg->post_list);
+	run_model_set_uint(f, out, KVPERF_A_RUN_SIGNAL_EVERY,
+			   cfg->signal_every);
+	if (cfg->bidir)
+		run_model_set_uint(f, out, KVPERF_A_RUN_BIDIR, 1);
+	if (cfg->interval_ms)
+		run_model_set_uint(f, out, KVPERF_A_RUN_INTERVAL_MS,
+				   cfg->interval_ms);
+}
+
+static void upath_result_lat(const struct upath_lat_result *res, bool stats,
+			     struct kv_lat_result *out)
+{
+	const struct kv_fields *f = &run_model_lat_fields;
+	const struct upath_stats *st = &res->stats;
+
+	run_model_set_uint(f, out, KVPERF_A_RESULT_SIZE, res->size);
+	run_model_set_uint(f, out, KVPERF_A_RESULT_ITERATIONS, st->count);
+	run_model_set_uint(f, out, KVPERF_A_RESULT_MEAN_PS, st->mean_ps);
+	run_model_set_uint(f, out, KVPERF_A_RESULT_MISMATCHES,
+			   res->mismatches);
+	run_model_set_uint(f, out, KVPERF_A_RESULT_ELAPSED_NS,
+			   res->elapsed_ns);
+	/* what only per-iteration samples give: none with stats off */
+	if (!stats)
+		return;
+	run_model_set_uint(f, out, KVPERF_A_RESULT_MIN_NS, st->min_ns);
+	run_model_set_uint(f, out, KVPERF_A_RESULT_MAX_NS, st->max_ns);
+	run_model_set_uint(f, out, KVPERF_A_RESULT_STDEV_PS, st->stdev_ps);
+	run_model_set_uint(f, out, KVPERF_A_RESULT_P50_NS, st->p50_ns);
+	run_model_set_uint(f, out, KVPERF_A_RESULT_P90_NS, st->p90_ns);
+	run_model_set_uint(f, out, KVPERF_A_RESULT_P99_NS, st->p99_ns);
+	run_model_set_uint(f, out, KVPERF_A_RESULT_P999_NS, st->p999_ns);
+	run_model_set_uint(f, out, KVPERF_A_RESULT_P9999_NS, st->p9999_ns);
+	run_model_set_uint(f, out, KVPERF_A_RESULT_HIST_REL_ERR_PPM,
+			   st->rel_err_ppm);
+}
+
+static void upath_result_bw(const struct upath_run *run,
+			    const struct upath_bw_result *res,
+			    struct kv_bw_result *out)
+{
+	const struct kv_fields *f = &run_model_bw_fields;
+	const struct kv_fields *qf = &run_model_qp_fields;
+	const struct upath_cfg *cfg = &run->cfg;
+	uint32_t i;
+
+	run_model_set_uint(f, out, KVPERF_A_BW_RESULT_SIZE, res->size);
+	run_model_set_uint(f, out, KVPERF_A_BW_RESULT_MESSAGES, res->messages);
+	run_model_set_uint(f, out, KVPERF_A_BW_RESULT_BYTES, res->bytes);
+	run_model_set_uint(f, out, KVPERF_A_BW_RESULT_ELAPSED_NS,
+			   res->elapsed_ns);
+	run_model_set_uint(f, out, KVPERF_A_BW_RESULT_PEAK_BPS, res->peak_bps);
+	run_model_set_uint(f, out, KVPERF_A_BW_RESULT_CPU_NS, res->cpu_ns);
+	run_model_set_uint(f, out, KVPERF_A_BW_RESULT_MISMATCHES,
+			   res->mismatches);
+	if (cfg->op == KVPERF_OP_SEND)
+		run_model_set_uint(f, out, KVPERF_A_BW_RESULT_PEER_MESSAGES,
+				   res->peer_messages);
+	if (cfg->bidir) {
+		run_model_set_uint(f, out, KVPERF_A_BW_RESULT_RX_MESSAGES,
+				   res->rx_messages);
+		run_model_set_uint(f, out, KVPERF_A_BW_RESULT_RX_BYTES,
+				   res->rx_bytes);
+		run_model_set_uint(f, out, KVPERF_A_BW_RESULT_RX_ELAPSED_NS,
+				   res->rx_elapsed_ns);
+	}
+	for (i = 0; i < out->nqps; i++) {
+		const struct upath_bw_qp_result *qr = &res->qp[i];
+		struct kv_bw_qp *q = &out->qps[i];
+
+		run_model_set_uint(qf, q, KVPERF_A_BW_QP_INDEX, i);
+		run_model_set_uint(qf, q, KVPERF_A_BW_QP_CPU,
+				   (uint32_t)qr->cpu);
+		run_model_set_uint(qf, q, KVPERF_A_BW_QP_MESSAGES,
+				   qr->messages);
+		run_model_set_uint(qf, q, KVPERF_A_BW_QP_BYTES, qr->bytes);
+		run_model_set_uint(qf, q, KVPERF_A_BW_QP_ELAPSED_NS,
+				   qr->elapsed_ns);
+		run_model_set_uint(qf, q, KVPERF_A_BW_QP_PEER_MESSAGES,
+				   qr->peer_messages);
+	}
 }
 
 /**
- * upath_run() - "kvperf run lat|bw ... path user"
- * @kv: the invocation
- * @o: the command line, from run_parse()
+ * upath_run_result() - a user-path run as the run model has runs
+ * @run: the run, once it ended
+ * @out: receives it, path user, with the results of the sizes done;
+ *	 run_model_free() it, also on error
  *
- * Runs the client side of the module's loops in this process against any
- * kvperf server, kernel or user path, and prints the run as the kernel
- * path does. SIGINT or SIGTERM stops it; it ends as stopped with what it
- * measured.
+ * The fields the module's run-get reply has (kvperf_fill_run()), but the
+ * id: a run of the user path is no kernel object and has none.
  *
- * Return: KVPERF_EXIT_OK when the run is done, KVPERF_EXIT_ERROR when it
- * was refused, failed or was stopped.
+ * Return: 0, or -ENOMEM.
  */
-int upath_run(struct kvperf *kv, const struct run_opts *o)
+int upath_run_result(const struct upath_run *run, struct kv_run *out)
 {
-	const char *why = NULL, *reason = NULL;
+	const struct kv_fields *f = &run_model_fields;
+	struct kv_lat_result *lat;
+	struct kv_bw_result *bw;
+	uint32_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->path = KV_RUN_PATH_USER;
+	upath_result_cfg(&run->cfg, out);
+	run_model_set_uint(f, out, KVPERF_A_RUN_STATE, run->state);
+	if (run->error[0]) {
+		snprintf(out->error, sizeof(out->error), "%s", run->error);
+		KV_SET(out, KVPERF_A_RUN_ERROR);
+	}
+	if (run->dev[0]) {
+		snprintf(out->dev, sizeof(out->dev), "%s", run->dev);
+		KV_SET(out, KVPERF_A_RUN_DEV);
+	}
+	snprintf(out->kernel, sizeof(out->kernel), "%s", run->kernel);
+	KV_SET(out, KVPERF_A_RUN_KERNEL);
+	if (run->mtu)
+		run_model_set_uint(f, out, KVPERF_A_RUN_MTU, run->mtu);
+	run_model_set_uint(f, out, KVPERF_A_RUN_PROGRESS, run->progress);
+	if (run->cfg.type == KVPERF_RUN_TYPE_BW) {
+		run_model_set_uint(f, out, KVPERF_A_RUN_BYTES, run->bytes);
+		for (i = 0; i < run->ndone; i++) {
+			bw = run_model_add_bw(out, run->cfg.qps);
+			if (!bw)
+				return -ENOMEM;
+			upath_result_bw(run, &run->bw[i], bw);
+		}
+		return 0;
+	}
+	for (i = 0; i < run->ndone; i++) {
+		lat = run_model_add_lat(out);
+		if (!lat)
+			return -ENOMEM;
+		upath_result_lat(&run->lat[i],
+				 run->cfg.stats == KVPERF_STATS_MODE_ON, lat);
+	}
+	return 0;
+}
+
+/**
+ * upath_run_exec() - run the client side of a run in this process
+ * @cfg: what the run is asked to do
+ * @ops: its reports while it runs, or NULL
+ * @out: the run once it ended, done, failed or stopped, with its results;
+ *	 run_model_free() it
+ * @why: the reason of a refusal, static text
+ *
+ * Runs the client side of the module's loops against any kvperf server,
+ * kernel or user path, with the module's defaults and checks. A latency
+ * run measures every size on one connection from this thread (on cpu when
+ * given), a bandwidth run is upath_run_bw()'s. SIGINT or SIGTERM stops
+ * it; it ends as stopped with what it measured.
+ *
+ * Return: 0 with @out set, -EINVAL with @why when the configuration is
+ * refused, -ENOMEM with @why when the run cannot be set up.
+ */
+int upath_run_exec(const struct kv_run_cfg *cfg,
+		   const struct upath_run_ops *ops, struct kv_run *out,
+		   const char **why)
+{
+	const char *reason = NULL;
 	struct upath_run run;
 	struct utsname uts;
-	int err, ret;
+	int err;
 
+	memset(out, 0, sizeof(*out));
 	memset(&run, 0, sizeof(run));
-	if (upath_cfg_init(&run.cfg, o, &why)) {
-		kvperf_errorf(kv, "%s", why);
-		return KVPERF_EXIT_ERROR;
-	}
-	run.gbits = run_opt(o, RUN_KW_GBITS);
-	/* JSON is one document: the intervals stay out of it */
-	run.live = kv->json ? NULL : kv->out;
+	if (upath_cfg_init(&run.cfg, cfg, why))
+		return -EINVAL;
+	run.ops = ops;
 	run.start_ns = upath_now_ns();
 	if (!uname(&uts))
 		snprintf(run.kernel, sizeof(run.kernel), "%s", uts.release);
 	if (upath_run_alloc(&run)) {
 		upath_run_free(&run);
-		kvperf_errorf(kv, "cannot allocate the run");
-		return KVPERF_EXIT_ERROR;
+		*why = "cannot allocate the run";
+		return -ENOMEM;
 	}
 	err = upath_catch_signals();
 	if (!err && run.cfg.cpu >= 0)
@@ -267,7 +446,12 @@ int upath_run(struct kvperf *kv, const struct run_opts *o)
 			err = upath_run_lat(&run, &reason);
 	}
 	upath_run_end(&run, err, reason);
-	ret = upath_run_finish(kv, &run);
+	err = upath_run_result(&run, out);
 	upath_run_free(&run);
-	return ret;
+	explicit_bzero(run.cfg.key, sizeof(run.cfg.key));
+	if (err) {
+		run_model_free(out);
+		*why = "out of memory";
+	}
+	return err;
 }

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A user-path run: its configuration, state and results, shaped as the
- * module's struct kvperf_run, so that upath_result.c can describe it with
- * the attributes of a run-get reply and the tool print it as it prints
- * the kernel's runs.
+ * A user-path run: its configuration, state and results while it runs,
+ * shaped as the module's struct kvperf_run; once it ended, the run model's
+ * struct kv_run, which the kernel path's runs decode into too.
  */
 #ifndef KVPERF_UPATH_RUN_H
 #define KVPERF_UPATH_RUN_H
@@ -15,7 +14,21 @@
 #include "upath_cfg.h"
 #include "upath_stats.h"
 
-struct nl_msg;
+struct kv_run;
+struct kv_run_cfg;
+
+/**
+ * struct upath_run_ops - what a user-path run reports while it runs
+ * @progress: a bandwidth run closed a sampling window: @ev has the
+ *	      interval's bytes, messages and length, the size and the
+ *	      bytes so far (as the module's progress event); called on the
+ *	      run's thread, may be NULL
+ * @arg: passed to @progress
+ */
+struct upath_run_ops {
+	void (*progress)(void *arg, const struct kv_run *ev);
+	void *arg;
+};
 
 /**
  * struct upath_lat_result - one message size of a latency run
@@ -99,8 +112,7 @@ struct upath_bw_result {
  * @ndone: sizes done
  * @lat: latency results, @nresults of them
  * @bw: bandwidth results, @nresults of them
- * @live: where a bandwidth run's interval lines go, or NULL
- * @gbits: those lines in Gb/s
+ * @ops: its reports, or NULL
  * @start_ns: when the run started
  */
 struct upath_run {
@@ -116,20 +128,20 @@ struct upath_run {
 	uint32_t ndone;
 	struct upath_lat_result *lat;
 	struct upath_bw_result *bw;
-	FILE *live;
-	bool gbits;
+	const struct upath_run_ops *ops;
 	uint64_t start_ns;
 };
 
 /* upath_run_bw.c */
 int upath_run_bw(struct upath_run *run, const char **reason);
 
-/* upath_result.c */
-struct nl_msg *upath_result_msg(const struct upath_run *run);
-void upath_result_live(const struct upath_run *run, uint32_t size,
-		       uint64_t bytes, uint64_t messages, uint64_t ns);
-
 /* upath_run.c */
 int upath_pin(int cpu);
+void upath_run_progress(const struct upath_run *run, uint32_t size,
+			uint64_t bytes, uint64_t messages, uint64_t ns);
+int upath_run_result(const struct upath_run *run, struct kv_run *out);
+int upath_run_exec(const struct kv_run_cfg *cfg,
+		   const struct upath_run_ops *ops, struct kv_run *out,
+		   const char **why);
 
 #endif /* KVPERF_UPATH_RUN_H */

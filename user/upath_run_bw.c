@@ -468,7 +468,7 @@ struct upath_bw_sampler {
 	uint64_t peak_bps;
 };
 
-/* Close a window: the peak, the progress, the live line. */
+/* Close a window: the peak, the progress and its report. */
 static void upath_bw_window(struct upath_bw_run *br,
 			    struct upath_bw_sampler *s, uint64_t now)
 {
@@ -480,9 +480,7 @@ static void upath_bw_window(struct upath_bw_run *br,
 	if (rate > s->peak_bps)
 		s->peak_bps = rate;
 	run->progress = s->base_msgs + msgs;
-	if (run->live)
-		upath_result_live(run, s->size, run->bytes + msgs * s->size,
-				  n, ns);
+	upath_run_progress(run, s->size, run->bytes + msgs * s->size, n, ns);
 	s->prev_ns = now;
 	s->prev_msgs = msgs;
 	s->nwin++;

@@ -28,6 +28,9 @@
 #include "nl.h"
 #include "print.h"
 #include "run.h"
+#include "run_bw_print.h"
+#include "run_model.h"
+#include "run_print.h"
 #include "run_test.h"
 #include "unit.h"
 
@@ -111,7 +114,7 @@ void run_cmdline_words(struct run_cmdline *l, uint8_t type,
 	l->req[0] = '\0';
 	if (!l->ret) {
 		msg = unit_genl_msg(KVPERF_CMD_RUN_START);
-		CHECK_INT(run_start_put(msg, &l->o), 0);
+		CHECK_INT(run_cfg_put(msg, &l->o.cfg), 0);
 		snprintf(l->req, sizeof(l->req), "%s",
 			 unit_attrs_str(msg, &attrs_run));
 		nlmsg_free(msg);
@@ -231,7 +234,7 @@ static void run_key(void)
 	       "op", "send", "addr", "198.18.0.1",
 	       "key", "A0a1a2a3a4a5a6a7a8a9aaabacadaeaf");
 	RUN_OK(KVPERF_RUN_TYPE_BW,
-	       "type=1 op=1 addr=198.18.0.1 port=18515 key=(16 bytes) qps=2",
+	       "type=1 op=1 addr=198.18.0.1 port=18515 qps=2 key=(16 bytes)",
 	       "op", "write", "addr", "198.18.0.1", "k",
 	       "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf", "qps", "2");
 	/* no key, no attribute */
@@ -242,7 +245,7 @@ static void run_key(void)
 	    "key", "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf");
 	CHECK(run_keyed(&l.o));
 	msg = unit_genl_msg(KVPERF_CMD_RUN_START);
-	CHECK_INT(run_start_put(msg, &l.o), 0);
+	CHECK_INT(run_cfg_put(msg, &l.o.cfg), 0);
 	g = nlmsg_data(nlmsg_hdr(msg));
 	CHECK_INT(attrs_parse(&attrs_run, tb, genlmsg_attrdata(g, 0),
 			      genlmsg_attrlen(g, 0), NULL), 0);
@@ -329,7 +332,7 @@ static void run_lat_stats(void)
 	CHECK_STR(l.err, "");
 	CHECK_STR(l.req, "type=0 op=0 addr=198.18.0.1 port=18515 stats=1");
 	CHECK(run_opt(&l.o, RUN_KW_STATS));
-	CHECK_INT(l.o.stats, KVPERF_STATS_MODE_OFF);
+	CHECK_INT(l.o.cfg.stats, KVPERF_STATS_MODE_OFF);
 
 	LAT_OK("type=0 op=0 addr=198.18.0.1 port=18515 stats=0",
 	       "op", "send", "addr", "198.18.0.1", "stats", "on");
@@ -757,8 +760,16 @@ int run_print_one(struct capture *c, bool json, bool gbits,
 
 	pr_init(&p, cap_open(c), json, false);
 	cap_open(err);
-	ret = gbits ? run_print_units(&p, nlmsg_hdr(msg), err->f, true) :
-		      run_print(&p, nlmsg_hdr(msg), err->f);
+	if (gbits) {
+		struct kv_run run;
+
+		ret = run_model_decode(&run, nlmsg_hdr(msg), err->f);
+		if (!ret)
+			run_print(&p, &run, true);
+		run_model_free(&run);
+	} else {
+		ret = run_print_msg(&p, nlmsg_hdr(msg), err->f);
+	}
 	pr_finish(&p);
 	cap_str(c);
 	cap_str(err);
@@ -1153,7 +1164,7 @@ static void run_print_array(void)
 	cap_open(&err);
 	pr_arr_open(&p, NULL);
 	for (i = 0; i < 2; i++)
-		CHECK_INT(run_print(&p, nlmsg_hdr(msgs[i]), err.f), 0);
+		CHECK_INT(run_print_msg(&p, nlmsg_hdr(msgs[i]), err.f), 0);
 	pr_arr_close(&p);
 	pr_finish(&p);
 	CHECK(!strncmp(cap_str(&c), "[\n    {\n        \"id\": 3,\n", 25));

@@ -16,6 +16,9 @@
 #include "kvperf.h"
 #include "print.h"
 #include "run.h"
+#include "run_bw_print.h"
+#include "run_model.h"
+#include "run_print.h"
 #include "run_test.h"
 #include "unit.h"
 
@@ -36,7 +39,7 @@ static void bw_parse_minimal(void)
 	CHECK_STR(l.err, "");
 	/* the kernel's defaults apply to everything else */
 	CHECK_STR(l.req, "type=1 op=0 addr=198.18.0.1 port=18515");
-	CHECK_INT(l.o.type, BW);
+	CHECK_INT(l.o.cfg.type, BW);
 	CHECK(!run_opt(&l.o, RUN_KW_GBITS));
 
 	BW_OK("type=1 op=2 addr=fd00::1 port=18515", "op", "read",
@@ -57,17 +60,17 @@ static void bw_parse_every_keyword(void)
 	CHECK_STR(l.err, "");
 	CHECK_STR(l.req, "type=1 op=1 addr=fd00::1 port=20000 size=65536 "
 		  "iterations=5000 warmup=100 poll=1 inline=64 verify cpu=3 "
-		  "timeout-ms=100 tx-depth=256 qps=4 post-list=8 "
-		  "signal-every=32 interval-ms=500 cpus=\"0-3,6\" bidir");
+		  "timeout-ms=100 tx-depth=256 qps=4 cpus=\"0-3,6\" "
+		  "post-list=8 signal-every=32 bidir interval-ms=500");
 	/* gbits is the tool's: nothing in the request */
 	CHECK(run_opt(&l.o, RUN_KW_GBITS));
 	CHECK(run_opt(&l.o, RUN_KW_NO_WAIT));
-	CHECK_U64(l.o.tx_depth, 256);
-	CHECK_U64(l.o.qps, 4);
-	CHECK_STR(l.o.cpus, "0-3,6");
-	CHECK_U64(l.o.post_list, 8);
-	CHECK_U64(l.o.signal_every, 32);
-	CHECK_U64(l.o.interval_ms, 500);
+	CHECK_U64(l.o.cfg.tx_depth, 256);
+	CHECK_U64(l.o.cfg.qps, 4);
+	CHECK_STR(l.o.cfg.cpus, "0-3,6");
+	CHECK_U64(l.o.cfg.post_list, 8);
+	CHECK_U64(l.o.cfg.signal_every, 32);
+	CHECK_U64(l.o.cfg.interval_ms, 500);
 
 	/* a sweep, by time, warming up by time */
 	BW_OK("type=1 op=0 addr=10.0.0.1 port=18515 size=2 size-max=8388608 "
@@ -673,8 +676,8 @@ static void bw_print_array(void)
 	pr_init(&p, cap_open(&c), true, true);
 	cap_open(&err);
 	pr_arr_open(&p, NULL);
-	CHECK_INT(run_print(&p, nlmsg_hdr(lat), err.f), 0);
-	CHECK_INT(run_print(&p, nlmsg_hdr(bw), err.f), 0);
+	CHECK_INT(run_print_msg(&p, nlmsg_hdr(lat), err.f), 0);
+	CHECK_INT(run_print_msg(&p, nlmsg_hdr(bw), err.f), 0);
 	pr_arr_close(&p);
 	pr_finish(&p);
 	CHECK_JSON(cap_str(&c),
@@ -741,12 +744,11 @@ static struct nl_msg *progress(uint64_t bytes, uint64_t messages,
 static const char *live_line(struct nl_msg *msg, int64_t since_ms,
 			     bool gbits, struct capture *c)
 {
-	struct nlattr *tb[KVPERF_A_RUN_MAX + 1];
-	struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(msg));
+	struct kv_run ev;
 
-	CHECK_INT(attrs_parse(&attrs_run, tb, genlmsg_attrdata(g, 0),
-			      genlmsg_attrlen(g, 0), NULL), 0);
-	run_print_live(cap_open(c), tb, since_ms, gbits);
+	CHECK_INT(run_model_decode(&ev, nlmsg_hdr(msg), stderr), 0);
+	run_print_live(cap_open(c), &ev, since_ms, gbits);
+	run_model_free(&ev);
 	return cap_str(c);
 }
 

@@ -18,6 +18,9 @@
 #include "kvperf.h"
 #include "print.h"
 #include "run.h"
+#include "run_bw_print.h"
+#include "run_model.h"
+#include "run_print.h"
 #include "run_test.h"
 #include "server.h"
 #include "unit.h"
@@ -55,7 +58,7 @@ static void upath_run_path_keyword(void)
 		    "20000");
 	CHECK_INT(l.ret, KVPERF_EXIT_OK);
 	CHECK_INT(l.o.path, RUN_PATH_USER);
-	CHECK_INT(l.o.port, 20000);
+	CHECK_INT(l.o.cfg.port, 20000);
 	RUN_CMDLINE(&l, BW, "op", "read", "addr", "fd00::1", "path", "k");
 	CHECK_INT(l.ret, KVPERF_EXIT_OK);
 	CHECK_INT(l.o.path, RUN_PATH_KERNEL);
@@ -337,7 +340,7 @@ static const char *cfg_of(struct upath_cfg *cfg, uint8_t type,
 
 	run_cmdline_words(&l, type, words);
 	CHECK_INT(l.ret, KVPERF_EXIT_OK);
-	if (upath_cfg_init(cfg, &l.o, &why))
+	if (upath_cfg_init(cfg, &l.o.cfg, &why))
 		return why ? why : "(no reason)";
 	return NULL;
 }
@@ -485,20 +488,17 @@ static void run_init(struct upath_run *run, uint8_t type, const char *const *w)
 static int print_run(struct capture *c, const struct upath_run *run,
 		     bool json)
 {
-	struct nl_msg *msg = upath_result_msg(run);
-	struct capture err;
 	struct printer p;
+	struct kv_run out;
 	int ret;
 
-	CHECK(msg != NULL);
+	ret = upath_run_result(run, &out);
 	pr_init(&p, cap_open(c), json, false);
-	ret = run_print_path(&p, nlmsg_hdr(msg), cap_open(&err), false,
-			     RUN_PATH_USER);
+	if (!ret)
+		run_print(&p, &out, false);
 	pr_finish(&p);
 	cap_str(c);
-	CHECK_STR(cap_str(&err), "");
-	cap_close(&err);
-	nlmsg_free(msg);
+	run_model_free(&out);
 	return ret;
 }
 
@@ -656,23 +656,44 @@ static void upath_result_bw(void)
 	cap_close(&c);
 }
 
+/* The progress report's line, as "run bw ... path user" prints it. */
+struct live_ctx {
+	FILE *f;
+	bool gbits;
+	uint32_t calls;
+};
+
+static void live_progress(void *arg, const struct kv_run *ev)
+{
+	struct live_ctx *l = arg;
+
+	l->calls++;
+	CHECK_INT(ev->path, KV_RUN_PATH_USER);
+	run_print_live(l->f, ev, 0, l->gbits);
+}
+
 static void upath_result_live_line(void)
 {
+	struct live_ctx l = { 0 };
+	struct upath_run_ops ops = { live_progress, &l };
 	struct upath_run run;
 	struct capture c;
 
 	memset(&run, 0, sizeof(run));
-	run.live = cap_open(&c);
-	run.start_ns = upath_now_ns();
+	/* no ops: nothing to report to */
+	upath_run_progress(&run, 65536, 100 << 20, 1024, 1000000000);
+	run.ops = &ops;
+	l.f = cap_open(&c);
 	/* 64 MiB/s for 1 s, after 100 MiB */
-	upath_result_live(&run, 65536, 100 << 20, 1024, 1000000000);
+	upath_run_progress(&run, 65536, 100 << 20, 1024, 1000000000);
+	CHECK_INT(l.calls, 1);
 	CHECK_STR(cap_str(&c),
 		  "  [   0.0 s] size 65536  64.00 MiB/s  0.0010 Mpps  (100.00 MiB so far)\n");
 	cap_close(&c);
 
-	run.gbits = true;
-	run.live = cap_open(&c);
-	upath_result_live(&run, 4096, 512, 0, 1000000);
+	l.gbits = true;
+	l.f = cap_open(&c);
+	upath_run_progress(&run, 4096, 512, 0, 1000000);
 	CHECK_STR(cap_str(&c),
 		  "  [   0.0 s] size 4096  0.00 Gb/s  0.0000 Mpps  (512 B so far)\n");
 	cap_close(&c);

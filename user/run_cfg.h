@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The model of a run's configuration: what a run-start asks for, typed,
+ * whichever path runs it. The kernel path encodes it as a run-start
+ * request (run_cfg_put()); the user-path engine takes it as it is.
+ */
+#ifndef KVPERF_RUN_CFG_H
+#define KVPERF_RUN_CFG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/kvperf.h>
+#include <linux/kvperf_wire.h>
+
+#include "run_model.h"
+
+struct nl_msg;
+
+/**
+ * struct kv_run_cfg - what a run is asked to do
+ * @has: bit per KVPERF_A_RUN_* attribute given; the others take the
+ *	 module's defaults
+ *
+ * The other fields are the run attribute set's, named as in the spec;
+ * @key is the server's shared secret (KVPERF_A_RUN_KEY), never printed.
+ */
+struct kv_run_cfg {
+	uint64_t has;
+	uint8_t type;
+	uint8_t op;
+	uint8_t addr[16];
+	uint8_t addr_len;
+	uint16_t port;
+	uint32_t size;
+	uint32_t size_max;
+	uint32_t iterations;
+	uint32_t duration_ms;
+	uint32_t warmup;
+	uint32_t warmup_ms;
+	uint8_t poll;
+	uint32_t inline_size;
+	bool verify;
+	uint32_t cpu;
+	uint32_t timeout_ms;
+	uint32_t tx_depth;
+	uint32_t qps;
+	char cpus[KV_CPUS_LEN];
+	uint32_t post_list;
+	uint32_t signal_every;
+	bool bidir;
+	uint32_t interval_ms;
+	uint8_t stats;
+	uint8_t key[KVPERF_WIRE_KEY_LEN];
+};
+
+extern const struct kv_fields run_cfg_fields;
+
+void run_cfg_init(struct kv_run_cfg *cfg, uint8_t type);
+int run_cfg_put(struct nl_msg *msg, const struct kv_run_cfg *cfg);
+void run_cfg_clear(struct kv_run_cfg *cfg);
+
+#endif /* KVPERF_RUN_CFG_H */
