@@ -30,12 +30,11 @@
 #include "server.h"
 #include "show.h"
 #include "run_bw_print.h"
+#include "run_kernel.h"
 #include "run_model.h"
 #include "run_print.h"
 #include "upath_run.h"
 
-/* How often a waiting run command asks for the run's state: events get lost. */
-#define RUN_CHECK_MS	2000
 
 static const char *const run_keywords[RUN_KW_COUNT] = {
 	[RUN_KW_OP]		= "op",
@@ -630,48 +629,6 @@ void run_print_started(struct printer *p, uint32_t id)
 	pr_finish(p);
 }
 
-/* The run's id and state, from a message whose attributes are valid. */
-static int run_peek(const struct nlmsghdr *nlh, struct nlattr **tb,
-		    FILE *err)
-{
-	struct genlmsghdr *g = nlmsg_data(nlh);
-	struct attr_error aerr;
-
-	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0)) {
-		fprintf(err, "kvperf: malformed message from the kernel: too short\n");
-		return -EINVAL;
-	}
-	if (attrs_parse(&attrs_run, tb, genlmsg_attrdata(g, 0),
-			genlmsg_attrlen(g, 0), &aerr)) {
-		attrs_report(err, &aerr);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static bool run_ended(struct nlattr **tb)
-{
-	uint64_t state;
-
-	if (!tb[KVPERF_A_RUN_STATE])
-		return false;
-	state = attr_uint(tb[KVPERF_A_RUN_STATE]);
-	return state == KVPERF_RUN_STATE_DONE ||
-	       state == KVPERF_RUN_STATE_FAILED ||
-	       state == KVPERF_RUN_STATE_STOPPED;
-}
-
-static int run_keep(struct run_wait *w, const struct nlmsghdr *nlh)
-{
-	w->final = malloc(nlh->nlmsg_len);
-	if (!w->final) {
-		fprintf(w->err, "kvperf: out of memory\n");
-		return -ENOMEM;
-	}
-	memcpy(w->final, nlh, nlh->nlmsg_len);
-	return 1;
-}
-
 static int64_t now_ms(void)
 {
 	struct timespec ts;
@@ -680,7 +637,7 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void run_show_progress(struct run_wait *w, const struct kv_run *ev)
+static void run_show_progress(struct run_show *w, const struct kv_run *ev)
 {
 	const char *state = NULL;
 
@@ -688,85 +645,46 @@ static void run_show_progress(struct run_wait *w, const struct kv_run *ev)
 		return;
 	if (KV_HAS(ev, KVPERF_A_RUN_STATE))
 		state = fmt_name(&fmt_run_state, ev->state);
-	fprintf(w->tty, "\rrun %u %s: %llu %s", w->id,
+	fprintf(w->tty, "\rrun %u %s: %llu %s", ev->id,
 		state ? state : "running", (unsigned long long)ev->progress,
 		w->progress_unit ? w->progress_unit : "iterations");
 	fflush(w->tty);
 	w->progress_shown = true;
 }
 
-/* Take the progress line off the terminal. */
-static void run_clear_progress(struct run_wait *w)
+/**
+ * run_show_quiet() - take the progress line off the terminal
+ * @arg: the struct run_show
+ */
+void run_show_quiet(void *arg)
 {
+	struct run_show *w = arg;
+
 	if (w->progress_shown)
 		fputs("\r\033[K", w->tty);
 	w->progress_shown = false;
 }
 
-/* A line for the interval a bandwidth run's progress event reports. */
-static void run_show_live(struct run_wait *w, const struct kv_run *ev)
+/**
+ * run_show_event() - show a progress event of the run waited for
+ * @arg: the struct run_show
+ * @ev: the event
+ *
+ * One that reports an interval (bandwidth runs) is a line on @w->live,
+ * when set; others are shown on @w->tty, when set, as
+ * "\rrun 3 running: 5000 iterations".
+ */
+void run_show_event(void *arg, const struct kv_run *ev)
 {
-	run_clear_progress(w);
+	struct run_show *w = arg;
+
+	if (!w->live || !KV_HAS(ev, KVPERF_A_RUN_INTERVAL_NS)) {
+		run_show_progress(w, ev);
+		return;
+	}
+	run_show_quiet(w);
 	run_print_live(w->live, ev, now_ms() - w->start_ms, w->gbits);
 	fflush(w->live);
-}
-
-/**
- * run_wait_event() - look at an event while waiting for a run
- * @w: the wait, @w->id the run
- * @nlh: a message from the events group
- *
- * The run-finished event of the run ends the wait: @w->final gets a copy
- * of it. Its progress events that report an interval (bandwidth runs)
- * are lines on @w->live, when set; others are shown on @w->tty.
- * Everything else (other runs, devices, malformed events) is ignored.
- *
- * Return: 1 when the run ended, 0 to go on waiting, -ENOMEM.
- */
-int run_wait_event(struct run_wait *w, const struct nlmsghdr *nlh)
-{
-	struct nlattr *tb[KVPERF_A_RUN_MAX + 1];
-	struct genlmsghdr *g = nlmsg_data(nlh);
-	struct kv_run ev;
-
-	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0) ||
-	    (g->cmd != KVPERF_CMD_RUN_FINISHED_NTF &&
-	     g->cmd != KVPERF_CMD_RUN_PROGRESS_NTF))
-		return 0;
-	if (run_peek(nlh, tb, w->err) || !tb[KVPERF_A_RUN_ID] ||
-	    attr_uint(tb[KVPERF_A_RUN_ID]) != w->id)
-		return 0;
-	if (g->cmd == KVPERF_CMD_RUN_FINISHED_NTF)
-		return run_keep(w, nlh);
-	/* a progress event has no results: nothing to free */
-	if (run_model_decode(&ev, nlh, w->err))
-		return 0;
-	if (w->live && KV_HAS(&ev, KVPERF_A_RUN_INTERVAL_NS))
-		run_show_live(w, &ev);
-	else
-		run_show_progress(w, &ev);
-	run_model_free(&ev);
-	return 0;
-}
-
-/**
- * run_wait_reply() - look at the reply of the run-get that checks on a run
- * @w: the wait
- * @nlh: the reply
- *
- * A run that ended ends the wait as its run-finished event would have:
- * the event may have been lost when the socket's buffer overflowed.
- *
- * Return: 1 when the run ended, 0 to go on waiting, -EINVAL after
- * reporting a malformed reply, -ENOMEM.
- */
-int run_wait_reply(struct run_wait *w, const struct nlmsghdr *nlh)
-{
-	struct nlattr *tb[KVPERF_A_RUN_MAX + 1];
-
-	if (run_peek(nlh, tb, w->err))
-		return -EINVAL;
-	return run_ended(tb) ? run_keep(w, nlh) : 0;
 }
 
 /**
@@ -842,241 +760,49 @@ int run_report(struct kvperf *kv, const struct kv_run *run, bool gbits)
 	return KVPERF_EXIT_ERROR;
 }
 
-static int wait_event_cb(struct nl_msg *msg, void *arg)
-{
-	struct run_wait *w = arg;
-
-	/* once the run has ended, the rest is not ours to look at */
-	if (w->final)
-		return NL_SKIP;
-	return run_wait_event(w, nlmsg_hdr(msg)) < 0 ? NL_STOP : NL_OK;
-}
-
-static int wait_reply_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	return run_wait_reply(arg, nlh) < 0 ? -EINVAL : 0;
-}
-
-/*
- * The socket for the events, apart from the one for requests: an event
- * arriving among the replies to a request would break the request.
- */
-static int run_events_open(struct kvperf *kv, struct knl *ev, int family)
-{
-	int ret;
-
-	ev->family = family;
-	ev->sk = nl_socket_alloc();
-	if (!ev->sk) {
-		kvperf_errorf(kv, "out of memory");
-		return KVPERF_EXIT_ERROR;
-	}
-	ret = genl_connect(ev->sk);
-	if (ret < 0) {
-		kvperf_errorf(kv, "cannot open a generic netlink socket: %s",
-			      nl_geterror(ret));
-		goto err;
-	}
-	/* a run-finished event of a sweep is larger than a page */
-	nl_socket_enable_msg_peek(ev->sk);
-	nl_socket_set_buffer_size(ev->sk, 1 << 20, 0);
-	ret = knl_subscribe(kv, ev, KVPERF_MCGRP_EVENTS);
-	if (ret)
-		goto err;
-	/* events are not replies to anything we sent */
-	nl_socket_disable_seq_check(ev->sk);
-	if (nl_socket_set_nonblocking(ev->sk) < 0) {
-		kvperf_errorf(kv, "cannot make the socket non-blocking");
-		goto err;
-	}
-	return KVPERF_EXIT_OK;
-err:
-	knl_close(ev);
-	return KVPERF_EXIT_ERROR;
-}
-
-/* Read the events that are there; ask for the state if some were lost. */
-static int run_drain_events(struct kvperf *kv, struct knl *ev,
-			    struct nl_cb *cb, struct run_wait *w, bool *check)
-{
-	int err;
-
-	do {
-		err = nl_recvmsgs(ev->sk, cb);
-	} while (err >= 0 && !w->final);
-	if (w->final || err == -NLE_AGAIN)
-		return KVPERF_EXIT_OK;
-	if (err == -NLE_NOMEM) {
-		/* ENOBUFS: the run-finished event may be among the lost */
-		*check = true;
-		return KVPERF_EXIT_OK;
-	}
-	kvperf_errorf(kv, "cannot receive events: %s", nl_geterror(err));
-	return KVPERF_EXIT_ERROR;
-}
-
-/**
- * run_wait_loop() - wait for a run to end
- * @kv: the invocation
- * @nl: the connection for requests
- * @ev: the connection subscribed to the events group, non-blocking
- * @sfd: readable when SIGINT or SIGTERM arrived (a signalfd)
- * @w: the wait: the run's id, and @w->final once it ended
- *
- * The run ends with its run-finished event, or with a run-get every
- * @w->check_ms that finds it ended: an event can be lost when the socket's
- * buffer overflows, and then the run-get is sent at once. The first signal
- * stops the run, which then ends as stopped with what it measured; a
- * second one gives up waiting.
- *
- * Return: KVPERF_EXIT_OK with @w->final set, or KVPERF_EXIT_ERROR after
- * printing why.
- */
-int run_wait_loop(struct kvperf *kv, struct knl *nl, struct knl *ev,
-		  int sfd, struct run_wait *w)
-{
-	struct pollfd fds[2] = {
-		{ .fd = nl_socket_get_fd(ev->sk), .events = POLLIN },
-		{ .fd = sfd, .events = POLLIN },
-	};
-	int64_t next = now_ms() + w->check_ms, left;
-	struct signalfd_siginfo si;
-	bool check = false, stopping = false;
-	struct nl_cb *cb;
-	int ret = KVPERF_EXIT_OK;
-
-	cb = knl_event_cb(kv);
-	if (!cb)
-		return KVPERF_EXIT_ERROR;
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, wait_event_cb, w);
-
-	while (!w->final && !ret) {
-		fds[0].revents = 0;
-		fds[1].revents = 0;
-		left = next - now_ms();
-		if (!check && left > 0 &&
-		    poll(fds, 2, left > w->check_ms ? w->check_ms : left) < 0) {
-			if (errno == EINTR)
-				continue;
-			kvperf_errorf(kv, "poll: %s", strerror(errno));
-			ret = KVPERF_EXIT_ERROR;
-			break;
-		}
-		if (fds[1].revents & POLLIN) {
-			/* consume it: SIGINT and SIGTERM mean the same */
-			if (read(sfd, &si, sizeof(si)) < 0)
-				kvperf_errorf(kv, "cannot read the signal: %s",
-					      strerror(errno));
-			if (stopping) {
-				kvperf_errorf(kv, "not waiting for run %u any longer; see 'kvperf run show %u'",
-					      w->id, w->id);
-				ret = KVPERF_EXIT_ERROR;
-				break;
-			}
-			stopping = true;
-			fprintf(kv->err, "%skvperf: stopping run %u\n",
-				w->progress_shown ? "\n" : "", w->id);
-			w->progress_shown = false;
-			/* a run that just ended cannot be stopped: wait on */
-			show_request_id(kv, nl, KVPERF_CMD_RUN_STOP, &attrs_run,
-					KVPERF_A_RUN_ID, w->id, NULL, NULL);
-		}
-		if (fds[0].revents) {
-			ret = run_drain_events(kv, ev, cb, w, &check);
-			if (ret || w->final)
-				break;
-		}
-		if (check || now_ms() >= next) {
-			check = false;
-			next = now_ms() + w->check_ms;
-			ret = show_request_id(kv, nl, KVPERF_CMD_RUN_GET,
-					      &attrs_run, KVPERF_A_RUN_ID,
-					      w->id, wait_reply_cb, w);
-		}
-	}
-	nl_cb_put(cb);
-	run_clear_progress(w);
-	return ret;
-}
-
 /* Start the run, and unless no-wait, wait for it and print its results. */
 static int run_start(struct kvperf *kv, const struct run_opts *o)
 {
-	struct show_reply_id r = {
-		.set = &attrs_run, .attr = KVPERF_A_RUN_ID, .err = kv->err,
-	};
-	bool wait = !run_opt(o, RUN_KW_NO_WAIT);
-	struct run_wait w = {
-		.err = kv->err, .check_ms = RUN_CHECK_MS,
+	struct run_show show = {
 		.gbits = run_opt(o, RUN_KW_GBITS),
 		/* JSON is one document: the intervals stay out of it */
 		.live = kv->json ? NULL : kv->out,
+		.progress_unit = o->cfg.type == KVPERF_RUN_TYPE_BW ?
+				 "messages" : "iterations",
+		.tty = isatty(fileno(kv->err)) ? kv->err : NULL,
 	};
-	struct knl nl, ev = { 0 };
-	struct nl_msg *msg;
+	struct run_wait w = {
+		.progress = run_show_event, .quiet = run_show_quiet,
+		.arg = &show,
+	};
+	struct kv_run run;
 	struct printer p;
-	int ret, sfd = -1;
+	struct knl nl;
+	uint32_t id;
+	int ret, sfd;
 
-	ret = knl_open(kv, &nl);
-	if (ret)
-		return ret;
-	/*
-	 * Listen before starting: the run may end before the kernel's reply
-	 * with its id is read. Block the signals now, so that an early ^C
-	 * still stops the run.
-	 */
-	if (wait) {
-		ret = run_events_open(kv, &ev, nl.family);
+	if (run_opt(o, RUN_KW_NO_WAIT)) {
+		ret = knl_open(kv, &nl);
 		if (ret)
-			goto out;
-		sfd = monitor_signalfd(kv);
-		if (sfd < 0) {
-			ret = KVPERF_EXIT_ERROR;
-			goto out;
+			return ret;
+		ret = run_kernel_start(kv, &nl, &o->cfg, &id);
+		knl_close(&nl);
+		if (!ret) {
+			pr_init(&p, kv->out, kv->json, kv->pretty);
+			run_print_started(&p, id);
 		}
+		return ret;
 	}
-
-	msg = knl_msg(kv, &nl, KVPERF_CMD_RUN_START, 0);
-	if (!msg) {
-		ret = KVPERF_EXIT_ERROR;
-		goto out;
-	}
-	if (run_cfg_put(msg, &o->cfg)) {
-		nlmsg_free(msg);
-		kvperf_errorf(kv, "out of memory");
-		ret = KVPERF_EXIT_ERROR;
-		goto out;
-	}
-	w.start_ms = now_ms();
-	ret = knl_request(kv, &nl, msg, &attrs_run, show_get_id, &r);
-	if (ret)
-		goto out;
-	if (!r.found) {
-		kvperf_errorf(kv, "the kernel did not say the run's id");
-		ret = KVPERF_EXIT_ERROR;
-		goto out;
-	}
-	if (!wait) {
-		pr_init(&p, kv->out, kv->json, kv->pretty);
-		run_print_started(&p, r.id);
-		goto out;
-	}
-
-	w.id = r.id;
-	if (isatty(fileno(kv->err)))
-		w.tty = kv->err;
-	if (o->cfg.type == KVPERF_RUN_TYPE_BW)
-		w.progress_unit = "messages";
-	ret = run_wait_loop(kv, &nl, &ev, sfd, &w);
+	/* block the signals now, so that an early ^C still stops the run */
+	sfd = monitor_signalfd(kv);
+	if (sfd < 0)
+		return KVPERF_EXIT_ERROR;
+	show.start_ms = now_ms();
+	ret = run_kernel_exec(kv, &o->cfg, sfd, &w, &run);
 	if (!ret)
-		ret = run_finish(kv, w.final, w.gbits);
-	free(w.final);
-out:
-	if (sfd >= 0)
-		close(sfd);
-	if (ev.sk)
-		knl_close(&ev);
-	knl_close(&nl);
+		ret = run_report(kv, &run, show.gbits);
+	run_model_free(&run);
+	close(sfd);
 	return ret;
 }
 

@@ -15,7 +15,6 @@
 #include "run_cfg.h"
 
 struct args;
-struct knl;
 struct kvperf;
 struct nl_msg;
 struct nlattr;
@@ -102,11 +101,11 @@ int parse_duration_ms(const char *s, uint32_t max_ms, uint32_t *ms);
 bool run_cpus_valid(const char *s);
 int run_path_parse(const char *s);
 
-/* Waiting for a run to end: the state of "run lat" or "run bw" meanwhile. */
-struct run_wait {
-	uint32_t id;
-	/* the run once it ended, a copy of the message; free() it */
-	struct nlmsghdr *final;
+/*
+ * What "run lat" or "run bw" shows while it waits: progress on a
+ * terminal, a line per interval of a bandwidth run.
+ */
+struct run_show {
 	/* where progress goes (a terminal), or NULL */
 	FILE *tty;
 	/* what progress counts: "iterations" (the default) or "messages" */
@@ -117,15 +116,10 @@ struct run_wait {
 	/* CLOCK_MONOTONIC ms when the run started, for those lines */
 	int64_t start_ms;
 	bool gbits;
-	FILE *err;
-	/* how often to ask for the run's state, in case an event was lost */
-	unsigned int check_ms;
 };
 
-int run_wait_event(struct run_wait *w, const struct nlmsghdr *nlh);
-int run_wait_reply(struct run_wait *w, const struct nlmsghdr *nlh);
-int run_wait_loop(struct kvperf *kv, struct knl *nl, struct knl *ev,
-		  int sfd, struct run_wait *w);
+void run_show_event(void *arg, const struct kv_run *ev);
+void run_show_quiet(void *arg);
 int run_finish(struct kvperf *kv, const struct nlmsghdr *nlh, bool gbits);
 int run_report(struct kvperf *kv, const struct kv_run *run, bool gbits);
 void run_print_started(struct printer *p, uint32_t id);

@@ -29,6 +29,7 @@
 #include "print.h"
 #include "run.h"
 #include "run_bw_print.h"
+#include "run_kernel.h"
 #include "run_model.h"
 #include "run_print.h"
 #include "run_test.h"
@@ -1306,7 +1307,11 @@ static struct nl_msg *event(uint8_t cmd, uint32_t id, uint8_t state,
 /* What ends the wait for run 3, and what does not. */
 static void run_wait_for_end(void)
 {
-	struct run_wait w = { .id = 3 };
+	struct run_show show = { 0 };
+	struct run_wait w = {
+		.id = 3, .progress = run_show_event, .quiet = run_show_quiet,
+		.arg = &show,
+	};
 	struct nl_msg *msg;
 	struct capture err, tty;
 
@@ -1370,7 +1375,7 @@ static void run_wait_for_end(void)
 	/* on a terminal, progress */
 	w.final = NULL;
 	w.err = cap_open(&err);
-	w.tty = cap_open(&tty);
+	show.tty = cap_open(&tty);
 	msg = event(KVPERF_CMD_RUN_PROGRESS_NTF, 3,
 		    KVPERF_RUN_STATE_RUNNING, 5000);
 	CHECK_INT(run_wait_event(&w, nlmsg_hdr(msg)), 0);
@@ -1380,7 +1385,7 @@ static void run_wait_for_end(void)
 	CHECK_INT(run_wait_event(&w, nlmsg_hdr(msg)), 0);
 	nlmsg_free(msg);
 	CHECK_STR(cap_str(&tty), "\rrun 3 running: 5000 iterations");
-	CHECK(w.progress_shown);
+	CHECK(show.progress_shown);
 	cap_close(&tty);
 	cap_close(&err);
 }

@@ -17,6 +17,7 @@
 #include "print.h"
 #include "run.h"
 #include "run_bw_print.h"
+#include "run_kernel.h"
 #include "run_model.h"
 #include "run_print.h"
 #include "run_test.h"
@@ -789,14 +790,18 @@ static void bw_live_line(void)
 /* While "run bw" waits: intervals on stdout; other progress on the tty. */
 static void bw_wait_live(void)
 {
-	struct run_wait w = { .id = 3, .progress_unit = "messages" };
+	struct run_show show = { .progress_unit = "messages" };
+	struct run_wait w = {
+		.id = 3, .progress = run_show_event, .quiet = run_show_quiet,
+		.arg = &show,
+	};
 	struct capture err, tty, live;
 	struct nl_msg *msg;
 	size_t len;
 
 	w.err = cap_open(&err);
-	w.tty = cap_open(&tty);
-	w.live = cap_open(&live);
+	show.tty = cap_open(&tty);
+	show.live = cap_open(&live);
 
 	/* a progress event without an interval: the tty's counter */
 	msg = unit_genl_msg(KVPERF_CMD_RUN_PROGRESS_NTF);
@@ -806,12 +811,12 @@ static void bw_wait_live(void)
 	CHECK_INT(run_wait_event(&w, nlmsg_hdr(msg)), 0);
 	nlmsg_free(msg);
 	CHECK_STR(cap_str(&tty), "\rrun 3 connecting: 0 messages");
-	CHECK(w.progress_shown);
+	CHECK(show.progress_shown);
 
 	/* an interval: the counter goes, the line comes */
 	msg = progress(65536000, 1000, 1000000000);
 	CHECK_INT(run_wait_event(&w, nlmsg_hdr(msg)), 0);
-	CHECK(!w.progress_shown);
+	CHECK(!show.progress_shown);
 	CHECK_STR(cap_str(&tty), "\rrun 3 connecting: 0 messages\r\033[K");
 	CHECK(strstr(cap_str(&live), " s] size 65536  62.50 MiB/s  "
 		     "0.0010 Mpps  (1.20 GiB so far)\n") != NULL);
@@ -825,7 +830,7 @@ static void bw_wait_live(void)
 	cap_close(&live);
 
 	/* -j: no live lines; the tty counter instead */
-	w.live = NULL;
+	show.live = NULL;
 	msg = progress(65536000, 1000, 1000000000);
 	CHECK_INT(run_wait_event(&w, nlmsg_hdr(msg)), 0);
 	nlmsg_free(msg);
