@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 
 #include "access.h"
-#include "args.h"
+#include "parse.h"
 
 /* Clear the bits of @addr past the first @len. */
 static void access_mask(uint8_t *addr, size_t addr_len, unsigned int len)

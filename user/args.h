@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Command-line words: a cursor over argv, matching words against tables
- * with prefix abbreviations, and number and address parsing.
+ * Command-line words: a cursor over argv, and matching words against
+ * tables with prefix abbreviations; their values are parse.h's.
  */
 #ifndef KVPERF_ARGS_H
 #define KVPERF_ARGS_H
@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/kvperf_wire.h>
+
+#include "parse.h"
 
 struct kvperf_cmd;
 
@@ -43,10 +45,6 @@ const struct kvperf_cmd *args_lookup(const struct kvperf_cmd *const *table,
 				     const char *word);
 int args_keyword(const char *const *names, size_t count, const char *word);
 
-int parse_u64(const char *s, uint64_t *val);
-int parse_u32(const char *s, uint32_t *val);
-int parse_size(const char *s, uint64_t *val);
-int parse_addr(const char *s, uint8_t addr[16]);
 
 struct kvperf;
 /* A key or key-file keyword's value (access_key_parse/file, reported). */

@@ -34,6 +34,7 @@
 #include "run_model.h"
 #include "run_print.h"
 #include "upath_run.h"
+#include "upath_signal.h"
 
 
 static const char *const run_keywords[RUN_KW_COUNT] = {
@@ -837,6 +838,11 @@ static int run_user(struct kvperf *kv, const struct run_opts *o)
 	struct kv_run run;
 	int ret;
 
+	ret = upath_catch_signals();
+	if (ret) {
+		kvperf_errorf(kv, "cannot catch signals: %s", strerror(-ret));
+		return KVPERF_EXIT_ERROR;
+	}
 	if (upath_run_exec(&o->cfg, &ops, &run, &why)) {
 		kvperf_errorf(kv, "%s", why);
 		return KVPERF_EXIT_ERROR;

@@ -13,6 +13,7 @@
 #include "attrs.h"
 #include "compiler.h"
 #include "fmt.h"
+#include "json.h"
 #include "kvperf.h"
 #include "nl.h"
 #include "print.h"
@@ -20,6 +21,8 @@
 #include "server.h"
 #include "show.h"
 #include "upath.h"
+#include "upath_signal.h"
+#include "upath_wire.h"
 
 static const char *const start_keywords[SKW_COUNT] = {
 	[SKW_DEV]		= "dev",
@@ -42,16 +45,16 @@ static int server_allow_parse(struct kvperf *kv, const char *val,
 	unsigned int need = strcmp(val, "any") ? 1 : 2;
 	int err;
 
-	if (o->nallow + need > ACCESS_ALLOW_MAX)
+	if (o->cfg.nallow + need > ACCESS_ALLOW_MAX)
 		return kvperf_usage(kv, "server",
 				    "too many allow prefixes (at most %d; any counts as 2)",
 				    ACCESS_ALLOW_MAX);
 	if (need == 2) {
-		access_prefix_parse("0.0.0.0/0", &o->allow[o->nallow++]);
-		access_prefix_parse("::/0", &o->allow[o->nallow++]);
+		access_prefix_parse("0.0.0.0/0", &o->cfg.allow[o->cfg.nallow++]);
+		access_prefix_parse("::/0", &o->cfg.allow[o->cfg.nallow++]);
 		return KVPERF_EXIT_OK;
 	}
-	err = access_prefix_parse(val, &o->allow[o->nallow]);
+	err = access_prefix_parse(val, &o->cfg.allow[o->cfg.nallow]);
 	if (err == -ERANGE)
 		return kvperf_usage(kv, "server",
 				    "invalid allow '%s' (the length is at most 32 for IPv4, 128 for IPv6)",
@@ -60,7 +63,7 @@ static int server_allow_parse(struct kvperf *kv, const char *val,
 		return kvperf_usage(kv, "server",
 				    "invalid allow '%s' (an IPv4 or IPv6 address, optionally /LEN, or any)",
 				    val);
-	o->nallow++;
+	o->cfg.nallow++;
 	return KVPERF_EXIT_OK;
 }
 
@@ -86,21 +89,22 @@ static int server_value(struct kvperf *kv, enum server_kw kw,
 			return kvperf_usage(kv, "server",
 					    "invalid device name '%s' (1 to %d characters)",
 					    val, KVPERF_DEV_NAME_MAX);
-		o->dev = val;
+		snprintf(o->cfg.dev, sizeof(o->cfg.dev), "%s", val);
 		break;
 	case SKW_ADDR:
-		o->addr_len = parse_addr(val, o->addr);
-		if (o->addr_len < 0)
+		i = parse_addr(val, o->cfg.addr);
+		if (i < 0)
 			return kvperf_usage(kv, "server",
 					    "invalid address '%s' (IPv4 or IPv6)",
 					    val);
+		o->cfg.addr_len = i;
 		break;
 	case SKW_PORT:
 		if (parse_u32(val, &port) || !port || port > 65535)
 			return kvperf_usage(kv, "server",
 					    "invalid port '%s' (1 to 65535)",
 					    val);
-		o->port = port;
+		o->cfg.port = port;
 		break;
 	case SKW_PATH:
 		i = run_path_parse(val);
@@ -116,31 +120,55 @@ static int server_value(struct kvperf *kv, enum server_kw kw,
 			return kvperf_usage(kv, "server",
 					    "unknown poll mode '%s' (busy, softirq or workqueue)",
 					    val);
-		o->poll = i;
+		o->cfg.poll = i;
 		break;
 	case SKW_IDLE_TIMEOUT:
 		return server_number(kv, "idle-timeout", val,
 				     SERVER_IDLE_TIMEOUT_MIN,
 				     SERVER_IDLE_TIMEOUT_MAX,
-				     &o->idle_timeout_ms);
+				     &o->cfg.idle_timeout_ms);
 	case SKW_ALLOW:
 		return server_allow_parse(kv, val, o);
 	case SKW_KEY:
-		return access_key_arg(kv, "server", false, val, o->key);
+		return access_key_arg(kv, "server", false, val, o->cfg.key);
 	case SKW_KEY_FILE:
 		/* read once the command line is known to be right */
 		o->key_file = val;
 		break;
 	case SKW_CONNS_MAX:
 		return server_number(kv, "conns-max", val, 1, SERVER_CONNS_MAX,
-				     &o->conns_max);
+				     &o->cfg.conns_max);
 	case SKW_PEER_CONNS_MAX:
 		return server_number(kv, "peer-conns-max", val, 1,
-				     SERVER_CONNS_MAX, &o->peer_conns_max);
+				     SERVER_CONNS_MAX, &o->cfg.peer_conns_max);
 	case SKW_COUNT:
 		break;
 	}
 	return KVPERF_EXIT_OK;
+}
+
+/* The attribute each keyword sets; 0 for those of the command alone. */
+static const uint8_t server_kw_attr[SKW_COUNT] = {
+	[SKW_DEV]		= KVPERF_A_SERVER_DEV,
+	[SKW_ADDR]		= KVPERF_A_SERVER_ADDR,
+	[SKW_PORT]		= KVPERF_A_SERVER_PORT,
+	[SKW_POLL]		= KVPERF_A_SERVER_POLL,
+	[SKW_IDLE_TIMEOUT]	= KVPERF_A_SERVER_IDLE_TIMEOUT_MS,
+	[SKW_ALLOW]		= KVPERF_A_SERVER_ALLOW,
+	[SKW_KEY]		= KVPERF_A_SERVER_KEY,
+	[SKW_KEY_FILE]		= KVPERF_A_SERVER_KEY,
+	[SKW_CONNS_MAX]		= KVPERF_A_SERVER_CONNS_MAX,
+	[SKW_PEER_CONNS_MAX]	= KVPERF_A_SERVER_PEER_CONNS_MAX,
+};
+
+/* The configuration's attributes, from the keywords given. */
+static void server_given(struct server_opts *o)
+{
+	int kw;
+
+	for (kw = 0; kw < SKW_COUNT; kw++)
+		if (server_opt(o, kw) && server_kw_attr[kw])
+			o->cfg.has |= 1ULL << server_kw_attr[kw];
 }
 
 /**
@@ -163,7 +191,7 @@ int server_start_parse(struct kvperf *kv, struct args *a,
 	int kw, ret;
 
 	memset(o, 0, sizeof(*o));
-	o->port = KVPERF_DEFAULT_PORT;
+	server_cfg_init(&o->cfg);
 	while ((w = args_next(a))) {
 		kw = args_keyword(start_keywords, ARRAY_SIZE(start_keywords),
 				  w);
@@ -192,65 +220,11 @@ int server_start_parse(struct kvperf *kv, struct args *a,
 	if (o->path == RUN_PATH_USER && server_opt(o, SKW_IDLE_TIMEOUT))
 		return kvperf_usage(kv, "server",
 				    "idle-timeout applies to the kernel path only");
+	server_given(o);
 	if (o->key_file)
-		return access_key_arg(kv, "server", true, o->key_file, o->key);
+		return access_key_arg(kv, "server", true, o->key_file,
+				      o->cfg.key);
 	return KVPERF_EXIT_OK;
-}
-
-static bool server_keyed(const struct server_opts *o)
-{
-	return server_opt(o, SKW_KEY) || server_opt(o, SKW_KEY_FILE);
-}
-
-static int server_put_allow(struct nl_msg *msg, const struct server_opts *o)
-{
-	const struct access_prefix *p;
-	struct nlattr *nest;
-
-	for (p = o->allow; p < o->allow + o->nallow; p++) {
-		nest = nla_nest_start(msg, KVPERF_A_SERVER_ALLOW);
-		if (!nest ||
-		    nla_put(msg, KVPERF_A_PREFIX_ADDR, p->addr_len,
-			    p->addr) < 0 ||
-		    nla_put_u8(msg, KVPERF_A_PREFIX_LEN, p->len) < 0)
-			return -ENOMEM;
-		nla_nest_end(msg, nest);
-	}
-	return 0;
-}
-
-/**
- * server_start_put() - the attributes of a KVPERF_CMD_SERVER_START request
- * @msg: the request
- * @o: from server_start_parse()
- *
- * Address and port always; the rest only when given, so that the
- * kernel's defaults apply: poll, idle-timeout-ms, one allow nest per
- * prefix, the key, conns-max and peer-conns-max.
- *
- * Return: 0, or -ENOMEM.
- */
-int server_start_put(struct nl_msg *msg, const struct server_opts *o)
-{
-	if (nla_put(msg, KVPERF_A_SERVER_ADDR, o->addr_len, o->addr) < 0 ||
-	    nla_put_u16(msg, KVPERF_A_SERVER_PORT, o->port) < 0 ||
-	    (o->dev && nla_put_string(msg, KVPERF_A_SERVER_DEV, o->dev) < 0))
-		return -ENOMEM;
-	if ((server_opt(o, SKW_POLL) &&
-	     nla_put_u8(msg, KVPERF_A_SERVER_POLL, o->poll) < 0) ||
-	    (server_opt(o, SKW_IDLE_TIMEOUT) &&
-	     nla_put_u32(msg, KVPERF_A_SERVER_IDLE_TIMEOUT_MS,
-			 o->idle_timeout_ms) < 0) ||
-	    server_put_allow(msg, o) ||
-	    (server_keyed(o) &&
-	     nla_put(msg, KVPERF_A_SERVER_KEY, sizeof(o->key), o->key) < 0) ||
-	    (server_opt(o, SKW_CONNS_MAX) &&
-	     nla_put_u32(msg, KVPERF_A_SERVER_CONNS_MAX, o->conns_max) < 0) ||
-	    (server_opt(o, SKW_PEER_CONNS_MAX) &&
-	     nla_put_u32(msg, KVPERF_A_SERVER_PEER_CONNS_MAX,
-			 o->peer_conns_max) < 0))
-		return -ENOMEM;
-	return 0;
 }
 
 /**
@@ -270,11 +244,11 @@ void server_print_started(struct printer *p, uint32_t id,
 	pr_obj_open(p, NULL);
 	pr_u64(p, "id", "server %s", id);
 	pr_str_as(p, "addr", "listening on %s",
-		  fmt_addr(a, o->addr, o->addr_len),
-		  fmt_addr_port(text, o->addr, o->addr_len, o->port));
-	pr_u64(p, "port", NULL, o->port);
-	if (o->dev)
-		pr_str(p, "dev", "dev %s", o->dev);
+		  fmt_addr(a, o->cfg.addr, o->cfg.addr_len),
+		  fmt_addr_port(text, o->cfg.addr, o->cfg.addr_len, o->cfg.port));
+	pr_u64(p, "port", NULL, o->cfg.port);
+	if (o->cfg.dev[0])
+		pr_str(p, "dev", "dev %s", o->cfg.dev);
 	pr_obj_close(p);
 	pr_finish(p);
 }
@@ -457,41 +431,182 @@ int server_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err)
 /* server start ...: the kernel's listener */
 static int server_start_kernel(struct kvperf *kv, const struct server_opts *o)
 {
-	struct show_reply_id r = {
-		.set = &attrs_server, .attr = KVPERF_A_SERVER_ID, .err = kv->err,
-	};
-	struct nl_msg *msg;
 	struct printer p;
-	struct knl nl;
+	uint32_t id;
 	int ret;
 
-	ret = knl_open(kv, &nl);
+	ret = server_kernel_start(kv, &o->cfg, &id);
 	if (ret)
 		return ret;
-	msg = knl_msg(kv, &nl, KVPERF_CMD_SERVER_START, 0);
-	if (!msg) {
-		ret = KVPERF_EXIT_ERROR;
-		goto out;
-	}
-	if (server_start_put(msg, o)) {
-		nlmsg_free(msg);
-		kvperf_errorf(kv, "out of memory");
-		ret = KVPERF_EXIT_ERROR;
-		goto out;
-	}
-	ret = knl_request(kv, &nl, msg, &attrs_server, show_get_id, &r);
-	if (ret)
-		goto out;
-	if (!r.found) {
-		kvperf_errorf(kv, "the kernel did not say the listener's id");
-		ret = KVPERF_EXIT_ERROR;
-		goto out;
-	}
 	pr_init(&p, kv->out, kv->json, kv->pretty);
-	server_print_started(&p, r.id, o);
-out:
-	knl_close(&nl);
-	return ret;
+	server_print_started(&p, id, o);
+	return KVPERF_EXIT_OK;
+}
+
+/* What "server start ... path user" prints: one line, or object, each. */
+struct server_user {
+	struct kvperf *kv;
+};
+
+static void server_user_start(struct server_user *u, struct printer *p)
+{
+	pr_init(p, u->kv->out, u->kv->json, false);
+	pr_obj_open(p, NULL);
+}
+
+static void server_user_end(struct server_user *u, struct printer *p)
+{
+	pr_obj_close(p);
+	pr_finish(p);
+	fflush(u->kv->out);
+}
+
+/* JSON true or false; text ", NAME" when set */
+static void server_user_flag(struct printer *p, const char *name, bool val)
+{
+	if (val)
+		pr_text(p, ",");
+	pr_flag(p, name, name, val);
+}
+
+/*
+ * "server listening on 198.18.1.1:18515 (user path), poll busy, allow
+ * 198.18.1.0/24, conns-max 16, peer-conns-max 16, keyed"
+ */
+static void server_user_listening(void *arg,
+				  const struct upath_server_info *info)
+{
+	char a[FMT_ADDR_LEN], text[FMT_ADDR_LEN], pfx[ACCESS_PREFIX_LEN + 1];
+	const struct kv_server_cfg *o = info->cfg;
+	struct server_user *u = arg;
+	struct printer p;
+	unsigned int i;
+
+	server_user_start(u, &p);
+	pr_str(&p, "event", NULL, "listening");
+	pr_str_as(&p, "addr", "server listening on %s",
+		  fmt_addr(a, o->addr, o->addr_len),
+		  fmt_addr_port(text, o->addr, o->addr_len, o->port));
+	pr_u64(&p, "port", NULL, o->port);
+	pr_str(&p, "dev", NULL, info->dev);
+	pr_str(&p, "path", "(%s path),", "user");
+	pr_enum(&p, "poll", "poll %s,", info->poll, &fmt_poll);
+	pr_text_field(&p, "%s", "allow");
+	pr_arr_open(&p, "allow");
+	for (i = 0; i < info->nallow; i++) {
+		access_prefix_fmt(pfx, &info->allow[i]);
+		if (p.json)
+			json_str(&p.jw, pfx);
+		else
+			pr_text_field(&p, i + 1 < info->nallow ? "%s" : "%s,",
+				      pfx);
+	}
+	pr_arr_close(&p);
+	pr_u64(&p, "conns_max", "conns-max %s,", info->conns_max);
+	pr_u64(&p, "peer_conns_max", "peer-conns-max %s,",
+	       info->peer_conns_max);
+	pr_flag(&p, "keyed", NULL, info->keyed);
+	pr_text_field(&p, "%s", info->keyed ? "keyed" : "no key");
+	server_user_end(u, &p);
+}
+
+/*
+ * "connection 3 from 198.18.0.1:34567: bw write, size-max 65536, ..."
+ * ("from [2001:2::1]:34567:" for IPv6)
+ */
+static void server_user_conn(void *arg, const struct upath_server_conn *c)
+{
+	char text[FMT_ADDR_LEN + 1];
+	struct server_user *u = arg;
+	struct printer p;
+
+	snprintf(text, sizeof(text), "%s:", c->peer);
+	server_user_start(u, &p);
+	pr_str(&p, "event", NULL, "connection");
+	pr_u64(&p, "id", "connection %s", c->id);
+	pr_str_as(&p, "peer_addr", "from %s", c->peer_addr, text);
+	pr_u64(&p, "peer_port", NULL, c->peer_port);
+	pr_enum(&p, "type", "%s", c->type, &fmt_run_type);
+	pr_enum(&p, "op", "%s,", c->op, &fmt_op);
+	pr_enum(&p, "poll", "poll %s,", c->poll, &fmt_poll);
+	pr_u64(&p, "size_max", "size-max %s", c->size_max);
+	server_user_flag(&p, "verify", c->verify);
+	server_user_flag(&p, "bidir", c->bidir);
+	server_user_end(u, &p);
+}
+
+/* "connection from 198.18.0.1:34567 refused: too many connections" */
+static void server_user_refused(void *arg,
+				const struct upath_server_refusal *r)
+{
+	struct server_user *u = arg;
+	struct printer p;
+
+	server_user_start(u, &p);
+	pr_str(&p, "event", "connection", "refused");
+	pr_str_as(&p, "peer_addr", "from %s", r->peer_addr, r->peer);
+	pr_u64(&p, "peer_port", NULL, r->peer_port);
+	pr_str(&p, "reason", "refused: %s", upath_wire_reject_name(r->why));
+	server_user_end(u, &p);
+}
+
+/*
+ * When it stops: "server stopped: accepted 12, refused_request 0, ..."
+ * (the kernel's listener counters but closed_idle and closed_dead: the
+ * user-path server has no idle timeout).
+ */
+static void server_user_stopped(void *arg,
+				const struct upath_server_counts *n)
+{
+	struct server_user *u = arg;
+	struct printer p;
+
+	server_user_start(u, &p);
+	pr_str(&p, "event", "server %s:", "stopped");
+	pr_u64(&p, "accepted", "accepted %s,", n->accepted);
+	pr_u64(&p, "refused_request", "refused_request %s,",
+	       n->refused_request);
+	pr_u64(&p, "refused_address", "refused_address %s,",
+	       n->refused_address);
+	pr_u64(&p, "refused_key", "refused_key %s,", n->refused_key);
+	pr_u64(&p, "refused_busy", "refused_busy %s,", n->refused_busy);
+	pr_u64(&p, "refused_memory", "refused_memory %s", n->refused_memory);
+	server_user_end(u, &p);
+}
+
+static void server_user_error(void *arg, const char *msg)
+{
+	struct server_user *u = arg;
+
+	kvperf_errorf(u->kv, "%s", msg);
+}
+
+/*
+ * server start ... path user: a server in this process, in the
+ * foreground until SIGINT or SIGTERM, a line (with -j, one JSON object
+ * per line, "event" listening, connection, refused, stopped) for each
+ * thing that happens.
+ */
+static int server_start_user(struct kvperf *kv, const struct server_opts *o)
+{
+	struct server_user u = { .kv = kv };
+	const struct upath_server_ops ops = {
+		.listening = server_user_listening,
+		.conn = server_user_conn,
+		.refused = server_user_refused,
+		.stopped = server_user_stopped,
+		.error = server_user_error,
+		.arg = &u,
+	};
+	int err;
+
+	err = upath_catch_signals();
+	if (err) {
+		kvperf_errorf(kv, "cannot catch signals: %s", strerror(-err));
+		return KVPERF_EXIT_ERROR;
+	}
+	return upath_serve(&o->cfg, &ops) ? KVPERF_EXIT_ERROR :
+					    KVPERF_EXIT_OK;
 }
 
 /* server start [dev DEV] addr ADDR [port PORT] ... [path {kernel|user}] */
@@ -506,10 +621,10 @@ static int server_start(struct kvperf *kv, struct args *a)
 		return ret;
 	ret = server_start_parse(kv, a, &o);
 	if (!ret && o.path == RUN_PATH_USER)
-		ret = upath_serve(kv, &o);
+		ret = server_start_user(kv, &o);
 	else if (!ret)
 		ret = server_start_kernel(kv, &o);
-	explicit_bzero(o.key, sizeof(o.key));
+	server_cfg_clear(&o.cfg);
 	return ret;
 }
 

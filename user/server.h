@@ -11,11 +11,10 @@
 #include <linux/kvperf_wire.h>
 #include <linux/netlink.h>
 
-#include "access.h"
+#include "server_cfg.h"
 
 struct args;
 struct kvperf;
-struct nl_msg;
 struct printer;
 
 /* the spec's max-len of device names */
@@ -43,25 +42,15 @@ enum server_kw {
 };
 
 /*
- * What "server start" asks for; @given has bit (1 << SKW_*) per keyword
- * given, and only those become attributes, so that the kernel's defaults
- * apply to the rest. @key is never printed.
+ * What "server start" asks for: the listener's configuration, and what
+ * the command alone uses; @given has bit (1 << SKW_*) per keyword.
  */
 struct server_opts {
 	unsigned int given;
-	uint8_t addr[16];
-	int addr_len;		/* 4 or 16 */
-	uint16_t port;
-	const char *dev;	/* NULL: whichever device has the address */
-	uint8_t path;		/* enum run_path */
-	uint8_t poll;		/* enum kvperf_poll */
-	uint32_t idle_timeout_ms;
-	unsigned int nallow;
-	struct access_prefix allow[ACCESS_ALLOW_MAX];
-	uint8_t key[KVPERF_WIRE_KEY_LEN];
+	struct kv_server_cfg cfg;
+	uint8_t path;		/* enum kv_run_path */
+	/* key-file: read once the command line is known to be right */
 	const char *key_file;
-	uint32_t conns_max;
-	uint32_t peer_conns_max;
 };
 
 static inline bool server_opt(const struct server_opts *o, enum server_kw kw)
@@ -71,7 +60,6 @@ static inline bool server_opt(const struct server_opts *o, enum server_kw kw)
 
 int server_start_parse(struct kvperf *kv, struct args *a,
 		       struct server_opts *o);
-int server_start_put(struct nl_msg *msg, const struct server_opts *o);
 void server_print_started(struct printer *p, uint32_t id,
 			  const struct server_opts *o);
 int server_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err);

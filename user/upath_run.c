@@ -37,10 +37,24 @@ int upath_pin(int cpu)
 	return -pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
+/**
+ * upath_run_stopping() - is the run to stop?
+ * @run: the run
+ *
+ * Return: true after a signal caught by upath_catch_signals(), or when
+ * the run's @ops->should_stop says so.
+ */
+bool upath_run_stopping(const struct upath_run *run)
+{
+	const struct upath_run_ops *ops = run->ops;
+
+	return upath_signalled() ||
+	       (ops && ops->should_stop && ops->should_stop(ops->arg));
+}
+
 static bool upath_run_should_stop(void *arg)
 {
-	(void)arg;
-	return upath_signalled();
+	return upath_run_stopping(arg);
 }
 
 static int upath_run_measure(struct upath_run *run, struct upath_conn *c)
@@ -405,8 +419,9 @@ int upath_run_result(const struct upath_run *run, struct kv_run *out)
  * Runs the client side of the module's loops against any kvperf server,
  * kernel or user path, with the module's defaults and checks. A latency
  * run measures every size on one connection from this thread (on cpu when
- * given), a bandwidth run is upath_run_bw()'s. SIGINT or SIGTERM stops
- * it; it ends as stopped with what it measured.
+ * given), a bandwidth run is upath_run_bw()'s. A signal caught by
+ * upath_catch_signals() or @ops->should_stop stops it; it ends as stopped
+ * with what it measured.
  *
  * Return: 0 with @out set, -EINVAL with @why when the configuration is
  * refused, -ENOMEM with @why when the run cannot be set up.
@@ -433,9 +448,7 @@ int upath_run_exec(const struct kv_run_cfg *cfg,
 		*why = "cannot allocate the run";
 		return -ENOMEM;
 	}
-	err = upath_catch_signals();
-	if (!err && run.cfg.cpu >= 0)
-		err = upath_pin(run.cfg.cpu);
+	err = run.cfg.cpu >= 0 ? upath_pin(run.cfg.cpu) : 0;
 	if (err) {
 		reason = "cannot set the run's thread up";
 	} else {

@@ -23,10 +23,14 @@ struct kv_run_cfg;
  *	      interval's bytes, messages and length, the size and the
  *	      bytes so far (as the module's progress event); called on the
  *	      run's thread, may be NULL
- * @arg: passed to @progress
+ * @should_stop: polled while the run runs, from its threads; true stops
+ *		 it (a signal caught by upath_catch_signals() does too); may
+ *		 be NULL
+ * @arg: passed to both
  */
 struct upath_run_ops {
 	void (*progress)(void *arg, const struct kv_run *ev);
+	bool (*should_stop)(void *arg);
 	void *arg;
 };
 
@@ -139,6 +143,7 @@ int upath_run_bw(struct upath_run *run, const char **reason);
 int upath_pin(int cpu);
 void upath_run_progress(const struct upath_run *run, uint32_t size,
 			uint64_t bytes, uint64_t messages, uint64_t ns);
+bool upath_run_stopping(const struct upath_run *run);
 int upath_run_result(const struct upath_run *run, struct kv_run *out);
 int upath_run_exec(const struct kv_run_cfg *cfg,
 		   const struct upath_run_ops *ops, struct kv_run *out,

@@ -99,7 +99,8 @@ static bool upath_bw_should_stop(void *arg)
 {
 	struct upath_bw_run *br = arg;
 
-	return upath_signalled() || __atomic_load_n(&br->abort, __ATOMIC_ACQUIRE);
+	return upath_run_stopping(br->run) ||
+	       __atomic_load_n(&br->abort, __ATOMIC_ACQUIRE);
 }
 
 /* The first failure of any thread is the run's; everyone ends. */

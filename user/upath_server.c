@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * "kvperf server start ... path user": a kvperf server in this process,
- * in the foreground until SIGINT or SIGTERM. It accepts what the module's
+ * The user-path server: a kvperf server in this process, until its
+ * caller says stop. It accepts what the module's
  * server accepts (kmod/server.c), with the same rejects and limits, and
  * gives each connection a thread of its own that answers the client's
  * latency or bandwidth loop, kernel path or user path, until the client
@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +21,9 @@
 #include <linux/kvperf.h>
 #include <linux/kvperf_wire.h>
 
+#include "compiler.h"
 #include "fmt.h"
-#include "kvperf.h"
-#include "print.h"
-#include "server.h"
+#include "server_cfg.h"
 #include "upath.h"
 #include "upath_bw.h"
 #include "upath_conn.h"
@@ -36,28 +36,6 @@
 #define UPATH_PINNED_MAX	(256ULL << 20)
 
 struct upath_server;
-
-/* What the counters of refused requests count (refused-*). */
-enum {
-	UPATH_REFUSED_REQUEST,
-	UPATH_REFUSED_ADDRESS,
-	UPATH_REFUSED_KEY,
-	UPATH_REFUSED_BUSY,
-	UPATH_REFUSED_MEMORY,
-	UPATH_REFUSED_COUNT
-};
-
-/* Their JSON keys and text, as "kvperf server show" has them. */
-static const struct {
-	const char *key;
-	const char *fmt;
-} upath_refused[UPATH_REFUSED_COUNT] = {
-	[UPATH_REFUSED_REQUEST]	= { "refused_request", "refused_request %s," },
-	[UPATH_REFUSED_ADDRESS]	= { "refused_address", "refused_address %s," },
-	[UPATH_REFUSED_KEY]	= { "refused_key", "refused_key %s," },
-	[UPATH_REFUSED_BUSY]	= { "refused_busy", "refused_busy %s," },
-	[UPATH_REFUSED_MEMORY]	= { "refused_memory", "refused_memory %s" },
-};
 
 /**
  * struct upath_sconn - one connection the server accepted
@@ -93,7 +71,7 @@ struct upath_sconn {
 
 /**
  * struct upath_server - the listener
- * @kv: the invocation, for the output
+ * @ops: what it reports, and when it stops
  * @ch: the listener's CM event channel
  * @listen_id: the listening CM id
  * @conns: the connections whose threads run or were not collected
@@ -101,7 +79,7 @@ struct upath_sconn {
  * @next_id: the number of the next connection
  * @pinned: bytes of all their buffers
  * @stopping: the server is going away: threads end
- * @lock: serializes the output lines of the threads
+ * @lock: serializes the reports of the threads
  * @poll: enum kvperf_poll of every connection, the server's choice
  * @allow: the prefixes peers must be in
  * @nallow: how many
@@ -112,7 +90,7 @@ struct upath_sconn {
  * @count: the counters, as the module's listeners keep them
  */
 struct upath_server {
-	struct kvperf *kv;
+	const struct upath_server_ops *ops;
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *listen_id;
 	struct upath_sconn *conns;
@@ -128,10 +106,7 @@ struct upath_server {
 	uint8_t key[KVPERF_WIRE_KEY_LEN];
 	unsigned int conns_max;
 	unsigned int peer_conns_max;
-	struct {
-		uint64_t accepted;
-		uint64_t refused[UPATH_REFUSED_COUNT];
-	} count;
+	struct upath_server_counts count;
 };
 
 /* What a connect request event said, kept past its acknowledgement. */
@@ -143,12 +118,32 @@ struct upath_conn_req {
 	uint8_t initiator_depth;
 };
 
+static bool upath_given(const struct kv_server_cfg *o, int attr)
+{
+	return (o->has >> attr) & 1;
+}
+
 static bool upath_sconn_should_stop(void *arg)
 {
 	struct upath_sconn *sc = arg;
 
 	return upath_signalled() ||
 	       __atomic_load_n(&sc->srv->stopping, __ATOMIC_ACQUIRE);
+}
+
+/* A line for stderr: the caller's, or nowhere. */
+__printf(2, 3)
+static void upath_server_error(struct upath_server *srv, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (!srv->ops->error)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	srv->ops->error(srv->ops->arg, msg);
 }
 
 /*
@@ -160,68 +155,37 @@ static uint16_t upath_peer(struct rdma_cm_id *id, char *addr, char *text)
 	return fmt_sockaddr(addr, text, rdma_get_peer_addr(id));
 }
 
-/* JSON true or false; text ", NAME" when set */
-static void upath_print_flag(struct printer *p, const char *name, bool val)
-{
-	if (val)
-		pr_text(p, ",");
-	pr_flag(p, name, name, val);
-}
-
-/*
- * "connection 3 from 198.18.0.1:34567: bw write, size-max 65536, ..."
- * ("from [2001:2::1]:34567:" for IPv6)
- */
-static void upath_print_conn(struct upath_server *srv,
-			     const struct upath_sconn *sc)
+/* Report an accepted connection. */
+static void upath_report_conn(struct upath_server *srv,
+			      const struct upath_sconn *sc)
 {
 	const struct upath_req *r = &sc->req;
-	char addr[FMT_ADDR_LEN], ep[FMT_ADDR_LEN], text[FMT_ADDR_LEN + 1];
-	struct kvperf *kv = srv->kv;
-	struct printer p;
-	uint16_t port;
+	struct upath_server_conn c = {
+		.id = sc->id, .type = r->type, .op = r->op, .poll = srv->poll,
+		.size_max = r->size_max,
+		.verify = r->flags & KVPERF_WIRE_VERIFY,
+		.bidir = r->flags & KVPERF_WIRE_BIDIR,
+	};
 
-	port = upath_peer(sc->conn.id, addr, ep);
-	snprintf(text, sizeof(text), "%s:", ep);
+	if (!srv->ops->conn)
+		return;
+	c.peer_port = upath_peer(sc->conn.id, c.peer_addr, c.peer);
 	pthread_mutex_lock(&srv->lock);
-	pr_init(&p, kv->out, kv->json, false);
-	pr_obj_open(&p, NULL);
-	pr_str(&p, "event", NULL, "connection");
-	pr_u64(&p, "id", "connection %s", sc->id);
-	pr_str_as(&p, "peer_addr", "from %s", addr, text);
-	pr_u64(&p, "peer_port", NULL, port);
-	pr_enum(&p, "type", "%s", r->type, &fmt_run_type);
-	pr_enum(&p, "op", "%s,", r->op, &fmt_op);
-	pr_enum(&p, "poll", "poll %s,", srv->poll, &fmt_poll);
-	pr_u64(&p, "size_max", "size-max %s", r->size_max);
-	upath_print_flag(&p, "verify", r->flags & KVPERF_WIRE_VERIFY);
-	upath_print_flag(&p, "bidir", r->flags & KVPERF_WIRE_BIDIR);
-	pr_obj_close(&p);
-	pr_finish(&p);
-	fflush(kv->out);
+	srv->ops->conn(srv->ops->arg, &c);
 	pthread_mutex_unlock(&srv->lock);
 }
 
-/* "connection from 198.18.0.1:34567 refused: too many connections" */
-static void upath_print_refused(struct upath_server *srv,
-				struct rdma_cm_id *id, uint8_t why)
+/* Report a refused connect request. */
+static void upath_report_refused(struct upath_server *srv,
+				 struct rdma_cm_id *id, uint8_t why)
 {
-	char addr[FMT_ADDR_LEN], text[FMT_ADDR_LEN];
-	struct kvperf *kv = srv->kv;
-	struct printer p;
-	uint16_t port;
+	struct upath_server_refusal r = { .why = why };
 
-	port = upath_peer(id, addr, text);
+	if (!srv->ops->refused)
+		return;
+	r.peer_port = upath_peer(id, r.peer_addr, r.peer);
 	pthread_mutex_lock(&srv->lock);
-	pr_init(&p, kv->out, kv->json, false);
-	pr_obj_open(&p, NULL);
-	pr_str(&p, "event", "connection", "refused");
-	pr_str_as(&p, "peer_addr", "from %s", addr, text);
-	pr_u64(&p, "peer_port", NULL, port);
-	pr_str(&p, "reason", "refused: %s", upath_wire_reject_name(why));
-	pr_obj_close(&p);
-	pr_finish(&p);
-	fflush(kv->out);
+	srv->ops->refused(srv->ops->arg, &r);
 	pthread_mutex_unlock(&srv->lock);
 }
 
@@ -231,23 +195,23 @@ static void upath_refuse(struct upath_server *srv, struct rdma_cm_id *id,
 {
 	switch (why) {
 	case KVPERF_WIRE_REJ_BAD_REQUEST:
-		srv->count.refused[UPATH_REFUSED_REQUEST]++;
+		srv->count.refused_request++;
 		break;
 	case KVPERF_WIRE_REJ_ADDRESS:
-		srv->count.refused[UPATH_REFUSED_ADDRESS]++;
+		srv->count.refused_address++;
 		break;
 	case KVPERF_WIRE_REJ_KEY:
-		srv->count.refused[UPATH_REFUSED_KEY]++;
+		srv->count.refused_key++;
 		break;
 	case KVPERF_WIRE_REJ_TOO_MANY:
 	case KVPERF_WIRE_REJ_PEER_BUSY:
-		srv->count.refused[UPATH_REFUSED_BUSY]++;
+		srv->count.refused_busy++;
 		break;
 	default:
-		srv->count.refused[UPATH_REFUSED_MEMORY]++;
+		srv->count.refused_memory++;
 		break;
 	}
-	upath_print_refused(srv, id, why);
+	upath_report_refused(srv, id, why);
 	rdma_reject(id, &why, sizeof(why));
 }
 
@@ -273,8 +237,8 @@ static void *upath_sconn_thread(void *arg)
 		err = upath_lat_serve(c, sc->req.op, verify, &sc->served);
 	if (err != -EINTR && err != -ECONNRESET) {
 		pthread_mutex_lock(&sc->srv->lock);
-		kvperf_errorf(sc->srv->kv, "connection %u ended: %s", sc->id,
-			      c->reason ?: "failed");
+		upath_server_error(sc->srv, "connection %u ended: %s", sc->id,
+				   c->reason ?: "failed");
 		pthread_mutex_unlock(&sc->srv->lock);
 	}
 	upath_conn_close(c);
@@ -422,10 +386,10 @@ static void upath_server_accept(struct upath_server *srv,
 	    upath_sconn_accept(sc, cr))
 		goto err;
 	sc->id = ++srv->next_id;
-	upath_print_conn(srv, sc);
+	upath_report_conn(srv, sc);
 	if (pthread_create(&sc->thread, NULL, upath_sconn_thread, sc)) {
-		kvperf_errorf(srv->kv, "connection %u: cannot start its thread",
-			      sc->id);
+		upath_server_error(srv, "connection %u: cannot start its thread",
+				   sc->id);
 		goto err;
 	}
 	sc->next = srv->conns;
@@ -516,7 +480,7 @@ static int upath_server_events(struct upath_server *srv)
 		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL &&
 		    ev->id == srv->listen_id) {
 			rdma_ack_cm_event(ev);
-			kvperf_errorf(srv->kv, "the RDMA device was removed");
+			upath_server_error(srv, "the RDMA device was removed");
 			return -ENODEV;
 		}
 		if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
@@ -538,7 +502,7 @@ static int upath_server_events(struct upath_server *srv)
 	return 0;
 }
 
-static void upath_sockaddr(const struct server_opts *o,
+static void upath_sockaddr(const struct kv_server_cfg *o,
 			   struct sockaddr_storage *ss)
 {
 	memset(ss, 0, sizeof(*ss));
@@ -559,7 +523,7 @@ static void upath_sockaddr(const struct server_opts *o,
 
 /* Bind and listen as kvperf_server_start() does, with its messages. */
 static int upath_server_listen(struct upath_server *srv,
-			       const struct server_opts *o)
+			       const struct kv_server_cfg *o)
 {
 	struct sockaddr_storage ss;
 	const char *dev;
@@ -567,31 +531,31 @@ static int upath_server_listen(struct upath_server *srv,
 
 	srv->ch = rdma_create_event_channel();
 	if (!srv->ch) {
-		kvperf_errorf(srv->kv, "cannot create an RDMA CM event channel: %s",
+		upath_server_error(srv, "cannot create an RDMA CM event channel: %s",
 			      strerror(errno));
 		return -ENODEV;
 	}
 	fl = fcntl(srv->ch->fd, F_GETFL);
 	if (fl < 0 || fcntl(srv->ch->fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
 	    rdma_create_id(srv->ch, &srv->listen_id, srv, RDMA_PS_TCP)) {
-		kvperf_errorf(srv->kv, "cannot create an RDMA CM id: %s",
+		upath_server_error(srv, "cannot create an RDMA CM id: %s",
 			      strerror(errno));
 		return -ENOMEM;
 	}
 	upath_sockaddr(o, &ss);
 	if (rdma_bind_addr(srv->listen_id, (struct sockaddr *)&ss)) {
-		kvperf_errorf(srv->kv, errno == EADDRINUSE ?
+		upath_server_error(srv, errno == EADDRINUSE ?
 			      "address and port already in use" :
 			      "cannot bind: no RDMA device has that address");
 		return -EADDRINUSE;
 	}
 	if (!srv->listen_id->verbs) {
-		kvperf_errorf(srv->kv, "no RDMA device has that address (a wildcard address is not supported)");
+		upath_server_error(srv, "no RDMA device has that address (a wildcard address is not supported)");
 		return -EADDRNOTAVAIL;
 	}
 	dev = ibv_get_device_name(srv->listen_id->verbs->device);
-	if (o->dev && strcmp(o->dev, dev)) {
-		kvperf_errorf(srv->kv, "the address belongs to %s, not %s", dev,
+	if (o->dev[0] && strcmp(o->dev, dev)) {
+		upath_server_error(srv, "the address belongs to %s, not %s", dev,
 			      o->dev);
 		return -EINVAL;
 	}
@@ -599,139 +563,94 @@ static int upath_server_listen(struct upath_server *srv,
 		/* the default: the listening address's own subnet */
 		err = access_local_prefix(o->addr, o->addr_len, srv->allow);
 		if (err) {
-			kvperf_errorf(srv->kv, "cannot find the subnet of the listening address (for the default allow list): %s",
+			upath_server_error(srv, "cannot find the subnet of the listening address (for the default allow list): %s",
 				      strerror(-err));
 			return err;
 		}
 		srv->nallow = 1;
 	}
 	if (rdma_listen(srv->listen_id, UPATH_SERVER_CONNS_MAX)) {
-		kvperf_errorf(srv->kv, "rdma_listen failed: %s",
+		upath_server_error(srv, "rdma_listen failed: %s",
 			      strerror(errno));
 		return -EIO;
 	}
 	return 0;
 }
 
-/*
- * "server listening on 198.18.1.1:18515 (user path), poll busy, allow
- * 198.18.1.0/24, conns-max 16, peer-conns-max 16, keyed"
- */
-static void upath_print_listening(struct upath_server *srv,
-				  const struct server_opts *o)
+/* Report that the server listens, with the settings in force. */
+static void upath_report_listening(struct upath_server *srv,
+				   const struct kv_server_cfg *o)
 {
-	char a[FMT_ADDR_LEN], text[FMT_ADDR_LEN], pfx[ACCESS_PREFIX_LEN + 1];
-	struct kvperf *kv = srv->kv;
-	struct printer p;
-	unsigned int i;
+	struct upath_server_info info = {
+		.cfg = o,
+		.dev = ibv_get_device_name(srv->listen_id->verbs->device),
+		.poll = srv->poll, .allow = srv->allow, .nallow = srv->nallow,
+		.conns_max = srv->conns_max,
+		.peer_conns_max = srv->peer_conns_max, .keyed = srv->keyed,
+	};
 
-	pr_init(&p, kv->out, kv->json, false);
-	pr_obj_open(&p, NULL);
-	pr_str(&p, "event", NULL, "listening");
-	pr_str_as(&p, "addr", "server listening on %s",
-		  fmt_addr(a, o->addr, o->addr_len),
-		  fmt_addr_port(text, o->addr, o->addr_len, o->port));
-	pr_u64(&p, "port", NULL, o->port);
-	pr_str(&p, "dev", NULL,
-	       ibv_get_device_name(srv->listen_id->verbs->device));
-	pr_str(&p, "path", "(%s path),", "user");
-	pr_enum(&p, "poll", "poll %s,", srv->poll, &fmt_poll);
-	pr_text_field(&p, "%s", "allow");
-	pr_arr_open(&p, "allow");
-	for (i = 0; i < srv->nallow; i++) {
-		access_prefix_fmt(pfx, &srv->allow[i]);
-		if (p.json)
-			json_str(&p.jw, pfx);
-		else
-			pr_text_field(&p, i + 1 < srv->nallow ? "%s" : "%s,",
-				      pfx);
-	}
-	pr_arr_close(&p);
-	pr_u64(&p, "conns_max", "conns-max %s,", srv->conns_max);
-	pr_u64(&p, "peer_conns_max", "peer-conns-max %s,",
-	       srv->peer_conns_max);
-	pr_flag(&p, "keyed", NULL, srv->keyed);
-	pr_text_field(&p, "%s", srv->keyed ? "keyed" : "no key");
-	pr_obj_close(&p);
-	pr_finish(&p);
-	fflush(kv->out);
-}
-
-/*
- * When it stops: "server stopped: accepted 12, refused_request 0, ..."
- * (the kernel's listener counters but closed_idle and closed_dead: the
- * user-path server has no idle timeout).
- */
-static void upath_print_stopped(struct upath_server *srv)
-{
-	struct kvperf *kv = srv->kv;
-	struct printer p;
-	unsigned int i;
-
-	pr_init(&p, kv->out, kv->json, false);
-	pr_obj_open(&p, NULL);
-	pr_str(&p, "event", "server %s:", "stopped");
-	pr_u64(&p, "accepted", "accepted %s,", srv->count.accepted);
-	for (i = 0; i < UPATH_REFUSED_COUNT; i++)
-		pr_u64(&p, upath_refused[i].key, upath_refused[i].fmt,
-		       srv->count.refused[i]);
-	pr_obj_close(&p);
-	pr_finish(&p);
-	fflush(kv->out);
+	if (srv->ops->listening)
+		srv->ops->listening(srv->ops->arg, &info);
 }
 
 /* The server's settings: the options given, the module's defaults. */
-static void upath_server_init(struct upath_server *srv, struct kvperf *kv,
-			      const struct server_opts *o)
+static void upath_server_init(struct upath_server *srv,
+			      const struct upath_server_ops *ops,
+			      const struct kv_server_cfg *o)
 {
 	memset(srv, 0, sizeof(*srv));
-	srv->kv = kv;
+	srv->ops = ops;
 	pthread_mutex_init(&srv->lock, NULL);
-	srv->poll = server_opt(o, SKW_POLL) ? o->poll : KVPERF_POLL_BUSY;
+	srv->poll = upath_given(o, KVPERF_A_SERVER_POLL) ? o->poll :
+							   KVPERF_POLL_BUSY;
 	srv->nallow = o->nallow;
 	memcpy(srv->allow, o->allow, sizeof(srv->allow));
-	srv->keyed = server_opt(o, SKW_KEY) || server_opt(o, SKW_KEY_FILE);
+	srv->keyed = upath_given(o, KVPERF_A_SERVER_KEY);
 	memcpy(srv->key, o->key, sizeof(srv->key));
-	srv->conns_max = server_opt(o, SKW_CONNS_MAX) ? o->conns_max :
-		UPATH_SERVER_CONNS_MAX;
+	srv->conns_max = upath_given(o, KVPERF_A_SERVER_CONNS_MAX) ?
+			 o->conns_max : UPATH_SERVER_CONNS_MAX;
 	/* one client may take them all, as a run of 16 queue pairs does */
-	srv->peer_conns_max = server_opt(o, SKW_PEER_CONNS_MAX) ?
-		o->peer_conns_max : srv->conns_max;
+	srv->peer_conns_max = upath_given(o, KVPERF_A_SERVER_PEER_CONNS_MAX) ?
+			      o->peer_conns_max : srv->conns_max;
+}
+
+static bool upath_server_should_stop(struct upath_server *srv)
+{
+	return upath_signalled() ||
+	       (srv->ops->should_stop && srv->ops->should_stop(srv->ops->arg));
 }
 
 /**
- * upath_serve() - "kvperf server start ... path user"
- * @kv: the invocation
- * @o: the address, port and device, from server_start_parse()
+ * upath_serve() - serve kvperf clients from this process
+ * @o: the listener's configuration
+ * @ops: what it reports, and when it stops
  *
- * Serves kvperf clients, kernel or user path, until SIGINT or SIGTERM:
- * a line when listening (with the poll mode, the allow list in force, the
- * limits and whether a key is checked, never the key), then one per
- * connection accepted or refused, and when stopped one with the counters
- * (with -j, one JSON object per line: "event" listening, connection,
- * refused, stopped). The allow list defaults to the listening address's
- * subnet, as getifaddrs() has it. There is no idle timeout on this path.
+ * Serves kvperf clients, kernel or user path, until a signal caught by
+ * upath_catch_signals() arrives or @ops->should_stop says so. Reports
+ * when it listens (the settings in force: the poll mode, the allow list,
+ * the limits, whether a key is checked, never the key), each connection
+ * accepted or refused, and when it stops, its counters. The allow list
+ * defaults to the listening address's subnet, as getifaddrs() has it.
+ * There is no idle timeout on this path. Reports come from this thread
+ * and the connections' threads, one at a time.
  *
- * Return: KVPERF_EXIT_OK after a signal, KVPERF_EXIT_ERROR when the
- * listener could not start.
+ * Return: 0 once stopped, or a negative errno when the listener could not
+ * start or its device went away, after @ops->error said why.
  */
-int upath_serve(struct kvperf *kv, const struct server_opts *o)
+int upath_serve(const struct kv_server_cfg *o,
+		const struct upath_server_ops *ops)
 {
 	struct upath_server srv;
 	struct pollfd pfd;
 	int err;
 
-	upath_server_init(&srv, kv, o);
-	err = upath_catch_signals();
-	if (err)
-		kvperf_errorf(kv, "cannot catch signals: %s", strerror(-err));
-	else
-		err = upath_server_listen(&srv, o);
+	upath_server_init(&srv, ops, o);
+	err = upath_server_listen(&srv, o);
 	if (!err) {
-		upath_print_listening(&srv, o);
+		upath_report_listening(&srv, o);
 		pfd.fd = srv.ch->fd;
 		pfd.events = POLLIN;
-		while (!err && !upath_signalled()) {
+		while (!err && !upath_server_should_stop(&srv)) {
 			poll(&pfd, 1, 200);
 			err = upath_server_events(&srv);
 			upath_server_reap(&srv, false);
@@ -739,13 +658,13 @@ int upath_serve(struct kvperf *kv, const struct server_opts *o)
 	}
 	__atomic_store_n(&srv.stopping, true, __ATOMIC_RELEASE);
 	upath_server_reap(&srv, true);
-	if (srv.listen_id && srv.listen_id->verbs && !err)
-		upath_print_stopped(&srv);
+	if (srv.listen_id && srv.listen_id->verbs && !err && ops->stopped)
+		ops->stopped(ops->arg, &srv.count);
 	if (srv.listen_id)
 		rdma_destroy_id(srv.listen_id);
 	if (srv.ch)
 		rdma_destroy_event_channel(srv.ch);
 	pthread_mutex_destroy(&srv.lock);
 	explicit_bzero(srv.key, sizeof(srv.key));
-	return err ? KVPERF_EXIT_ERROR : KVPERF_EXIT_OK;
+	return err;
 }

@@ -71,7 +71,7 @@ static void start_words(struct start *s, const char *const *words)
 	s->req[0] = '\0';
 	if (!s->ret) {
 		msg = unit_genl_msg(KVPERF_CMD_SERVER_START);
-		CHECK_INT(server_start_put(msg, &s->o), 0);
+		CHECK_INT(server_cfg_put(msg, &s->o.cfg), 0);
 		snprintf(s->req, sizeof(s->req), "%s",
 			 unit_attrs_str(msg, &attrs_server));
 		nlmsg_free(msg);
@@ -135,12 +135,12 @@ static void server_start_access(void)
 	start_words(&s, (const char *const []){ "addr", "198.18.0.1",
 		    "allow", "any", "allow", "192.0.2.0/24", NULL });
 	CHECK_INT(s.ret, 0);
-	CHECK_INT(s.o.nallow, 3);
-	CHECK_INT(s.o.allow[0].addr_len, 4);
-	CHECK_INT(s.o.allow[0].len, 0);
-	CHECK_INT(s.o.allow[1].addr_len, 16);
-	CHECK_INT(s.o.allow[1].len, 0);
-	CHECK_INT(s.o.allow[2].len, 24);
+	CHECK_INT(s.o.cfg.nallow, 3);
+	CHECK_INT(s.o.cfg.allow[0].addr_len, 4);
+	CHECK_INT(s.o.cfg.allow[0].len, 0);
+	CHECK_INT(s.o.cfg.allow[1].addr_len, 16);
+	CHECK_INT(s.o.cfg.allow[1].len, 0);
+	CHECK_INT(s.o.cfg.allow[2].len, 24);
 	CHECK(!server_opt(&s.o, SKW_KEY));
 	/* eight prefixes is the most */
 	START_OK("addr=1.2.3.4 port=18515 allow=(16 bytes) allow=(16 bytes) "
@@ -164,8 +164,8 @@ static void server_start_access(void)
 	CHECK_INT(s.ret, 0);
 	CHECK_STR(s.err, "");
 	CHECK_STR(s.req, "addr=1.2.3.4 port=18515 key=(16 bytes)");
-	CHECK_INT(s.o.key[0], 0x00);
-	CHECK_INT(s.o.key[15], 0xff);
+	CHECK_INT(s.o.cfg.key[0], 0x00);
+	CHECK_INT(s.o.cfg.key[15], 0xff);
 	chmod(path, 0640);
 	start_words(&s, w);
 	CHECK_INT(s.ret, KVPERF_EXIT_ERROR);
@@ -192,7 +192,7 @@ static void server_start_attr_bytes(void)
 		    "key", "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf", NULL });
 	CHECK_INT(s.ret, 0);
 	msg = unit_genl_msg(KVPERF_CMD_SERVER_START);
-	CHECK_INT(server_start_put(msg, &s.o), 0);
+	CHECK_INT(server_cfg_put(msg, &s.o.cfg), 0);
 	g = nlmsg_data(nlmsg_hdr(msg));
 	CHECK_INT(attrs_parse(&attrs_server, tb, genlmsg_attrdata(g, 0),
 			      genlmsg_attrlen(g, 0), NULL), 0);
@@ -306,8 +306,10 @@ static void server_start_usage_errors(void)
 
 static void server_started_output(void)
 {
-	struct server_opts o = { .addr = { 198, 18, 0, 1 }, .addr_len = 4,
-				 .port = 18515 };
+	struct server_opts o = {
+		.cfg = { .addr = { 198, 18, 0, 1 }, .addr_len = 4,
+			 .port = 18515 },
+	};
 	struct capture c;
 	struct printer p;
 
@@ -322,12 +324,12 @@ static void server_started_output(void)
 		  "{\"id\":1,\"addr\":\"198.18.0.1\",\"port\":18515}\n");
 	cap_close(&c);
 
-	memset(o.addr, 0, sizeof(o.addr));
-	o.addr[0] = 0xfd;
-	o.addr[15] = 1;
-	o.addr_len = 16;
-	o.port = 20000;
-	o.dev = "rxe0";
+	memset(o.cfg.addr, 0, sizeof(o.cfg.addr));
+	o.cfg.addr[0] = 0xfd;
+	o.cfg.addr[15] = 1;
+	o.cfg.addr_len = 16;
+	o.cfg.port = 20000;
+	snprintf(o.cfg.dev, sizeof(o.cfg.dev), "rxe0");
 	pr_init(&p, cap_open(&c), false, false);
 	server_print_started(&p, 2, &o);
 	CHECK_STR(cap_str(&c),

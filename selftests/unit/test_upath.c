@@ -119,12 +119,12 @@ static void upath_server_path_keyword(void)
 	START(&s, "addr", "198.18.1.1", "path", "user", "port", "20000");
 	CHECK_INT(s.ret, KVPERF_EXIT_OK);
 	CHECK_INT(s.o.path, RUN_PATH_USER);
-	CHECK_INT(s.o.port, 20000);
+	CHECK_INT(s.o.cfg.port, 20000);
 	/* "p" is still port */
 	START(&s, "a", "198.18.1.1", "pa", "u", "p", "1");
 	CHECK_INT(s.ret, KVPERF_EXIT_OK);
 	CHECK_INT(s.o.path, RUN_PATH_USER);
-	CHECK_INT(s.o.port, 1);
+	CHECK_INT(s.o.cfg.port, 1);
 	START(&s, "addr", "198.18.1.1", "path", "both");
 	CHECK_INT(s.ret, KVPERF_EXIT_USAGE);
 	CHECK_STR(s.err, "kvperf: unknown path 'both' (kernel or user) (try 'kvperf server help')\n");
