@@ -675,7 +675,7 @@ static void live_progress(void *arg, const struct kv_run *ev)
 static void upath_result_live_line(void)
 {
 	struct live_ctx l = { 0 };
-	struct upath_run_ops ops = { live_progress, &l };
+	struct upath_run_ops ops = { .progress = live_progress, .arg = &l };
 	struct upath_run run;
 	struct capture c;
 
