@@ -73,3 +73,25 @@ int args_keyword(const char *const *names, size_t count, const char *word)
 			return i;
 	return -1;
 }
+
+/**
+ * args_value() - which of a keyword's values a word is
+ * @names: the values; NULL entries are skipped
+ * @count: how many
+ * @word: what the user typed
+ *
+ * Keywords abbreviate; values do not: "stats o" is neither on nor off,
+ * and a value that might one day gain a sibling with the same prefix
+ * keeps its meaning.
+ *
+ * Return: the value's index in @names, or -1 unless @word is one exactly.
+ */
+int args_value(const char *const *names, size_t count, const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		if (names[i] && !strcmp(word, names[i]))
+			return i;
+	return -1;
+}

@@ -44,6 +44,7 @@ bool args_matches(const char *word, const char *name);
 const struct kvperf_cmd *args_lookup(const struct kvperf_cmd *const *table,
 				     const char *word);
 int args_keyword(const char *const *names, size_t count, const char *word);
+int args_value(const char *const *names, size_t count, const char *word);
 
 
 struct kvperf;

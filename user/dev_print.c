@@ -120,11 +120,11 @@ static int print_port(struct printer *p, struct nlattr *nest,
 	pr_obj_open(p, NULL);
 	pr_indent(p, 4);
 	pr_text(p, "port");
-	show_uint(p, tb[KVPERF_A_PORT_NUMBER], "number", "%s:");
+	show_uint(p, tb[KVPERF_A_PORT_NUMBER], "port", "%s:");
 	show_enum(p, tb[KVPERF_A_PORT_STATE], "state", "state %s",
 		  &fmt_port_state);
-	show_enum(p, tb[KVPERF_A_PORT_PHYS_STATE], "phys_state",
-		  "phys_state %s", &fmt_phys_state);
+	show_enum(p, tb[KVPERF_A_PORT_PHYS_STATE], "physical_state",
+		  "physical_state %s", &fmt_phys_state);
 	show_enum(p, tb[KVPERF_A_PORT_LINK_LAYER], "link_layer",
 		  "link_layer %s", &fmt_link_layer);
 	show_string(p, tb[KVPERF_A_PORT_NETDEV], "netdev", "netdev %s");
@@ -180,8 +180,8 @@ int dev_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err)
 		return -EINVAL;
 
 	pr_obj_open(p, NULL);
-	show_uint(p, tb[KVPERF_A_DEV_INDEX], "index", "%s:");
-	show_string(p, tb[KVPERF_A_DEV_NAME], "name", "%s:");
+	show_uint(p, tb[KVPERF_A_DEV_INDEX], "ifindex", "%s:");
+	show_string(p, tb[KVPERF_A_DEV_NAME], "ifname", "%s:");
 	show_enum(p, tb[KVPERF_A_DEV_NODE_TYPE], "node_type", "node_type %s",
 		  &fmt_node_type);
 	show_enum(p, tb[KVPERF_A_DEV_TRANSPORT], "transport", "transport %s",
@@ -189,7 +189,7 @@ int dev_print(struct printer *p, const struct nlmsghdr *nlh, FILE *err)
 	if (tb[KVPERF_A_DEV_FW_VERSION]) {
 		/* an empty version means none: JSON keeps it, text drops it */
 		fw = nla_data(tb[KVPERF_A_DEV_FW_VERSION]);
-		pr_str(p, "fw_version", fw[0] ? "fw_ver %s" : NULL, fw);
+		pr_str(p, "fw", fw[0] ? "fw %s" : NULL, fw);
 	}
 	print_guid(p, tb[KVPERF_A_DEV_NODE_GUID], "node_guid",
 		   "node_guid %s");

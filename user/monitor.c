@@ -45,7 +45,7 @@ static int monitor_print_run(struct printer *p, const struct nlmsghdr *nlh,
  * @err: where to report a malformed notification
  *
  * Text: "dev add 3: rxe2", "run 3 finished: done"; JSON:
- * {"event":"dev-add","index":3,"name":"rxe2"}; run events as
+ * {"event":"dev-add","ifindex":3,"ifname":"rxe2"}; run events as
  * run_print_event() prints them. Events this tool does not know are
  * printed by number ("event 99", {"event":99,...}) so that nothing the
  * module says is lost.
@@ -88,9 +88,9 @@ int monitor_print_event(struct printer *p, const struct nlmsghdr *nlh,
 		break;
 	}
 	if (tb[KVPERF_A_DEV_INDEX])
-		pr_u64(p, "index", "%s:", attr_uint(tb[KVPERF_A_DEV_INDEX]));
+		pr_u64(p, "ifindex", "%s:", attr_uint(tb[KVPERF_A_DEV_INDEX]));
 	if (tb[KVPERF_A_DEV_NAME])
-		pr_str(p, "name", "%s", nla_data(tb[KVPERF_A_DEV_NAME]));
+		pr_str(p, "ifname", "%s", nla_data(tb[KVPERF_A_DEV_NAME]));
 	pr_obj_close(p);
 	pr_finish(p);
 	return 0;

@@ -210,7 +210,7 @@ int parse_duration_ms(const char *s, uint32_t max_ms, uint32_t *ms)
  */
 int run_path_parse(const char *s)
 {
-	return args_keyword(run_paths, ARRAY_SIZE(run_paths), s);
+	return args_value(run_paths, ARRAY_SIZE(run_paths), s);
 }
 
 bool run_cpus_valid(const char *s)
@@ -265,7 +265,7 @@ static int parse_sizes(struct kvperf *kv, const char *s, struct run_opts *o)
 	char min[32];
 	int ret;
 
-	if (args_matches(s, "all")) {
+	if (!strcmp(s, "all")) {
 		o->cfg.size = RUN_SIZES_ALL_MIN;
 		o->cfg.size_max = RUN_SIZE_MAX;
 		return KVPERF_EXIT_OK;
@@ -374,7 +374,7 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 
 	switch (kw) {
 	case RUN_KW_OP:
-		i = args_keyword(fmt_op.names, fmt_op.count, val);
+		i = args_value(fmt_op.names, fmt_op.count, val);
 		if (i < 0)
 			return kvperf_usage(kv, "run",
 					    "unknown op '%s' (send, write or read)",
@@ -405,7 +405,7 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 		o->path = i;
 		return KVPERF_EXIT_OK;
 	case RUN_KW_STATS:
-		i = args_keyword(fmt_stats_mode.names, fmt_stats_mode.count,
+		i = args_value(fmt_stats_mode.names, fmt_stats_mode.count,
 				 val);
 		if (i < 0)
 			return kvperf_usage(kv, "run",
@@ -441,7 +441,7 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 	case RUN_KW_WARMUP:
 		return parse_warmup(kv, val, o);
 	case RUN_KW_POLL:
-		i = args_keyword(fmt_poll.names, fmt_poll.count, val);
+		i = args_value(fmt_poll.names, fmt_poll.count, val);
 		if (i < 0)
 			return kvperf_usage(kv, "run",
 					    "unknown poll mode '%s' (busy, softirq or workqueue)",
@@ -1050,7 +1050,8 @@ static void run_help(FILE *f)
 	      "(above 100 with several threads; on the user path, the worker\n"
 	      "threads' CLOCK_THREAD_CPUTIME_ID). Keywords and commands may be\n"
 	      "abbreviated to any prefix; the first in the order above wins (s is\n"
-	      "size, t time, pa path).\n"
+	      "size, t time, pa path). Values are spelled out: stats off, not\n"
+	      "stats o.\n"
 	      "\n"
 	      "Examples:\n"
 	      "  kvperf run lat op send addr 198.18.0.1\n"
@@ -1065,7 +1066,7 @@ static void run_help(FILE *f)
 	      "  kvperf run lat op send addr 198.18.0.1 size 64 stats off\n"
 	      "  kvperf run bw op read addr 198.18.0.1 size 64K qps 2 path user\n"
 	      "  kvperf run lat op send addr 198.18.0.1 key-file ~/.kvperf.key\n"
-	      "  kvperf r l o s a 198.18.0.1 no-wait\n"
+	      "  kvperf r l o send a 198.18.0.1 no-wait\n"
 	      "  kvperf run\n"
 	      "  kvperf -j -p run show 7\n"
 	      "  kvperf run stop 7\n"

@@ -115,7 +115,7 @@ static int server_value(struct kvperf *kv, enum server_kw kw,
 		o->path = i;
 		break;
 	case SKW_POLL:
-		i = args_keyword(fmt_poll.names, fmt_poll.count, val);
+		i = args_value(fmt_poll.names, fmt_poll.count, val);
 		if (i < 0)
 			return kvperf_usage(kv, "server",
 					    "unknown poll mode '%s' (busy, softirq or workqueue)",
@@ -726,7 +726,8 @@ static void server_help(FILE *f)
 	      "  peer-conns-max  most connections at once from one address, 1 to\n"
 	      "                  16 (default conns-max)\n"
 	      "\n"
-	      "Keywords and commands may be abbreviated to any prefix.\n"
+	      "Keywords and commands may be abbreviated to any prefix; values\n"
+	      "are spelled out (poll busy, path user).\n"
 	      "\n"
 	      "Examples:\n"
 	      "  kvperf server start addr 198.18.0.1\n"

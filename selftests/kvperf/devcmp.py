@@ -22,8 +22,8 @@ import sys
 SYSFS = "/sys/class/infiniband"
 
 DEV_FIELDS = {
-    "index": int, "name": str, "node_guid": str, "sys_image_guid": str,
-    "node_type": str, "transport": str, "fw_version": str,
+    "ifindex": int, "ifname": str, "node_guid": str, "sys_image_guid": str,
+    "node_type": str, "transport": str, "fw": str,
     "port_count": int, "max_qp": int, "max_qp_wr": int, "max_cq": int,
     "max_cqe": int, "max_mr": int, "max_mr_size": int, "max_pd": int,
     "max_send_sge": int, "max_recv_sge": int, "max_sge_rd": int,
@@ -31,11 +31,15 @@ DEV_FIELDS = {
     "ports": list,
 }
 PORT_FIELDS = {
-    "number": int, "state": str, "phys_state": str, "link_layer": str,
+    "port": int, "state": str, "physical_state": str, "link_layer": str,
     "active_mtu": int, "max_mtu": int, "width": int, "speed": str,
     "rate_mbps": int, "max_msg_size": int, "gid_tbl_len": int,
     "netdev": str, "gids": list,
 }
+# The keys rdma -j dev and rdma -j link give the fields kvperf has too.
+RDMA_DEV_KEYS = ("ifindex", "ifname", "node_type", "fw", "node_guid",
+                 "sys_image_guid")
+RDMA_LINK_KEYS = ("port", "state", "physical_state", "netdev")
 IB_PORT_FIELDS = {"lid": int, "sm_lid": int, "lmc": int}
 GID_FIELDS = {"index": int, "gid": str, "type": str}
 
@@ -160,7 +164,7 @@ def same(problems, what, **sources):
 
 
 def compare_port(dev, kport, link, iport, expect_netdev, expect_addr):
-    name = f"{dev} port {kport.get('number')}"
+    name = f"{dev} port {kport.get('port')}"
     iport = iport or {"attrs": {}, "gids": {}}
     ia = iport["attrs"]
 
@@ -168,14 +172,16 @@ def compare_port(dev, kport, link, iport, expect_netdev, expect_addr):
     same(p, "state", kvperf=kport.get("state"),
          rdma=(link or {}).get("state"),
          ibv=re.sub(r"^PORT_|\s*\(\d+\)$", "", ia.get("state", "")))
-    same(p, "phys_state", kvperf=kport.get("phys_state"),
+    same(p, "physical_state", kvperf=kport.get("physical_state"),
          rdma=(link or {}).get("physical_state"),
          ibv=re.sub(r"\s*\(\d+\)$", "", ia.get("phys_state", "")))
-    if kport.get("state") != "ACTIVE" or kport.get("phys_state") != "LINK_UP":
+    if kport.get("state") != "ACTIVE" or kport.get("physical_state") != "LINK_UP":
         p.append(f"expected ACTIVE/LINK_UP, kvperf says "
-                 f"{kport.get('state')}/{kport.get('phys_state')}")
-    check(f"{name}: state ACTIVE and phys_state LINK_UP as rdma and "
-          f"ibv_devinfo say", p)
+                 f"{kport.get('state')}/{kport.get('physical_state')}")
+    p += [f"rdma link's {k!r} is not a key of kvperf's port" for k in
+          RDMA_LINK_KEYS if link and k in link and k not in kport]
+    check(f"{name}: state ACTIVE and physical_state LINK_UP as rdma and "
+          f"ibv_devinfo say, under rdma -j link's keys", p)
 
     p = []
     same(p, "link_layer", kvperf=kport.get("link_layer"),
@@ -202,7 +208,7 @@ def compare_port(dev, kport, link, iport, expect_netdev, expect_addr):
     same(p, "speed", kvperf=kport.get("speed"), ibv=speed)
     # sysfs rate is the kernel's own "N Gb/sec (4X EDR)".
     m = re.match(r"^([\d.]+) Gb/sec", read_sysfs(dev, "ports",
-                 str(kport.get("number")), "rate") or "")
+                 str(kport.get("port")), "rate") or "")
     same(p, "rate_mbps", kvperf=kport.get("rate_mbps"),
          sysfs=round(float(m.group(1)) * 1000) if m else None,
          ibv=width * lane if width and lane else None)
@@ -233,7 +239,7 @@ def compare_port(dev, kport, link, iport, expect_netdev, expect_addr):
         if isinstance(g, dict):
             kgids[g.get("index")] = (gid_norm(g.get("gid", "")),
                                      type_norm(g.get("type")))
-            nd = read_sysfs(dev, "ports", str(kport.get("number")),
+            nd = read_sysfs(dev, "ports", str(kport.get("port")),
                             "gid_attrs", "ndevs", str(g.get("index")))
             if nd is not None and g.get("netdev") != nd:
                 p.append(f"gid {g.get('index')}: netdev "
@@ -265,7 +271,7 @@ def compare_dev(dev, kdev, kdo, rdev, links, idev, expect):
     p = []
     shape(kdev, DEV_FIELDS, dev, p)
     for port in (kdev or {}).get("ports") or []:
-        shape(port, PORT_FIELDS, f"{dev} port {port.get('number')}", p)
+        shape(port, PORT_FIELDS, f"{dev} port {port.get('port')}", p)
         if port.get("link_layer") == "InfiniBand":
             shape(port, IB_PORT_FIELDS, f"{dev} port", p)
     check(f"{dev}: JSON has every documented field with its type", p)
@@ -284,8 +290,12 @@ def compare_dev(dev, kdev, kdo, rdev, links, idev, expect):
     check(f"{dev}: kvperf dev show {dev} gives the dump's entry", p)
 
     p = []
-    same(p, "index", kvperf=kdev.get("index"), rdma=rdev.get("ifindex"))
-    check(f"{dev}: index is rdma's ifindex", p)
+    same(p, "ifindex", kvperf=kdev.get("ifindex"), rdma=rdev.get("ifindex"))
+    # the fields both tools have go by rdma's JSON names
+    p += [f"rdma's {k!r} is not a key of kvperf's" for k in RDMA_DEV_KEYS
+          if k in rdev and k not in kdev]
+    check(f"{dev}: ifindex is rdma's, and the keys of the fields rdma -j "
+          f"dev has too are rdma's ({', '.join(RDMA_DEV_KEYS)})", p)
 
     p = []
     same(p, "node_guid", kvperf=kdev.get("node_guid"),
@@ -313,13 +323,13 @@ def compare_dev(dev, kdev, kdo, rdev, links, idev, expect):
 
     p = []
     sysfw = read_sysfs(dev, "fw_ver")
-    same(p, "fw_version", kvperf=kdev.get("fw_version"), sysfs=sysfw)
+    same(p, "fw", kvperf=kdev.get("fw"), sysfs=sysfw)
     if "fw" in rdev:
-        same(p, "fw_version", kvperf=kdev.get("fw_version"),
+        same(p, "fw", kvperf=kdev.get("fw"),
              rdma=rdev["fw"])
     if sysfw and ia.get("fw_ver") != sysfw:
         p.append(f"ibv_devinfo fw_ver {ia.get('fw_ver')!r}")
-    check(f"{dev}: fw_version as sysfs fw_ver (and rdma) say", p)
+    check(f"{dev}: fw as sysfs fw_ver (and rdma) say", p)
 
     p = []
     same(p, "port_count", kvperf=kdev.get("port_count"),
@@ -342,9 +352,9 @@ def compare_dev(dev, kdev, kdo, rdev, links, idev, expect):
             p.append(f"{key}: {kdev.get(key)!r}, want a positive number")
     check(f"{dev}: limits as ibv_devinfo says", p)
 
-    kports = {port.get("number"): port for port in kdev.get("ports") or []}
+    kports = {port.get("port"): port for port in kdev.get("ports") or []}
     for num in sorted(set(kports) | set(links) | set(idev["ports"])):
-        compare_port(dev, kports.get(num, {"number": num}), links.get(num),
+        compare_port(dev, kports.get(num, {"port": num}), links.get(num),
                      idev["ports"].get(num),
                      expect.get(dev, (None, None))[0],
                      expect.get(dev, (None, None))[1])
@@ -379,14 +389,14 @@ def compare_debugfs(path, kdevs):
         kdev = kdevs.get(row.get("name"))
         if not kdev:
             continue
-        if "index" in row and row["index"] != str(kdev.get("index")):
+        if "index" in row and row["index"] != str(kdev.get("ifindex")):
             p.append(f"{row['name']}: index {row['index']}, kvperf "
-                     f"{kdev.get('index')}")
+                     f"{kdev.get('ifindex')}")
         if "ports" in row and row["ports"] != str(kdev.get("port_count")):
             p.append(f"{row['name']}: ports {row['ports']}, kvperf "
                      f"{kdev.get('port_count')}")
         if "states" in row:
-            want = ",".join(f"{q.get('number')}:{q.get('state')}"
+            want = ",".join(f"{q.get('port')}:{q.get('state')}"
                             for q in kdev.get("ports") or [])
             if row["states"] != want:
                 p.append(f"{row['name']}: states {row['states']}, "
@@ -412,7 +422,7 @@ def main():
     check("kvperf -j dev show, rdma and ibv_devinfo give parseable output",
           p)
 
-    kdevs = {k.get("name"): k for k in kv if isinstance(k, dict)}
+    kdevs = {k.get("ifname"): k for k in kv if isinstance(k, dict)}
     rnames = {r["ifname"]: r for r in rdevs or []}
     expect = {}
     for i in (0, 1):

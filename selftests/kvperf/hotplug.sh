@@ -57,7 +57,7 @@ dev_index() {
 	kvperf -j dev show "$dev" | kv_py -c '
 import json, sys
 d = json.load(sys.stdin)
-print(d[0]["index"] if isinstance(d, list) else d["index"])'
+print(d[0]["ifindex"] if isinstance(d, list) else d["ifindex"])'
 }
 
 # Leaves the index dev show reports in $KV_TMP/index.
@@ -114,12 +114,12 @@ events_match() {
 	    if not isinstance(ev, dict):
 	        bad.append(f"not an object: {line.rstrip()!r}")
 	        continue
-	    if set(ev) != {"event", "index", "name"}:
+	    if set(ev) != {"event", "ifindex", "ifname"}:
 	        bad.append(f"fields {sorted(ev)}, want event, index, name")
-	    if ev.get("name") != dev:
+	    if ev.get("ifname") != dev:
 	        bad.append(f"event about another device: {ev}")
 	        continue
-	    got.append((ev.get("event"), ev.get("index")))
+	    got.append((ev.get("event"), ev.get("ifindex")))
 	if got != want:
 	    bad.append(f"events {got}, want {want}")
 	for b in bad:

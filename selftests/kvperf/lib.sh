@@ -257,7 +257,7 @@ kv_dev_names() {
 	kvperf -j dev show | kv_py -c '
 import json, sys
 for d in json.load(sys.stdin):
-    print(d["name"])
+    print(d["ifname"])
 '
 }
 

@@ -89,13 +89,13 @@ static struct nl_msg *rxe0_msg(void)
 }
 
 static const char rxe0_text[] =
-	"1: rxe0: node_type RNIC transport RoCE fw_ver 0.0.0 "
+	"1: rxe0: node_type RNIC transport RoCE fw 0.0.0 "
 	"node_guid 5054:00ff:fe12:3456 sys_image_guid 5054:00ff:fe12:3456\n"
 	"    limits: max_qp 1048560 max_qp_wr 1048576 max_cq 16384 "
 	"max_cqe 32767 max_mr 262144 max_mr_size 18446744073709551615 "
 	"max_pd 1048576 max_send_sge 32 max_recv_sge 32 max_sge_rd 32 "
 	"max_qp_rd_atom 128 max_fast_reg_pages 512 max_inline 400\n"
-	"    port 1: state ACTIVE phys_state LINK_UP link_layer Ethernet "
+	"    port 1: state ACTIVE physical_state LINK_UP link_layer Ethernet "
 	"netdev dummy0\n"
 	"        active_mtu 1024 max_mtu 4096 width 1X speed SDR "
 	"rate 2.5 Gb/s lid 0 sm_lid 0 lmc 0 max_msg_size 2147483648 "
@@ -104,8 +104,8 @@ static const char rxe0_text[] =
 	"        gid 1 0000:0000:0000:0000:0000:ffff:c612:0001 RoCEv2 dummy0\n";
 
 static const char rxe0_json[] =
-	"{\"index\":1,\"name\":\"rxe0\",\"node_type\":\"RNIC\","
-	"\"transport\":\"RoCE\",\"fw_version\":\"0.0.0\","
+	"{\"ifindex\":1,\"ifname\":\"rxe0\",\"node_type\":\"RNIC\","
+	"\"transport\":\"RoCE\",\"fw\":\"0.0.0\","
 	"\"node_guid\":\"5054:00ff:fe12:3456\","
 	"\"sys_image_guid\":\"5054:00ff:fe12:3456\",\"port_count\":1,"
 	"\"max_qp\":1048560,\"max_qp_wr\":1048576,\"max_cq\":16384,"
@@ -114,8 +114,8 @@ static const char rxe0_json[] =
 	"\"max_send_sge\":32,\"max_recv_sge\":32,\"max_sge_rd\":32,"
 	"\"max_qp_rd_atom\":128,\"max_fast_reg_pages\":512,"
 	"\"max_inline\":400,"
-	"\"ports\":[{\"number\":1,\"state\":\"ACTIVE\","
-	"\"phys_state\":\"LINK_UP\",\"link_layer\":\"Ethernet\","
+	"\"ports\":[{\"port\":1,\"state\":\"ACTIVE\","
+	"\"physical_state\":\"LINK_UP\",\"link_layer\":\"Ethernet\","
 	"\"netdev\":\"dummy0\",\"active_mtu\":1024,\"max_mtu\":4096,"
 	"\"width\":1,\"speed\":\"SDR\",\"rate_mbps\":2500,\"lid\":0,"
 	"\"sm_lid\":0,\"lmc\":0,\"max_msg_size\":2147483648,"
@@ -190,10 +190,10 @@ static void dev_json_pretty_two_devices(void)
 	nla_put_u32(msgs[1], KVPERF_A_DEV_INDEX, 2);
 	nla_put_string(msgs[1], KVPERF_A_DEV_NAME, "siw0");
 	CHECK_INT(print_devs(&c, true, true, msgs, 2, &err), 0);
-	CHECK(!strncmp(c.buf, "[\n    {\n        \"index\": 1,\n", 28));
+	CHECK(!strncmp(c.buf, "[\n    {\n        \"ifindex\": 1,\n", 30));
 	CHECK_JSON(c.buf,
-		   "assert [v['name'] for v in d] == ['rxe0', 'siw0']\n"
-		   "assert d[1] == {'index': 2, 'name': 'siw0'}\n"
+		   "assert [v['ifname'] for v in d] == ['rxe0', 'siw0']\n"
+		   "assert d[1] == {'ifindex': 2, 'ifname': 'siw0'}\n"
 		   "assert d[0]['ports'][0]['gids'][1]['gid'] == "
 		   "'0000:0000:0000:0000:0000:ffff:c612:0001'\n");
 	cap_close(&c);
@@ -222,8 +222,8 @@ static void dev_missing_attrs_omitted(void)
 	cap_close(&err);
 
 	CHECK_INT(print_devs(&c, true, false, &msg, 1, &err), 0);
-	CHECK_STR(c.buf, "[{\"index\":5,\"name\":\"mlx5_0\",\"max_qp\":7,"
-		  "\"ports\":[{\"number\":2}]}]\n");
+	CHECK_STR(c.buf, "[{\"ifindex\":5,\"ifname\":\"mlx5_0\",\"max_qp\":7,"
+		  "\"ports\":[{\"port\":2}]}]\n");
 	cap_close(&c);
 	cap_close(&err);
 	nlmsg_free(msg);
@@ -270,8 +270,8 @@ static void dev_forward_compatible(void)
 	cap_close(&err);
 
 	CHECK_INT(print_devs(&c, true, false, &msg, 1, &err), 0);
-	CHECK_STR(c.buf, "[{\"index\":9,\"node_type\":42,\"transport\":200,"
-		  "\"ports\":[{\"number\":1,\"state\":6,\"speed\":10,"
+	CHECK_STR(c.buf, "[{\"ifindex\":9,\"node_type\":42,\"transport\":200,"
+		  "\"ports\":[{\"port\":1,\"state\":6,\"speed\":10,"
 		  "\"gids\":[{\"index\":3,\"type\":3}]}]}]\n");
 	cap_close(&c);
 	cap_close(&err);
@@ -291,8 +291,8 @@ static void dev_empty_fw_version(void)
 	cap_close(&c);
 	cap_close(&err);
 	CHECK_INT(print_devs(&c, true, false, &msg, 1, &err), 0);
-	CHECK_STR(c.buf, "[{\"index\":1,\"node_type\":\"CA\","
-		  "\"fw_version\":\"\"}]\n");
+	CHECK_STR(c.buf, "[{\"ifindex\":1,\"node_type\":\"CA\","
+		  "\"fw\":\"\"}]\n");
 	cap_close(&c);
 	cap_close(&err);
 	nlmsg_free(msg);
@@ -356,8 +356,8 @@ static void dev_tricky_names_json(void)
 	nla_nest_end(msg, port);
 	CHECK_INT(print_devs(&c, true, false, &msg, 1, &err), 0);
 	CHECK_JSON(c.buf,
-		   "assert d[0]['name'] == 'r\"x\\\\e\\n\\x01\\ufffd%s'\n"
-		   "assert d[0]['fw_version'] == '1.2\\t\\u00e9'\n"
+		   "assert d[0]['ifname'] == 'r\"x\\\\e\\n\\x01\\ufffd%s'\n"
+		   "assert d[0]['fw'] == '1.2\\t\\u00e9'\n"
 		   "assert d[0]['ports'][0]['netdev'] == '</eth0>'\n");
 	cap_close(&c);
 	cap_close(&err);

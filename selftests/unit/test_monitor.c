@@ -74,14 +74,14 @@ static void monitor_json_lines(void)
 	int i;
 
 	CHECK_STR(print_events(&c, true, msgs, 3),
-		  "{\"event\":\"dev-add\",\"index\":3,\"name\":\"rxe2\"}\n"
-		  "{\"event\":\"dev-del\",\"index\":3,\"name\":\"rxe2\"}\n"
-		  "{\"event\":200,\"index\":4,\"name\":\"siw0\"}\n");
+		  "{\"event\":\"dev-add\",\"ifindex\":3,\"ifname\":\"rxe2\"}\n"
+		  "{\"event\":\"dev-del\",\"ifindex\":3,\"ifname\":\"rxe2\"}\n"
+		  "{\"event\":200,\"ifindex\":4,\"ifname\":\"siw0\"}\n");
 	CHECK_JSON_LINES(c.buf,
 			 "assert [e['event'] for e in d] == "
 			 "['dev-add', 'dev-del', 200]\n"
-			 "assert d[0] == {'event': 'dev-add', 'index': 3, "
-			 "'name': 'rxe2'}\n");
+			 "assert d[0] == {'event': 'dev-add', 'ifindex': 3, "
+			 "'ifname': 'rxe2'}\n");
 	cap_close(&c);
 	for (i = 0; i < 3; i++)
 		nlmsg_free(msgs[i]);

@@ -177,10 +177,10 @@ static void run_lat_abbreviations(void)
 
 	/* kvperf r l o s a 1.2.3.4 */
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515",
-	       "o", "s", "a", "1.2.3.4");
+	       "o", "send", "a", "1.2.3.4");
 
-	LAT(&l, "o", "w", "a", "::1", "p", "9", "s", "1k", "i", "7",
-	    "w", "3", "pol", "w", "in", "8", "v", "c", "1", "timeo", "10",
+	LAT(&l, "o", "write", "a", "::1", "p", "9", "s", "1k", "i", "7",
+	    "w", "3", "pol", "workqueue", "in", "8", "v", "c", "1", "timeo", "10",
 	    "n");
 	CHECK_INT(l.ret, KVPERF_EXIT_OK);
 	CHECK_STR(l.req, "type=0 op=1 addr=::1 port=9 size=1024 "
@@ -190,35 +190,35 @@ static void run_lat_abbreviations(void)
 
 	/* t is time, not timeout; si is size; sizes is sizes */
 	LAT_OK("type=0 op=2 addr=1.2.3.4 port=18515 duration-ms=2000",
-	       "o", "r", "a", "1.2.3.4", "t", "2");
+	       "o", "read", "a", "1.2.3.4", "t", "2");
 	LAT_OK("type=0 op=2 addr=1.2.3.4 port=18515 duration-ms=2000",
-	       "op", "re", "ad", "1.2.3.4", "tim", "2");
+	       "op", "read", "ad", "1.2.3.4", "tim", "2");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 timeout-ms=2000",
-	       "o", "se", "a", "1.2.3.4", "timeou", "2000");
+	       "o", "send", "a", "1.2.3.4", "timeou", "2000");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 size=8",
-	       "o", "s", "a", "1.2.3.4", "si", "8");
+	       "o", "send", "a", "1.2.3.4", "si", "8");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 size=8",
-	       "o", "s", "a", "1.2.3.4", "size", "8");
+	       "o", "send", "a", "1.2.3.4", "size", "8");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 size=2 size-max=8388608",
-	       "o", "s", "a", "1.2.3.4", "sizes", "a");
+	       "o", "send", "a", "1.2.3.4", "sizes", "all");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 iterations=9",
-	       "o", "s", "a", "1.2.3.4", "it", "9");
+	       "o", "send", "a", "1.2.3.4", "it", "9");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 inline=9",
-	       "o", "s", "a", "1.2.3.4", "inl", "9");
+	       "o", "send", "a", "1.2.3.4", "inl", "9");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=7 poll=1",
-	       "o", "s", "a", "1.2.3.4", "po", "7", "poll", "s");
+	       "o", "send", "a", "1.2.3.4", "po", "7", "poll", "softirq");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 poll=0",
-	       "o", "s", "a", "1.2.3.4", "pol", "b");
+	       "o", "send", "a", "1.2.3.4", "pol", "busy");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 warmup=0",
-	       "o", "s", "a", "1.2.3.4", "wa", "0");
+	       "o", "send", "a", "1.2.3.4", "wa", "0");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 cpu=0",
-	       "o", "s", "a", "1.2.3.4", "cp", "0");
-	LAT(&l, "o", "s", "a", "1.2.3.4", "no");
+	       "o", "send", "a", "1.2.3.4", "cp", "0");
+	LAT(&l, "o", "send", "a", "1.2.3.4", "no");
 	CHECK_INT(l.ret, KVPERF_EXIT_OK);
 	CHECK(run_opt(&l.o, RUN_KW_NO_WAIT));
 	/* numbers in hex, as everywhere */
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 iterations=16",
-	       "o", "s", "a", "1.2.3.4", "iters", "0x10");
+	       "o", "send", "a", "1.2.3.4", "iters", "0x10");
 }
 
 /* key and key-file: KVPERF_A_RUN_KEY, its bytes; messages without it */
@@ -286,6 +286,17 @@ static void run_key(void)
 static void run_lat_usage_errors(void)
 {
 	LAT_ERR("unknown keyword 'frob'", "op", "send", "frob");
+	/* keywords abbreviate, values do not */
+	LAT_ERR("unknown stats 'o' (on or off)", "op", "send", "addr", "::1",
+		"stats", "o");
+	LAT_ERR("unknown op 's' (send, write or read)", "op", "s", "addr",
+		"::1");
+	LAT_ERR("unknown poll mode 'b' (busy, softirq or workqueue)", "op",
+		"send", "addr", "::1", "poll", "b");
+	LAT_ERR("unknown path 'u' (kernel or user)", "op", "send", "addr",
+		"::1", "path", "u");
+	LAT_ERR("invalid sizes 'a' (all, or MIN-MAX such as 2-64K)", "op",
+		"send", "addr", "::1", "sizes", "a");
 	LAT_ERR("unknown keyword 'help'", "help");
 	LAT_ERR("unknown keyword 'OP'", "OP", "send");
 	LAT_ERR("missing value after 'op'", "op");
@@ -294,9 +305,9 @@ static void run_lat_usage_errors(void)
 	LAT_ERR("'verify' given twice", "v", "verify");
 	LAT_ERR("'size' given twice", "size", "2", "si", "4");
 	LAT_ERR("size and sizes exclude each other",
-		"o", "s", "a", "1.2.3.4", "s", "2", "sizes", "all");
+		"o", "send", "a", "1.2.3.4", "s", "2", "sizes", "all");
 	LAT_ERR("iters and time exclude each other",
-		"o", "s", "a", "1.2.3.4", "time", "1", "iters", "5");
+		"o", "send", "a", "1.2.3.4", "time", "1", "iters", "5");
 	LAT_ERR("missing op (send, write or read)", "addr", "1.2.3.4");
 	LAT_ERR("missing addr", "op", "send");
 	LAT_ERR("missing op (send, write or read)", "verify");
@@ -339,13 +350,13 @@ static void run_lat_stats(void)
 	       "op", "send", "addr", "198.18.0.1", "stats", "on");
 	/* st is stats (s stays size); of is off */
 	LAT_OK("type=0 op=1 addr=1.2.3.4 port=18515 stats=1",
-	       "o", "w", "a", "1.2.3.4", "st", "of");
+	       "o", "write", "a", "1.2.3.4", "st", "off");
 	LAT_OK("type=0 op=2 addr=1.2.3.4 port=18515 size=8 stats=0",
-	       "o", "r", "a", "1.2.3.4", "s", "8", "st", "on");
+	       "o", "read", "a", "1.2.3.4", "s", "8", "st", "on");
 	/* with everything else, and on the user path */
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 size=64 "
 	       "duration-ms=1000 verify stats=1",
-	       "o", "s", "a", "1.2.3.4", "size", "64", "time", "1",
+	       "o", "send", "a", "1.2.3.4", "size", "64", "time", "1",
 	       "verify", "stats", "off", "path", "user");
 
 	LAT(&l, "op", "send", "addr", "198.18.0.1");
@@ -367,17 +378,17 @@ static void run_lat_stats(void)
 static void run_lat_sizes(void)
 {
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 size=1",
-	       "o", "s", "a", "1.2.3.4", "size", "1");
+	       "o", "send", "a", "1.2.3.4", "size", "1");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 size=8388608",
-	       "o", "s", "a", "1.2.3.4", "size", "8M");
+	       "o", "send", "a", "1.2.3.4", "size", "8M");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 size=8388608",
-	       "o", "s", "a", "1.2.3.4", "size", "8192k");
+	       "o", "send", "a", "1.2.3.4", "size", "8192k");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 size=8 size-max=8",
-	       "o", "s", "a", "1.2.3.4", "sizes", "8-8");
+	       "o", "send", "a", "1.2.3.4", "sizes", "8-8");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 size=1 size-max=8388608",
-	       "o", "s", "a", "1.2.3.4", "sizes", "1-8M");
+	       "o", "send", "a", "1.2.3.4", "sizes", "1-8M");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 size=2 size-max=8388608",
-	       "o", "s", "a", "1.2.3.4", "sizes", "all");
+	       "o", "send", "a", "1.2.3.4", "sizes", "all");
 
 	LAT_ERR("size '0' is out of range (1 to 8M)", "size", "0");
 	LAT_ERR("size '9M' is out of range (1 to 8M)", "size", "9M");
@@ -411,13 +422,13 @@ static void run_lat_sizes(void)
 static void run_lat_time(void)
 {
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 duration-ms=1000",
-	       "o", "s", "a", "1.2.3.4", "time", "1");
+	       "o", "send", "a", "1.2.3.4", "time", "1");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 duration-ms=1",
-	       "o", "s", "a", "1.2.3.4", "time", "0.001");
+	       "o", "send", "a", "1.2.3.4", "time", "0.001");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 duration-ms=3600000",
-	       "o", "s", "a", "1.2.3.4", "time", "3600");
+	       "o", "send", "a", "1.2.3.4", "time", "3600");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 duration-ms=1250",
-	       "o", "s", "a", "1.2.3.4", "time", "1.2500");
+	       "o", "send", "a", "1.2.3.4", "time", "1.2500");
 
 	LAT_ERR("time '0' is out of range (0.001 to 3600 seconds)",
 		"time", "0");
@@ -471,17 +482,17 @@ static void run_parse_seconds(void)
 static void run_lat_kernel_limits(void)
 {
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 iterations=0",
-	       "o", "s", "a", "1.2.3.4", "iters", "0");
+	       "o", "send", "a", "1.2.3.4", "iters", "0");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 iterations=4294967295",
-	       "o", "s", "a", "1.2.3.4", "iters", "4294967295");
+	       "o", "send", "a", "1.2.3.4", "iters", "4294967295");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 warmup=2000000",
-	       "o", "s", "a", "1.2.3.4", "warmup", "2000000");
+	       "o", "send", "a", "1.2.3.4", "warmup", "2000000");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 inline=5000",
-	       "o", "s", "a", "1.2.3.4", "inline", "5000");
+	       "o", "send", "a", "1.2.3.4", "inline", "5000");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 cpu=4096",
-	       "o", "s", "a", "1.2.3.4", "cpu", "4096");
+	       "o", "send", "a", "1.2.3.4", "cpu", "4096");
 	LAT_OK("type=0 op=0 addr=1.2.3.4 port=18515 timeout-ms=1",
-	       "o", "s", "a", "1.2.3.4", "timeout", "1");
+	       "o", "send", "a", "1.2.3.4", "timeout", "1");
 }
 
 static void run_args_helpers(void)
@@ -587,7 +598,7 @@ static void run_cli_dispatch(void)
 {
 	/* r is run, l lat: the usage error comes from run lat's parser */
 	RUN_CLI_ERR("kvperf: missing addr (try 'kvperf run help')\n",
-		"r", "l", "o", "s");
+		"r", "l", "o", "send");
 	RUN_CLI_ERR("kvperf: missing op (send, write or read) (try 'kvperf run help')\n",
 		"-j", "run", "lat");
 	RUN_CLI_ERR("kvperf: unknown keyword 'frob' (try 'kvperf run help')\n",
@@ -635,7 +646,7 @@ static void run_cli_help(void)
 
 	RUN_CLI(&c, "run", "help");
 	CHECK(strstr(c.out.buf, "Examples:\n") != NULL);
-	CHECK(strstr(c.out.buf, "  kvperf r l o s a 198.18.0.1 no-wait\n"));
+	CHECK(strstr(c.out.buf, "  kvperf r l o send a 198.18.0.1 no-wait\n"));
 	CHECK(strstr(c.out.buf, "              [key HEX | key-file PATH]\n"));
 	CHECK(strstr(c.out.buf, "  key      the server's shared secret"));
 	CHECK(strstr(c.out.buf, "  kvperf run lat op send addr 198.18.0.1 key-file ~/.kvperf.key\n"));

@@ -84,28 +84,28 @@ static void bw_parse_every_keyword(void)
 static void bw_parse_abbreviations(void)
 {
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=18515 tx-depth=9",
-	      "o", "s", "a", "1.2.3.4", "tx", "9");
+	      "o", "send", "a", "1.2.3.4", "tx", "9");
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=18515 qps=2",
-	      "o", "s", "a", "1.2.3.4", "q", "2");
+	      "o", "send", "a", "1.2.3.4", "q", "2");
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=18515 post-list=2",
-	      "o", "s", "a", "1.2.3.4", "pos", "2");
+	      "o", "send", "a", "1.2.3.4", "pos", "2");
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=18515 signal-every=2",
-	      "o", "s", "a", "1.2.3.4", "sig", "2");
+	      "o", "send", "a", "1.2.3.4", "sig", "2");
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=18515 interval-ms=20",
-	      "o", "s", "a", "1.2.3.4", "int", "20");
+	      "o", "send", "a", "1.2.3.4", "int", "20");
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=18515 bidir",
-	      "o", "s", "a", "1.2.3.4", "b");
+	      "o", "send", "a", "1.2.3.4", "b");
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=18515",
-	      "o", "s", "a", "1.2.3.4", "g");
+	      "o", "send", "a", "1.2.3.4", "g");
 	/* cpus only whole, cpu and its prefixes stay cpu */
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=18515 cpus=\"1\"",
-	      "o", "s", "a", "1.2.3.4", "cpus", "1");
+	      "o", "send", "a", "1.2.3.4", "cpus", "1");
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=18515 cpu=1",
-	      "o", "s", "a", "1.2.3.4", "c", "1");
+	      "o", "send", "a", "1.2.3.4", "c", "1");
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=7 size=1 inline=1",
-	      "o", "s", "a", "1.2.3.4", "in", "1", "si", "1", "p", "7");
+	      "o", "send", "a", "1.2.3.4", "in", "1", "si", "1", "p", "7");
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=18515 poll=0 timeout-ms=10",
-	      "o", "s", "a", "1.2.3.4", "pol", "b", "timeo", "10");
+	      "o", "send", "a", "1.2.3.4", "pol", "busy", "timeo", "10");
 }
 
 /* The spec's ranges, checked here with the keyword and range named. */
@@ -113,14 +113,14 @@ static void bw_parse_ranges(void)
 {
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=18515 tx-depth=1 qps=1 "
 	      "post-list=1 signal-every=1 interval-ms=10",
-	      "o", "s", "a", "1.2.3.4", "tx-depth", "1", "qps", "1",
+	      "o", "send", "a", "1.2.3.4", "tx-depth", "1", "qps", "1",
 	      "post-list", "1", "signal-every", "1", "interval", "10");
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=18515 tx-depth=4096 qps=16 "
 	      "post-list=64 signal-every=4096 interval-ms=60000",
-	      "o", "s", "a", "1.2.3.4", "tx-depth", "4096", "qps", "16",
+	      "o", "send", "a", "1.2.3.4", "tx-depth", "4096", "qps", "16",
 	      "post-list", "64", "signal-every", "4096", "interval", "60000");
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=18515 qps=16",
-	      "o", "s", "a", "1.2.3.4", "qps", "0x10");
+	      "o", "send", "a", "1.2.3.4", "qps", "0x10");
 
 	BW_ERR("tx-depth '0' is out of range (1 to 4096)", "tx-depth", "0");
 	BW_ERR("tx-depth '4097' is out of range (1 to 4096)",
@@ -147,7 +147,7 @@ static void bw_parse_ranges(void)
 	BW_ERR("'bidir' given twice", "bidir", "b");
 	BW_ERR("'qps' given twice", "qps", "2", "q", "3");
 	BW_ERR("iters and time exclude each other",
-	       "o", "s", "a", "1.2.3.4", "iters", "5", "time", "1");
+	       "o", "send", "a", "1.2.3.4", "iters", "5", "time", "1");
 	BW_ERR("missing op (send, write or read)", "addr", "1.2.3.4", "bidir");
 	BW_ERR("missing addr", "op", "write", "gbits");
 }
@@ -187,7 +187,7 @@ static void bw_parse_cpus(void)
 	memset(list, '0', 255);
 	list[255] = '\0';
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=18515 cpus=\"000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\"",
-	      "o", "s", "a", "1.2.3.4", "cpus", list);
+	      "o", "send", "a", "1.2.3.4", "cpus", list);
 	strcat(list, "0");
 	BW_ERR("cpus is too long (at most 255 characters)", "cpus", list);
 }
@@ -198,21 +198,21 @@ static void bw_parse_warmup(void)
 	uint32_t ms = 7;
 
 	RUN_OK(LAT, "type=0 op=0 addr=1.2.3.4 port=18515 warmup-ms=500",
-	       "o", "s", "a", "1.2.3.4", "warmup", "500ms");
+	       "o", "send", "a", "1.2.3.4", "warmup", "500ms");
 	RUN_OK(LAT, "type=0 op=0 addr=1.2.3.4 port=18515 warmup-ms=2000",
-	       "o", "s", "a", "1.2.3.4", "warmup", "2s");
+	       "o", "send", "a", "1.2.3.4", "warmup", "2s");
 	RUN_OK(LAT, "type=0 op=0 addr=1.2.3.4 port=18515 warmup=100",
-	       "o", "s", "a", "1.2.3.4", "warmup", "100");
+	       "o", "send", "a", "1.2.3.4", "warmup", "100");
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=18515 warmup-ms=500",
-	      "o", "s", "a", "1.2.3.4", "wa", "0.5s");
+	      "o", "send", "a", "1.2.3.4", "wa", "0.5s");
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=18515 warmup-ms=1",
-	      "o", "s", "a", "1.2.3.4", "warmup", "1ms");
+	      "o", "send", "a", "1.2.3.4", "warmup", "1ms");
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=18515 warmup-ms=600000",
-	      "o", "s", "a", "1.2.3.4", "warmup", "600s");
+	      "o", "send", "a", "1.2.3.4", "warmup", "600s");
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=18515 warmup-ms=600000",
-	      "o", "s", "a", "1.2.3.4", "warmup", "600000ms");
+	      "o", "send", "a", "1.2.3.4", "warmup", "600000ms");
 	BW_OK("type=1 op=0 addr=1.2.3.4 port=18515 warmup=0",
-	      "o", "s", "a", "1.2.3.4", "warmup", "0");
+	      "o", "send", "a", "1.2.3.4", "warmup", "0");
 
 	RUN_ERR(LAT, "warmup '0ms' is out of range (1ms to 600s)",
 		"warmup", "0ms");

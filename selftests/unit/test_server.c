@@ -129,7 +129,7 @@ static void server_start_access(void)
 	/* by prefixes: al is allow, k key, c conns-max, pe peer-conns-max */
 	START_OK("addr=::1 port=18515 poll=2 idle-timeout-ms=600000 "
 		 "allow=(16 bytes) conns-max=16 peer-conns-max=1",
-		 "a", "::1", "pol", "w", "i", "600000", "al", "10.0.0.1",
+		 "a", "::1", "pol", "workqueue", "i", "600000", "al", "10.0.0.1",
 		 "c", "16", "pe", "1");
 	/* any: both families' /0 */
 	start_words(&s, (const char *const []){ "addr", "198.18.0.1",

@@ -54,12 +54,12 @@ static void upath_run_path_keyword(void)
 	CHECK_STR(l.req, "type=0 op=0 addr=198.18.0.1 port=18515");
 
 	/* prefixes: "pa" is path, "p" still port, "u" user, "k" kernel */
-	RUN_CMDLINE(&l, BW, "o", "w", "a", "198.18.0.1", "pa", "u", "p",
+	RUN_CMDLINE(&l, BW, "o", "write", "a", "198.18.0.1", "pa", "user", "p",
 		    "20000");
 	CHECK_INT(l.ret, KVPERF_EXIT_OK);
 	CHECK_INT(l.o.path, RUN_PATH_USER);
 	CHECK_INT(l.o.cfg.port, 20000);
-	RUN_CMDLINE(&l, BW, "op", "read", "addr", "fd00::1", "path", "k");
+	RUN_CMDLINE(&l, BW, "op", "read", "addr", "fd00::1", "path", "kernel");
 	CHECK_INT(l.ret, KVPERF_EXIT_OK);
 	CHECK_INT(l.o.path, RUN_PATH_KERNEL);
 
@@ -75,7 +75,9 @@ static void upath_run_path_keyword(void)
 
 	CHECK_STR(run_path_name(RUN_PATH_KERNEL), "kernel");
 	CHECK_STR(run_path_name(RUN_PATH_USER), "user");
-	CHECK_INT(run_path_parse("us"), RUN_PATH_USER);
+	CHECK_INT(run_path_parse("user"), RUN_PATH_USER);
+	/* keywords abbreviate, values do not */
+	CHECK_INT(run_path_parse("us"), -1);
 	CHECK_INT(run_path_parse(""), -1);
 }
 
@@ -121,7 +123,7 @@ static void upath_server_path_keyword(void)
 	CHECK_INT(s.o.path, RUN_PATH_USER);
 	CHECK_INT(s.o.cfg.port, 20000);
 	/* "p" is still port */
-	START(&s, "a", "198.18.1.1", "pa", "u", "p", "1");
+	START(&s, "a", "198.18.1.1", "pa", "user", "p", "1");
 	CHECK_INT(s.ret, KVPERF_EXIT_OK);
 	CHECK_INT(s.o.path, RUN_PATH_USER);
 	CHECK_INT(s.o.cfg.port, 1);
