@@ -10,6 +10,7 @@
 #include "access.h"
 #include "args.h"
 #include "kvperf.h"
+#include "version.h"
 
 /**
  * kvperf_errorf() - print "kvperf: <message>" to the error stream

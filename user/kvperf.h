@@ -11,7 +11,6 @@
 
 #include "compiler.h"
 
-#define KVPERF_VERSION	"0.1.0"
 
 /*
  * Exit codes. Scripts depend on them, so a code never changes meaning and

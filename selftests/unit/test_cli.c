@@ -5,11 +5,14 @@
  * table records what ran; the real dev and monitor objects are driven
  * only down paths that end before any netlink socket is opened.
  */
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "kvperf.h"
 #include "unit.h"
+#include "version.h"
 
 static char ran[256];
 
@@ -197,21 +200,50 @@ static void cli_bad_options(void)
 
 static void cli_version(void)
 {
+	char want[160];
 	struct run r;
 
+	snprintf(want, sizeof(want), "kvperf %s\n"
+		 "built for the kvperf netlink family, version 1\n",
+		 KVPERF_VERSION);
 	RUN(&r, fake_objects, "-V");
 	CHECK_INT(r.ret, KVPERF_EXIT_OK);
-	CHECK_STR(r.out.buf, "kvperf 0.1.0\n"
-		  "built for the kvperf netlink family, version 1\n");
+	CHECK_STR(r.out.buf, want);
 	CHECK_STR(r.err.buf, "");
 	run_done(&r);
 
 	/* version wins over an object, which does not run */
 	RUN(&r, fake_objects, "--version", "dev");
 	CHECK_INT(r.ret, KVPERF_EXIT_OK);
-	CHECK(!strncmp(r.out.buf, "kvperf 0.1.0\n", 13));
+	CHECK_STR(r.out.buf, want);
 	CHECK_STR(ran, "");
 	run_done(&r);
+}
+
+/* The version is the tree's, as git describe says, not a literal. */
+static void cli_version_is_git_describe(void)
+{
+	char exe[PATH_MAX], cmd[PATH_MAX + 96], line[128] = "";
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *f = NULL;
+
+	/* the tree the unit tests were built in: selftests/unit/.. /.. */
+	if (n > 0) {
+		exe[n] = '\0';
+		snprintf(cmd, sizeof(cmd),
+			 "git -C \"$(dirname '%s')/../..\" describe --tags --always --dirty 2>/dev/null",
+			 exe);
+		f = popen(cmd, "r");
+	}
+	if (!f || !fgets(line, sizeof(line), f) || !line[0]) {
+		if (f)
+			pclose(f);
+		unit_skip("not in a git tree");
+		return;
+	}
+	pclose(f);
+	line[strcspn(line, "\n")] = '\0';
+	CHECK_STR(KVPERF_VERSION, line);
 }
 
 static void cli_objects_abbreviated(void)
@@ -414,6 +446,7 @@ const struct unit_test cli_tests[] = {
 	UNIT(cli_global_options),
 	UNIT(cli_bad_options),
 	UNIT(cli_version),
+	UNIT(cli_version_is_git_describe),
 	UNIT(cli_objects_abbreviated),
 	UNIT(cli_unknown_words),
 	UNIT(cli_help_levels),
