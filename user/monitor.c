@@ -18,6 +18,7 @@
 #include "monitor.h"
 #include "nl.h"
 #include "print.h"
+#include "signals.h"
 #include "run_model.h"
 #include "run_print.h"
 
@@ -108,35 +109,6 @@ static int monitor_event(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-/**
- * monitor_signalfd() - receive SIGINT and SIGTERM through a file descriptor
- * @kv: the invocation, for error messages
- *
- * The signals are blocked and arrive through a signalfd polled next to the
- * socket: libnl retries recvmsg() on EINTR, so a handler that sets a flag
- * would not get us out of it.
- *
- * Return: the signalfd, or -1 after printing an error.
- */
-int monitor_signalfd(struct kvperf *kv)
-{
-	sigset_t mask;
-	int fd;
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL)) {
-		kvperf_errorf(kv, "cannot block signals: %s", strerror(errno));
-		return -1;
-	}
-	fd = signalfd(-1, &mask, SFD_CLOEXEC);
-	if (fd < 0)
-		kvperf_errorf(kv, "cannot create a signalfd: %s",
-			      strerror(errno));
-	return fd;
-}
-
 static int monitor_loop(struct kvperf *kv, struct knl *nl, int sfd)
 {
 	struct pollfd fds[2] = {
@@ -216,7 +188,7 @@ static int monitor_run(struct kvperf *kv, struct args *a)
 		ret = KVPERF_EXIT_ERROR;
 		goto out_close;
 	}
-	sfd = monitor_signalfd(kv);
+	sfd = cli_signalfd(kv);
 	if (sfd < 0) {
 		ret = KVPERF_EXIT_ERROR;
 		goto out_close;

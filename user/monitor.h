@@ -10,10 +10,7 @@
 
 struct printer;
 
-struct kvperf;
-
 int monitor_print_event(struct printer *p, const struct nlmsghdr *nlh,
 			FILE *err);
-int monitor_signalfd(struct kvperf *kv);
 
 #endif /* KVPERF_MONITOR_H */

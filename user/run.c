@@ -23,12 +23,12 @@
 #include "compiler.h"
 #include "fmt.h"
 #include "kvperf.h"
-#include "monitor.h"
 #include "nl.h"
 #include "print.h"
 #include "run.h"
 #include "server.h"
 #include "show.h"
+#include "signals.h"
 #include "run_bw_print.h"
 #include "run_kernel.h"
 #include "run_model.h"
@@ -795,7 +795,7 @@ static int run_start(struct kvperf *kv, const struct run_opts *o)
 		return ret;
 	}
 	/* block the signals now, so that an early ^C still stops the run */
-	sfd = monitor_signalfd(kv);
+	sfd = cli_signalfd(kv);
 	if (sfd < 0)
 		return KVPERF_EXIT_ERROR;
 	show.start_ms = now_ms();
