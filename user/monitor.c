@@ -18,9 +18,9 @@
 #include "monitor.h"
 #include "nl.h"
 #include "print.h"
-#include "signals.h"
 #include "run_model.h"
 #include "run_print.h"
+#include "signals.h"
 
 /* A run event: the run model's fields, as run_print_event() prints them. */
 static int monitor_print_run(struct printer *p, const struct nlmsghdr *nlh,

@@ -26,13 +26,12 @@
 #include "nl.h"
 #include "print.h"
 #include "run.h"
-#include "server.h"
-#include "show.h"
-#include "signals.h"
 #include "run_bw_print.h"
 #include "run_kernel.h"
 #include "run_model.h"
 #include "run_print.h"
+#include "show.h"
+#include "signals.h"
 #include "upath_run.h"
 #include "upath_signal.h"
 
@@ -64,11 +63,6 @@ static const char *const run_keywords[RUN_KW_COUNT] = {
 	[RUN_KW_STATS]		= "stats",
 	[RUN_KW_KEY]		= "key",
 	[RUN_KW_KEY_FILE]	= "key-file",
-};
-
-static const char *const run_paths[] = {
-	[RUN_PATH_KERNEL]	= "kernel",
-	[RUN_PATH_USER]		= "user",
 };
 
 #define RUN_KW_BIT(kw)	(1U << (kw))
@@ -210,7 +204,7 @@ int parse_duration_ms(const char *s, uint32_t max_ms, uint32_t *ms)
  */
 int run_path_parse(const char *s)
 {
-	return args_value(run_paths, ARRAY_SIZE(run_paths), s);
+	return args_value(kv_run_path_names, KV_RUN_PATHS, s);
 }
 
 bool run_cpus_valid(const char *s)

@@ -103,6 +103,11 @@ static const struct kv_field qp_fields[KVPERF_A_BW_QP_MAX + 1] = {
 	[KVPERF_A_BW_QP_PEER_MESSAGES]	= KV_QP(KV_FIELD_UINT, peer_messages),
 };
 
+const char *const kv_run_path_names[KV_RUN_PATHS] = {
+	[KV_RUN_PATH_KERNEL]	= "kernel",
+	[KV_RUN_PATH_USER]	= "user",
+};
+
 const struct kv_fields run_model_fields = { run_fields, KVPERF_A_RUN_MAX };
 const struct kv_fields run_model_lat_fields = {
 	lat_fields, KVPERF_A_RESULT_MAX

@@ -82,7 +82,11 @@ struct kv_bw_result {
 enum kv_run_path {
 	KV_RUN_PATH_KERNEL,
 	KV_RUN_PATH_USER,
+	KV_RUN_PATHS
 };
+
+/* "kernel", "user" */
+extern const char *const kv_run_path_names[KV_RUN_PATHS];
 
 /**
  * struct kv_run - a run, or a progress report of one

@@ -282,7 +282,8 @@ static const struct setup_item {
  */
 const char *run_path_name(uint8_t path)
 {
-	return path == KV_RUN_PATH_USER ? "user" : "kernel";
+	return kv_run_path_names[path == KV_RUN_PATH_USER ? KV_RUN_PATH_USER :
+						KV_RUN_PATH_KERNEL];
 }
 
 /*

@@ -17,7 +17,7 @@
 #include "kvperf.h"
 #include "nl.h"
 #include "print.h"
-#include "run.h"
+#include "run_model.h"
 #include "server.h"
 #include "show.h"
 #include "upath.h"
@@ -107,7 +107,7 @@ static int server_value(struct kvperf *kv, enum server_kw kw,
 		o->cfg.port = port;
 		break;
 	case SKW_PATH:
-		i = run_path_parse(val);
+		i = args_value(kv_run_path_names, KV_RUN_PATHS, val);
 		if (i < 0)
 			return kvperf_usage(kv, "server",
 					    "unknown path '%s' (kernel or user)",
@@ -217,7 +217,7 @@ int server_start_parse(struct kvperf *kv, struct args *a,
 	}
 	if (!server_opt(o, SKW_ADDR))
 		return kvperf_usage(kv, "server", "missing addr");
-	if (o->path == RUN_PATH_USER && server_opt(o, SKW_IDLE_TIMEOUT))
+	if (o->path == KV_RUN_PATH_USER && server_opt(o, SKW_IDLE_TIMEOUT))
 		return kvperf_usage(kv, "server",
 				    "idle-timeout applies to the kernel path only");
 	server_given(o);
@@ -620,7 +620,7 @@ static int server_start(struct kvperf *kv, struct args *a)
 	if (ret >= 0)
 		return ret;
 	ret = server_start_parse(kv, a, &o);
-	if (!ret && o.path == RUN_PATH_USER)
+	if (!ret && o.path == KV_RUN_PATH_USER)
 		ret = server_start_user(kv, &o);
 	else if (!ret)
 		ret = server_start_kernel(kv, &o);
