@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "cli.h"
 #include "kvperf.h"
 
 /**

@@ -9,24 +9,9 @@
 
 #include "access.h"
 #include "args.h"
+#include "cli.h"
 #include "kvperf.h"
 #include "version.h"
-
-/**
- * kvperf_errorf() - print "kvperf: <message>" to the error stream
- * @kv: the invocation
- * @fmt: printf format of the message, without the final newline
- */
-void kvperf_errorf(struct kvperf *kv, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("kvperf: ", kv->err);
-	va_start(ap, fmt);
-	vfprintf(kv->err, fmt, ap);
-	va_end(ap);
-	fputc('\n', kv->err);
-}
 
 /**
  * kvperf_usage() - report a usage error

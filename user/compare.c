@@ -16,6 +16,7 @@
 #include "fmt.h"
 #include "json.h"
 #include "jsonread.h"
+#include "cli.h"
 #include "kvperf.h"
 #include "perftest.h"
 #include "print.h"

@@ -11,6 +11,7 @@
 #include "attrs.h"
 #include "dev.h"
 #include "show.h"
+#include "cli.h"
 #include "kvperf.h"
 #include "nl.h"
 #include "print.h"

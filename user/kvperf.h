@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared definitions of the kvperf tool: exit codes, the run context and
- * the descriptor every object and command is dispatched through.
+ * The context of one invocation of the tool, which the library, the
+ * engines and the front ends share: its output streams and options, its
+ * exit codes, and how an error is said.
  */
 #ifndef KVPERF_H
 #define KVPERF_H
@@ -10,7 +11,6 @@
 #include <stdio.h>
 
 #include "compiler.h"
-
 
 /*
  * Exit codes. Scripts depend on them, so a code never changes meaning and
@@ -28,8 +28,6 @@ enum kvperf_exit {
 	KVPERF_EXIT_NOMODULE	= 3,
 };
 
-struct args;
-
 /* Global options and output streams of one invocation. */
 struct kvperf {
 	bool json;
@@ -38,34 +36,6 @@ struct kvperf {
 	FILE *err;
 };
 
-/*
- * An object (dev, monitor, ...) or one of an object's commands (show, ...).
- * @run gets the arguments that follow the word that selected it and returns
- * an exit code. @help prints the usage and examples to the given stream.
- */
-struct kvperf_cmd {
-	const char *name;
-	const char *summary;
-	int (*run)(struct kvperf *kv, struct args *args);
-	void (*help)(FILE *f);
-};
-
-/* Objects, one per file; main.c lists them. */
-extern const struct kvperf_cmd dev_object;
-extern const struct kvperf_cmd monitor_object;
-extern const struct kvperf_cmd server_object;
-extern const struct kvperf_cmd run_object;
-extern const struct kvperf_cmd compare_object;
-
-int kvperf_main(struct kvperf *kv, int argc, char **argv,
-		const struct kvperf_cmd *const *objects);
-int kvperf_dispatch(struct kvperf *kv, struct args *args,
-		    const struct kvperf_cmd *obj,
-		    const struct kvperf_cmd *const *cmds);
-__printf(3, 4)
-int kvperf_usage(struct kvperf *kv, const char *obj, const char *fmt, ...);
-int kvperf_no_more_args(struct kvperf *kv, struct args *args,
-			const char *obj);
 __printf(2, 3)
 void kvperf_errorf(struct kvperf *kv, const char *fmt, ...);
 

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "cli.h"
 #include "kvperf.h"
 
 /* Adding an object: a new file defining it, and one line here. */

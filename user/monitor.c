@@ -14,6 +14,7 @@
 
 #include "args.h"
 #include "attrs.h"
+#include "cli.h"
 #include "kvperf.h"
 #include "monitor.h"
 #include "nl.h"

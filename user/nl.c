@@ -4,6 +4,7 @@
  * request/dump with error reporting, multicast group membership.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <linux/kvperf.h>
@@ -12,6 +13,7 @@
 #include <netlink/genl/family.h>
 #include <netlink/genl/genl.h>
 
+#include "attrs.h"
 #include "extack.h"
 #include "kvperf.h"
 #include "nl.h"
@@ -307,4 +309,100 @@ struct nl_cb *knl_event_cb(struct kvperf *kv)
 	}
 	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, knl_any_seq, NULL);
 	return cb;
+}
+
+/**
+ * knl_get_id() - knl_reply_fn of a start command: read the new id
+ * @nlh: the reply
+ * @arg: a struct knl_reply_id
+ *
+ * Return: 0, or -EINVAL after reporting a malformed reply.
+ */
+int knl_get_id(const struct nlmsghdr *nlh, void *arg)
+{
+	struct knl_reply_id *r = arg;
+	struct genlmsghdr *g = nlmsg_data(nlh);
+	struct attr_error aerr;
+	struct nlattr **tb;
+	int ret = -EINVAL;
+
+	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0)) {
+		fprintf(r->err, "kvperf: malformed reply from the kernel: message too short\n");
+		return -EINVAL;
+	}
+	tb = calloc(r->set->max + 1, sizeof(*tb));
+	if (!tb) {
+		fprintf(r->err, "kvperf: out of memory\n");
+		return -ENOMEM;
+	}
+	if (attrs_parse(r->set, tb, genlmsg_attrdata(g, 0),
+			genlmsg_attrlen(g, 0), &aerr)) {
+		attrs_report(r->err, &aerr);
+		goto out;
+	}
+	if (tb[r->attr]) {
+		r->id = attr_uint(tb[r->attr]);
+		r->found = true;
+	}
+	ret = 0;
+out:
+	free(tb);
+	return ret;
+}
+
+/**
+ * knl_id_msg() - a get or do request for one object, or a dump of all
+ * @kv: the invocation
+ * @nl: the connection
+ * @cmd: the request
+ * @id_attr: the id attribute of its set
+ * @id: the object's id; NULL for a dump
+ *
+ * Return: the message, or NULL after printing an error.
+ */
+struct nl_msg *knl_id_msg(struct kvperf *kv, struct knl *nl, uint8_t cmd,
+			  int id_attr, const uint32_t *id)
+{
+	struct nl_msg *msg;
+
+	msg = knl_msg(kv, nl, cmd, id ? 0 : NLM_F_DUMP);
+	if (msg && id && nla_put_u32(msg, id_attr, *id) < 0) {
+		nlmsg_free(msg);
+		kvperf_errorf(kv, "out of memory");
+		return NULL;
+	}
+	return msg;
+}
+
+static int no_reply(const struct nlmsghdr *nlh, void *arg)
+{
+	(void)nlh;
+	(void)arg;
+	return 0;
+}
+
+/**
+ * knl_request_id() - a do request that names one object, on an open
+ * connection
+ * @kv: the invocation
+ * @nl: the connection
+ * @cmd: the request, e.g. KVPERF_CMD_RUN_GET
+ * @set: its attribute set
+ * @id_attr: the id attribute in @set
+ * @id: the object's id
+ * @fn: called for the reply, if any; NULL when none is expected
+ * @arg: passed to @fn
+ *
+ * Return: KVPERF_EXIT_OK or KVPERF_EXIT_ERROR, the error printed.
+ */
+int knl_request_id(struct kvperf *kv, struct knl *nl, uint8_t cmd,
+		    const struct attr_set *set, int id_attr, uint32_t id,
+		    int (*fn)(const struct nlmsghdr *nlh, void *arg),
+		    void *arg)
+{
+	struct nl_msg *msg = knl_id_msg(kv, nl, cmd, id_attr, &id);
+
+	if (!msg)
+		return KVPERF_EXIT_ERROR;
+	return knl_request(kv, nl, msg, set, fn ? fn : no_reply, arg);
 }

@@ -7,7 +7,9 @@
 #ifndef KVPERF_NL_H
 #define KVPERF_NL_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <netlink/msg.h>
 
 struct attr_set;
@@ -32,5 +34,22 @@ int knl_request(struct kvperf *kv, struct knl *nl, struct nl_msg *msg,
 		const struct attr_set *set, knl_reply_fn fn, void *arg);
 int knl_subscribe(struct kvperf *kv, struct knl *nl, const char *group);
 struct nl_cb *knl_event_cb(struct kvperf *kv);
+
+/* Where knl_get_id() puts the id from the reply of a start command. */
+struct knl_reply_id {
+	const struct attr_set *set;
+	int attr;
+	FILE *err;
+	uint32_t id;
+	bool found;
+};
+
+int knl_get_id(const struct nlmsghdr *nlh, void *arg);
+struct nl_msg *knl_id_msg(struct kvperf *kv, struct knl *nl, uint8_t cmd,
+			  int id_attr, const uint32_t *id);
+int knl_request_id(struct kvperf *kv, struct knl *nl, uint8_t cmd,
+		   const struct attr_set *set, int id_attr, uint32_t id,
+		   int (*fn)(const struct nlmsghdr *nlh, void *arg),
+		   void *arg);
 
 #endif /* KVPERF_NL_H */

@@ -22,6 +22,7 @@
 #include "attrs.h"
 #include "compiler.h"
 #include "fmt.h"
+#include "cli.h"
 #include "kvperf.h"
 #include "nl.h"
 #include "print.h"

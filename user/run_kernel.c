@@ -22,7 +22,6 @@
 #include "run_cfg.h"
 #include "run_kernel.h"
 #include "run_model.h"
-#include "show.h"
 
 /* How often a wait asks for the run's state: events get lost. */
 #define RUN_CHECK_MS	2000
@@ -277,7 +276,7 @@ int run_wait_loop(struct kvperf *kv, struct knl *nl, struct knl *ev,
 				w->quiet(w->arg);
 			fprintf(kv->err, "kvperf: stopping run %u\n", w->id);
 			/* a run that just ended cannot be stopped: wait on */
-			show_request_id(kv, nl, KVPERF_CMD_RUN_STOP, &attrs_run,
+			knl_request_id(kv, nl, KVPERF_CMD_RUN_STOP, &attrs_run,
 					KVPERF_A_RUN_ID, w->id, NULL, NULL);
 		}
 		if (fds[0].revents) {
@@ -288,7 +287,7 @@ int run_wait_loop(struct kvperf *kv, struct knl *nl, struct knl *ev,
 		if (check || now_ms() >= next) {
 			check = false;
 			next = now_ms() + w->check_ms;
-			ret = show_request_id(kv, nl, KVPERF_CMD_RUN_GET,
+			ret = knl_request_id(kv, nl, KVPERF_CMD_RUN_GET,
 					      &attrs_run, KVPERF_A_RUN_ID,
 					      w->id, wait_reply_cb, w);
 		}
@@ -313,7 +312,7 @@ int run_wait_loop(struct kvperf *kv, struct knl *nl, struct knl *ev,
 int run_kernel_start(struct kvperf *kv, struct knl *nl,
 		     const struct kv_run_cfg *cfg, uint32_t *id)
 {
-	struct show_reply_id r = {
+	struct knl_reply_id r = {
 		.set = &attrs_run, .attr = KVPERF_A_RUN_ID, .err = kv->err,
 	};
 	struct nl_msg *msg;
@@ -327,7 +326,7 @@ int run_kernel_start(struct kvperf *kv, struct knl *nl,
 		kvperf_errorf(kv, "out of memory");
 		return KVPERF_EXIT_ERROR;
 	}
-	ret = knl_request(kv, nl, msg, &attrs_run, show_get_id, &r);
+	ret = knl_request(kv, nl, msg, &attrs_run, knl_get_id, &r);
 	if (ret)
 		return ret;
 	if (!r.found) {
@@ -353,7 +352,7 @@ int run_kernel_delete(struct kvperf *kv, uint32_t id)
 	ret = knl_open(kv, &nl);
 	if (ret)
 		return ret;
-	ret = show_request_id(kv, &nl, KVPERF_CMD_RUN_DELETE, &attrs_run,
+	ret = knl_request_id(kv, &nl, KVPERF_CMD_RUN_DELETE, &attrs_run,
 			      KVPERF_A_RUN_ID, id, NULL, NULL);
 	knl_close(&nl);
 	return ret;

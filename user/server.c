@@ -14,6 +14,7 @@
 #include "compiler.h"
 #include "fmt.h"
 #include "json.h"
+#include "cli.h"
 #include "kvperf.h"
 #include "nl.h"
 #include "print.h"

@@ -11,7 +11,6 @@
 #include "kvperf.h"
 #include "nl.h"
 #include "server_cfg.h"
-#include "show.h"
 
 /**
  * server_cfg_init() - an empty configuration
@@ -104,7 +103,7 @@ void server_cfg_clear(struct kv_server_cfg *cfg)
 int server_kernel_start(struct kvperf *kv, const struct kv_server_cfg *cfg,
 			uint32_t *id)
 {
-	struct show_reply_id r = {
+	struct knl_reply_id r = {
 		.set = &attrs_server, .attr = KVPERF_A_SERVER_ID, .err = kv->err,
 	};
 	struct nl_msg *msg;
@@ -125,7 +124,7 @@ int server_kernel_start(struct kvperf *kv, const struct kv_server_cfg *cfg,
 		ret = KVPERF_EXIT_ERROR;
 		goto out;
 	}
-	ret = knl_request(kv, &nl, msg, &attrs_server, show_get_id, &r);
+	ret = knl_request(kv, &nl, msg, &attrs_server, knl_get_id, &r);
 	if (!ret && !r.found) {
 		kvperf_errorf(kv, "the kernel did not say the listener's id");
 		ret = KVPERF_EXIT_ERROR;
@@ -152,7 +151,7 @@ int server_kernel_stop(struct kvperf *kv, uint32_t id)
 	ret = knl_open(kv, &nl);
 	if (ret)
 		return ret;
-	ret = show_request_id(kv, &nl, KVPERF_CMD_SERVER_STOP, &attrs_server,
+	ret = knl_request_id(kv, &nl, KVPERF_CMD_SERVER_STOP, &attrs_server,
 			      KVPERF_A_SERVER_ID, id, NULL, NULL);
 	knl_close(&nl);
 	return ret;

@@ -11,6 +11,7 @@
 #include "args.h"
 #include "attrs.h"
 #include "fmt.h"
+#include "cli.h"
 #include "kvperf.h"
 #include "nl.h"
 #include "print.h"
@@ -143,92 +144,6 @@ void show_enum(struct printer *p, const struct nlattr *nla, const char *key,
 }
 
 /**
- * show_get_id() - knl_reply_fn of a start command: read the new id
- * @nlh: the reply
- * @arg: a struct show_reply_id
- *
- * Return: 0, or -EINVAL after reporting a malformed reply.
- */
-int show_get_id(const struct nlmsghdr *nlh, void *arg)
-{
-	struct show_reply_id *r = arg;
-	struct genlmsghdr *g = nlmsg_data(nlh);
-	struct attr_error aerr;
-	struct nlattr **tb;
-	int ret = -EINVAL;
-
-	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0)) {
-		fprintf(r->err, "kvperf: malformed reply from the kernel: message too short\n");
-		return -EINVAL;
-	}
-	tb = calloc(r->set->max + 1, sizeof(*tb));
-	if (!tb) {
-		fprintf(r->err, "kvperf: out of memory\n");
-		return -ENOMEM;
-	}
-	if (attrs_parse(r->set, tb, genlmsg_attrdata(g, 0),
-			genlmsg_attrlen(g, 0), &aerr)) {
-		attrs_report(r->err, &aerr);
-		goto out;
-	}
-	if (tb[r->attr]) {
-		r->id = attr_uint(tb[r->attr]);
-		r->found = true;
-	}
-	ret = 0;
-out:
-	free(tb);
-	return ret;
-}
-
-static struct nl_msg *id_msg(struct kvperf *kv, struct knl *nl, uint8_t cmd,
-			     int id_attr, const uint32_t *id)
-{
-	struct nl_msg *msg;
-
-	msg = knl_msg(kv, nl, cmd, id ? 0 : NLM_F_DUMP);
-	if (msg && id && nla_put_u32(msg, id_attr, *id) < 0) {
-		nlmsg_free(msg);
-		kvperf_errorf(kv, "out of memory");
-		return NULL;
-	}
-	return msg;
-}
-
-static int no_reply(const struct nlmsghdr *nlh, void *arg)
-{
-	(void)nlh;
-	(void)arg;
-	return 0;
-}
-
-/**
- * show_request_id() - a do request that names one object, on an open
- * connection
- * @kv: the invocation
- * @nl: the connection
- * @cmd: the request, e.g. KVPERF_CMD_RUN_GET
- * @set: its attribute set
- * @id_attr: the id attribute in @set
- * @id: the object's id
- * @fn: called for the reply, if any; NULL when none is expected
- * @arg: passed to @fn
- *
- * Return: KVPERF_EXIT_OK or KVPERF_EXIT_ERROR, the error printed.
- */
-int show_request_id(struct kvperf *kv, struct knl *nl, uint8_t cmd,
-		    const struct attr_set *set, int id_attr, uint32_t id,
-		    int (*fn)(const struct nlmsghdr *nlh, void *arg),
-		    void *arg)
-{
-	struct nl_msg *msg = id_msg(kv, nl, cmd, id_attr, &id);
-
-	if (!msg)
-		return KVPERF_EXIT_ERROR;
-	return knl_request(kv, nl, msg, set, fn ? fn : no_reply, arg);
-}
-
-/**
  * show_id_request() - a command that acts on one object: OBJ CMD ID
  * @kv: the invocation
  * @a: the words after the command
@@ -258,7 +173,7 @@ int show_id_request(struct kvperf *kv, struct args *a,
 	ret = knl_open(kv, &nl);
 	if (ret)
 		return ret;
-	ret = show_request_id(kv, &nl, cmd, set, id_attr, id, NULL, NULL);
+	ret = knl_request_id(kv, &nl, cmd, set, id_attr, id, NULL, NULL);
 	knl_close(&nl);
 	return ret;
 }
@@ -449,7 +364,7 @@ int show_run(struct kvperf *kv, struct args *a, const struct show_req *req)
 	if (ret)
 		return ret;
 	f.nl = &nl;
-	f.msg = id_msg(kv, &nl, req->cmd, req->id_attr, given ? &id : NULL);
+	f.msg = knl_id_msg(kv, &nl, req->cmd, req->id_attr, given ? &id : NULL);
 	if (!f.msg) {
 		knl_close(&nl);
 		return KVPERF_EXIT_ERROR;

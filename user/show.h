@@ -42,16 +42,6 @@ struct show_req {
 	int merge[2];
 };
 
-/* Where show_get_id() puts the id from the reply of a start command. */
-struct show_reply_id {
-	const struct attr_set *set;
-	int attr;
-	FILE *err;
-	uint32_t id;
-	bool found;
-};
-
-int show_get_id(const struct nlmsghdr *nlh, void *arg);
 int show_cmd_help(struct kvperf *kv, struct args *a,
 		  const struct kvperf_cmd *obj, const char *const *keywords,
 		  size_t count);
@@ -71,11 +61,6 @@ void show_string(struct printer *p, const struct nlattr *nla,
 struct name_table;
 void show_enum(struct printer *p, const struct nlattr *nla, const char *key,
 	       const char *fmt, const struct name_table *names);
-struct knl;
-int show_request_id(struct kvperf *kv, struct knl *nl, uint8_t cmd,
-		    const struct attr_set *set, int id_attr, uint32_t id,
-		    int (*fn)(const struct nlmsghdr *nlh, void *arg),
-		    void *arg);
 int show_id_request(struct kvperf *kv, struct args *a,
 		    const struct kvperf_cmd *obj, uint8_t cmd,
 		    const struct attr_set *set, int id_attr);

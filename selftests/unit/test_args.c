@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "cli.h"
 #include "kvperf.h"
 #include "unit.h"
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "cli.h"
 #include "kvperf.h"
 #include "unit.h"
 #include "version.h"

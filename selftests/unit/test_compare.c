@@ -15,6 +15,7 @@
 #include "args.h"
 #include "compare.h"
 #include "compare_exec.h"
+#include "cli.h"
 #include "kvperf.h"
 #include "print.h"
 #include "unit.h"

@@ -24,6 +24,7 @@
 #include "args.h"
 #include "attrs.h"
 #include "fmt.h"
+#include "cli.h"
 #include "kvperf.h"
 #include "nl.h"
 #include "print.h"

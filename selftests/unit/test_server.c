@@ -15,6 +15,7 @@
 
 #include "args.h"
 #include "attrs.h"
+#include "cli.h"
 #include "kvperf.h"
 #include "print.h"
 #include "server.h"
