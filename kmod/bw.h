@@ -15,10 +15,6 @@
 #include "conn.h"
 #include "proto.h"
 
-#define KVPERF_BW_TX_DEPTH_MAX		4096
-#define KVPERF_BW_POST_LIST_MAX		64
-#define KVPERF_BW_QPS_MAX		16
-
 /**
  * struct kvperf_bw_params - the traffic of a bandwidth run
  * @op: enum kvperf_op

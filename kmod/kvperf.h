@@ -5,6 +5,7 @@
 #ifndef _KVPERF_H
 #define _KVPERF_H
 
+#include <linux/kvperf.h>
 #include <linux/list.h>
 #include <linux/types.h>
 #include <net/genetlink.h>
@@ -13,9 +14,6 @@
 #define KVPERF_VERSION		"0.1.0"
 /* Version of the netlink, sysfs and debugfs interface as a whole. */
 #define KVPERF_ABI_VERSION	1
-
-/* Largest inline threshold a run may ask for. */
-#define KVPERF_INLINE_MAX	4096
 
 /**
  * struct kvperf_device - an RDMA device kvperf tracks

@@ -27,9 +27,16 @@ static const struct genl_multicast_group kvperf_nl_mcgrps[] = {
 	[KVPERF_NLGRP_EVENTS] = { .name = KVPERF_MCGRP_EVENTS, },
 };
 
+/*
+ * The policies follow the spec's checks: every range is one of its
+ * constants (<linux/kvperf.h>), as the spec's own checks name them, and
+ * selftests/spec/spec_test.sh compares the two.
+ */
+static_assert(KVPERF_DEV_NAME_MAX + 1 == IB_DEVICE_NAME_MAX);
+
 static const struct nla_policy kvperf_dev_get_policy[KVPERF_A_DEV_NAME + 1] = {
 	[KVPERF_A_DEV_NAME] = { .type = NLA_NUL_STRING,
-				.len = IB_DEVICE_NAME_MAX - 1 },
+				.len = KVPERF_DEV_NAME_MAX },
 };
 
 static const struct nla_policy kvperf_prefix_policy[KVPERF_A_PREFIX_LEN + 1] = {
@@ -37,20 +44,21 @@ static const struct nla_policy kvperf_prefix_policy[KVPERF_A_PREFIX_LEN + 1] = {
 	[KVPERF_A_PREFIX_LEN] = NLA_POLICY_MAX(NLA_U8, 128),
 };
 
+/* not const: 6.1's NLA_POLICY_FULL_RANGE() takes a plain pointer */
 static struct netlink_range_validation kvperf_idle_range = {
-	.min = 1000, .max = 600000,
+	.min = KVPERF_IDLE_TIMEOUT_MS_MIN, .max = KVPERF_IDLE_TIMEOUT_MS_MAX,
 };
 
 static const struct nla_policy kvperf_server_start_policy[KVPERF_A_SERVER_PEER_CONNS_MAX + 1] = {
 	[KVPERF_A_SERVER_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
 	[KVPERF_A_SERVER_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
 	[KVPERF_A_SERVER_DEV] = { .type = NLA_NUL_STRING,
-				  .len = IB_DEVICE_NAME_MAX - 1 },
+				  .len = KVPERF_DEV_NAME_MAX },
 	[KVPERF_A_SERVER_POLL] = NLA_POLICY_MAX(NLA_U8, KVPERF_POLL_WORKQUEUE),
 	[KVPERF_A_SERVER_IDLE_TIMEOUT_MS] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_idle_range),
 	[KVPERF_A_SERVER_ALLOW] = NLA_POLICY_NESTED(kvperf_prefix_policy),
-	[KVPERF_A_SERVER_KEY] = NLA_POLICY_EXACT_LEN(KVPERF_WIRE_KEY_LEN),
+	[KVPERF_A_SERVER_KEY] = NLA_POLICY_EXACT_LEN(KVPERF_KEY_LEN),
 	[KVPERF_A_SERVER_CONNS_MAX] =
 		NLA_POLICY_RANGE(NLA_U32, 1, KVPERF_SERVER_CONNS_MAX),
 	[KVPERF_A_SERVER_PEER_CONNS_MAX] =
@@ -61,37 +69,36 @@ static const struct nla_policy kvperf_server_id_policy[KVPERF_A_SERVER_ID + 1] =
 	[KVPERF_A_SERVER_ID] = NLA_POLICY_MIN(NLA_U32, 1),
 };
 
-/* not const: 6.1's NLA_POLICY_FULL_RANGE() takes a plain pointer */
 static struct netlink_range_validation kvperf_size_range = {
-	.min = 1, .max = KVPERF_SIZE_MAX,
+	.min = KVPERF_SIZE_MIN, .max = KVPERF_SIZE_MAX,
 };
 
 static struct netlink_range_validation kvperf_iterations_range = {
-	.min = 1, .max = 100000000,
+	.min = 1, .max = KVPERF_ITERATIONS_MAX,
 };
 
 static struct netlink_range_validation kvperf_duration_range = {
-	.min = 1, .max = 3600000,
+	.min = 1, .max = KVPERF_DURATION_MS_MAX,
 };
 
 static struct netlink_range_validation kvperf_warmup_range = {
-	.min = 0, .max = 1000000,
+	.min = 0, .max = KVPERF_WARMUP_MAX,
 };
 
 static struct netlink_range_validation kvperf_timeout_range = {
-	.min = 10, .max = 600000,
+	.min = KVPERF_TIMEOUT_MS_MIN, .max = KVPERF_TIMEOUT_MS_MAX,
 };
 
 static struct netlink_range_validation kvperf_tx_depth_range = {
-	.min = 1, .max = KVPERF_BW_TX_DEPTH_MAX,
+	.min = 1, .max = KVPERF_TX_DEPTH_MAX,
 };
 
 static struct netlink_range_validation kvperf_warmup_ms_range = {
-	.min = 1, .max = 600000,
+	.min = 1, .max = KVPERF_WARMUP_MS_MAX,
 };
 
 static struct netlink_range_validation kvperf_interval_range = {
-	.min = 10, .max = 60000,
+	.min = KVPERF_INTERVAL_MS_MIN, .max = KVPERF_INTERVAL_MS_MAX,
 };
 
 static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_KEY + 1] = {
@@ -116,11 +123,11 @@ static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_KEY + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_timeout_range),
 	[KVPERF_A_RUN_TX_DEPTH] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_tx_depth_range),
-	[KVPERF_A_RUN_QPS] = NLA_POLICY_RANGE(NLA_U32, 1, KVPERF_BW_QPS_MAX),
+	[KVPERF_A_RUN_QPS] = NLA_POLICY_RANGE(NLA_U32, 1, KVPERF_QPS_MAX),
 	[KVPERF_A_RUN_CPUS] = { .type = NLA_NUL_STRING,
-				.len = KVPERF_CPULIST_MAX - 1 },
+				.len = KVPERF_CPUS_LEN_MAX },
 	[KVPERF_A_RUN_POST_LIST] =
-		NLA_POLICY_RANGE(NLA_U32, 1, KVPERF_BW_POST_LIST_MAX),
+		NLA_POLICY_RANGE(NLA_U32, 1, KVPERF_POST_LIST_MAX),
 	[KVPERF_A_RUN_SIGNAL_EVERY] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_tx_depth_range),
 	[KVPERF_A_RUN_BIDIR] = { .type = NLA_FLAG },
@@ -129,7 +136,7 @@ static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_KEY + 1] = {
 	[KVPERF_A_RUN_WARMUP_MS] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_warmup_ms_range),
 	[KVPERF_A_RUN_STATS] = NLA_POLICY_MAX(NLA_U8, KVPERF_STATS_MODE_OFF),
-	[KVPERF_A_RUN_KEY] = NLA_POLICY_EXACT_LEN(KVPERF_WIRE_KEY_LEN),
+	[KVPERF_A_RUN_KEY] = NLA_POLICY_EXACT_LEN(KVPERF_KEY_LEN),
 };
 
 static const struct nla_policy kvperf_run_id_policy[KVPERF_A_RUN_ID + 1] = {

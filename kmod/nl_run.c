@@ -15,13 +15,6 @@
 #include "proto.h"
 #include "run.h"
 
-#define KVPERF_DEFAULT_ITERATIONS	1000
-#define KVPERF_DEFAULT_BW_ITERATIONS	5000
-#define KVPERF_DEFAULT_TX_DEPTH		128
-#define KVPERF_DEFAULT_SIGNAL_EVERY	100
-#define KVPERF_DEFAULT_WARMUP		16
-#define KVPERF_DEFAULT_TIMEOUT_MS	5000
-
 static u32 kvperf_nl_u32(struct genl_info *info, int attr, u32 def)
 {
 	return info->attrs[attr] ? nla_get_u32(info->attrs[attr]) : def;
@@ -86,11 +79,11 @@ static int kvperf_nl_run_bw_cfg(struct genl_info *info,
 	struct nlattr **tb = info->attrs;
 
 	cfg->tx_depth = kvperf_nl_u32(info, KVPERF_A_RUN_TX_DEPTH,
-				      KVPERF_DEFAULT_TX_DEPTH);
+				      KVPERF_TX_DEPTH_DEFAULT);
 	cfg->qps = kvperf_nl_u32(info, KVPERF_A_RUN_QPS, 1);
 	cfg->post_list = kvperf_nl_u32(info, KVPERF_A_RUN_POST_LIST, 1);
 	cfg->signal_every = kvperf_nl_u32(info, KVPERF_A_RUN_SIGNAL_EVERY,
-					  min(KVPERF_DEFAULT_SIGNAL_EVERY,
+					  min(KVPERF_SIGNAL_EVERY_DEFAULT,
 					      cfg->tx_depth));
 	cfg->bidir = nla_get_flag(tb[KVPERF_A_RUN_BIDIR]);
 	cfg->interval_ms = kvperf_nl_u32(info, KVPERF_A_RUN_INTERVAL_MS, 0);
@@ -144,7 +137,7 @@ static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 	if (err)
 		return err;
 
-	cfg->size = kvperf_nl_u32(info, KVPERF_A_RUN_SIZE, 2);
+	cfg->size = kvperf_nl_u32(info, KVPERF_A_RUN_SIZE, KVPERF_SIZE_DEFAULT);
 	cfg->size_max = kvperf_nl_u32(info, KVPERF_A_RUN_SIZE_MAX, cfg->size);
 	if (cfg->size_max < cfg->size)
 		return kvperf_nl_refuse(info, KVPERF_A_RUN_SIZE_MAX,
@@ -157,12 +150,12 @@ static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 					"warmup and warmup-ms exclude each other");
 	cfg->duration_ms = kvperf_nl_u32(info, KVPERF_A_RUN_DURATION_MS, 0);
 	cfg->iterations = kvperf_nl_u32(info, KVPERF_A_RUN_ITERATIONS,
-					bw ? KVPERF_DEFAULT_BW_ITERATIONS :
-					     KVPERF_DEFAULT_ITERATIONS);
+					bw ? KVPERF_BW_ITERATIONS_DEFAULT :
+					     KVPERF_LAT_ITERATIONS_DEFAULT);
 	cfg->warmup_ms = kvperf_nl_u32(info, KVPERF_A_RUN_WARMUP_MS, 0);
 	cfg->warmup = cfg->warmup_ms ? 0 :
 		      kvperf_nl_u32(info, KVPERF_A_RUN_WARMUP,
-				    KVPERF_DEFAULT_WARMUP);
+				    KVPERF_WARMUP_DEFAULT);
 	cfg->poll = tb[KVPERF_A_RUN_POLL] ? nla_get_u8(tb[KVPERF_A_RUN_POLL]) :
 					    KVPERF_POLL_BUSY;
 	cfg->inline_size = kvperf_nl_u32(info, KVPERF_A_RUN_INLINE, 0);
@@ -173,7 +166,7 @@ static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 	cfg->stats = tb[KVPERF_A_RUN_STATS] ?
 		     nla_get_u8(tb[KVPERF_A_RUN_STATS]) : KVPERF_STATS_MODE_ON;
 	cfg->timeout_ms = kvperf_nl_u32(info, KVPERF_A_RUN_TIMEOUT_MS,
-					KVPERF_DEFAULT_TIMEOUT_MS);
+					KVPERF_TIMEOUT_MS_DEFAULT);
 	if (tb[KVPERF_A_RUN_KEY])
 		nla_memcpy(cfg->key, tb[KVPERF_A_RUN_KEY], sizeof(cfg->key));
 	cfg->cpu = -1;

@@ -5,6 +5,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kvperf.h>
+#include <linux/stringify.h>
 #include <net/genetlink.h>
 
 #include "kvperf.h"
@@ -23,7 +24,8 @@ static int kvperf_nl_server_allow(struct genl_info *info,
 			continue;
 		if (o->nallow >= KVPERF_SERVER_ALLOW_MAX) {
 			NL_SET_ERR_MSG_ATTR(info->extack, a,
-					    "too many allow prefixes (at most 8)");
+					    "too many allow prefixes (at most "
+					    __stringify(KVPERF_SERVER_ALLOW_MAX) ")");
 			return -E2BIG;
 		}
 		/* the policy checked the nest already */

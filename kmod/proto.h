@@ -9,6 +9,7 @@
 #define _KVPERF_PROTO_H
 
 #include <linux/build_bug.h>
+#include <linux/limits.h>
 #include <linux/kvperf_wire.h>
 #include <linux/stddef.h>
 
@@ -19,5 +20,9 @@ static_assert(offsetof(struct kvperf_wire_req, tx_depth) == 24);
 static_assert(offsetof(struct kvperf_wire_req, key) == 40);
 static_assert(sizeof(struct kvperf_wire_rep) == 16);
 static_assert(sizeof(struct kvperf_wire_report) == 32);
+/* The spec's limits fit the wire: sizes in 24 bits, depths in 16. */
+static_assert(KVPERF_SIZE_MAX < 1 << 24);
+static_assert(KVPERF_TX_DEPTH_MAX <= U16_MAX);
+static_assert(KVPERF_POST_LIST_MAX <= KVPERF_TX_DEPTH_MAX);
 
 #endif /* _KVPERF_PROTO_H */

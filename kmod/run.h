@@ -19,8 +19,8 @@
 #define KVPERF_RUN_ERROR_MAX	128
 /* Histograms cover ten minutes per sample; longer ones count as that. */
 #define KVPERF_HIST_MAX_NS	(600ULL * NSEC_PER_SEC)
-/* Longest CPU list a bandwidth run takes, as text. */
-#define KVPERF_CPULIST_MAX	256
+/* Longest CPU list a bandwidth run takes, as text with its NUL. */
+#define KVPERF_CPULIST_MAX	(KVPERF_CPUS_LEN_MAX + 1)
 /* Rate samples kept per bandwidth run (an hour of the default windows). */
 #define KVPERF_BW_SERIES_MAX	3600
 /* Sampling window of bandwidth runs that ask for no interval. */
@@ -77,7 +77,7 @@ struct kvperf_run_cfg {
 	u32 interval_ms;
 	bool bidir;
 	u8 ncpus;
-	s16 cpus[KVPERF_BW_QPS_MAX];
+	s16 cpus[KVPERF_QPS_MAX];
 	char cpulist[KVPERF_CPULIST_MAX];
 	u8 key[KVPERF_WIRE_KEY_LEN];
 };
@@ -176,7 +176,7 @@ struct kvperf_bw_worker {
 	int cpu;
 	struct task_struct *task;
 	struct kvperf_bw_waiter waiter;
-	struct kvperf_bw_qp *qps[KVPERF_BW_QPS_MAX];
+	struct kvperf_bw_qp *qps[KVPERF_QPS_MAX];
 	unsigned int nqps;
 };
 

@@ -305,8 +305,8 @@ static bool kvperf_server_req_ok(const struct rdma_cm_event *ev)
 	tx_depth = be16_to_cpu(req->tx_depth);
 	post_list = be16_to_cpu(req->post_list);
 	signal_every = be16_to_cpu(req->signal_every);
-	return tx_depth && tx_depth <= KVPERF_BW_TX_DEPTH_MAX &&
-	       post_list && post_list <= min(tx_depth, KVPERF_BW_POST_LIST_MAX) &&
+	return tx_depth && tx_depth <= KVPERF_TX_DEPTH_MAX &&
+	       post_list && post_list <= min(tx_depth, KVPERF_POST_LIST_MAX) &&
 	       signal_every && signal_every <= tx_depth && req->count;
 }
 
@@ -606,7 +606,7 @@ static int kvperf_server_opts_fill(struct kvperf_server *srv,
 	int err;
 
 	if (!o->idle_ms)
-		o->idle_ms = KVPERF_SERVER_IDLE_MS_DEFAULT;
+		o->idle_ms = KVPERF_IDLE_TIMEOUT_MS_DEFAULT;
 	if (!o->conns_max)
 		o->conns_max = KVPERF_SERVER_CONNS_MAX;
 	/* one client may take them all, as a run of 16 queue pairs does */

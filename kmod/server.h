@@ -17,11 +17,11 @@
 #include "conn.h"
 #include "kvperf.h"
 
+/*
+ * The spec's constants (<linux/kvperf.h>) bound a listener's options:
+ * KVPERF_SERVER_CONNS_MAX, KVPERF_SERVER_ALLOW_MAX and the idle timeout's.
+ */
 #define KVPERF_SERVERS_MAX	8
-#define KVPERF_SERVER_CONNS_MAX	16
-/* Defaults of a listener's options; the netlink policy has their ranges. */
-#define KVPERF_SERVER_IDLE_MS_DEFAULT		10000
-#define KVPERF_SERVER_ALLOW_MAX			8
 /*
  * Local ACK timeout of accepted connections, 4.096 us x 2^18: about 1 s,
  * so that a probe to a vanished client fails after (retry count + 1) s,

@@ -13,7 +13,7 @@
 #include <linux/kvperf_wire.h>
 
 /* The spec's limit on allow prefixes of one listener. */
-#define ACCESS_ALLOW_MAX	8
+#define ACCESS_ALLOW_MAX	KVPERF_SERVER_ALLOW_MAX
 /* "198.18.0.0/24", "ffff:...:ffff/128" plus NUL */
 #define ACCESS_PREFIX_LEN	(46 + 5)
 

@@ -86,16 +86,16 @@ static const struct run_range {
 	uint32_t min, max;
 	size_t offset;		/* of the value in struct run_opts */
 } run_ranges[] = {
-	{ RUN_KW_TX_DEPTH, KVPERF_A_RUN_TX_DEPTH, 1, 4096,
+	{ RUN_KW_TX_DEPTH, KVPERF_A_RUN_TX_DEPTH, 1, KVPERF_TX_DEPTH_MAX,
 	  offsetof(struct run_opts, cfg.tx_depth) },
-	{ RUN_KW_QPS, KVPERF_A_RUN_QPS, 1, 16,
+	{ RUN_KW_QPS, KVPERF_A_RUN_QPS, 1, KVPERF_QPS_MAX,
 	  offsetof(struct run_opts, cfg.qps) },
-	{ RUN_KW_POST_LIST, KVPERF_A_RUN_POST_LIST, 1, 64,
+	{ RUN_KW_POST_LIST, KVPERF_A_RUN_POST_LIST, 1, KVPERF_POST_LIST_MAX,
 	  offsetof(struct run_opts, cfg.post_list) },
-	{ RUN_KW_SIGNAL_EVERY, KVPERF_A_RUN_SIGNAL_EVERY, 1, 4096,
-	  offsetof(struct run_opts, cfg.signal_every) },
-	{ RUN_KW_INTERVAL, KVPERF_A_RUN_INTERVAL_MS, 10, 60000,
-	  offsetof(struct run_opts, cfg.interval_ms) },
+	{ RUN_KW_SIGNAL_EVERY, KVPERF_A_RUN_SIGNAL_EVERY, 1,
+	  KVPERF_TX_DEPTH_MAX, offsetof(struct run_opts, cfg.signal_every) },
+	{ RUN_KW_INTERVAL, KVPERF_A_RUN_INTERVAL_MS, KVPERF_INTERVAL_MS_MIN,
+	  KVPERF_INTERVAL_MS_MAX, offsetof(struct run_opts, cfg.interval_ms) },
 };
 
 static uint32_t *run_range_val(struct run_opts *o, const struct run_range *r)

@@ -21,16 +21,16 @@ struct nlattr;
 struct printer;
 
 /* the spec's limits on message sizes: 1 B to 8 MiB */
-#define RUN_SIZE_MIN		1
-#define RUN_SIZE_MAX		8388608
+#define RUN_SIZE_MIN		KVPERF_SIZE_MIN
+#define RUN_SIZE_MAX		KVPERF_SIZE_MAX
 /* "sizes all", as perftest -a: the powers of two from 2 B to 8 MiB */
 #define RUN_SIZES_ALL_MIN	2
 /* the spec's limits on duration-ms: 1 ms to an hour */
-#define RUN_DURATION_MS_MAX	3600000
+#define RUN_DURATION_MS_MAX	KVPERF_DURATION_MS_MAX
 /* and on warmup-ms: 1 ms to 10 minutes */
-#define RUN_WARMUP_MS_MAX	600000
+#define RUN_WARMUP_MS_MAX	KVPERF_WARMUP_MS_MAX
 /* the longest cpus string the spec allows */
-#define RUN_CPUS_LEN_MAX	255
+#define RUN_CPUS_LEN_MAX	KVPERF_CPUS_LEN_MAX
 
 /*
  * The keywords of "run lat" and "run bw", in the order prefixes resolve:

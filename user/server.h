@@ -17,13 +17,10 @@ struct args;
 struct kvperf;
 struct printer;
 
-/* the spec's max-len of device names */
-#define KVPERF_DEV_NAME_MAX	63
-
-/* the spec's limits of a listener's options */
-#define SERVER_IDLE_TIMEOUT_MIN	1000
-#define SERVER_IDLE_TIMEOUT_MAX	600000
-#define SERVER_CONNS_MAX	16
+/* the spec's limits of a listener's options (and KVPERF_DEV_NAME_MAX) */
+#define SERVER_IDLE_TIMEOUT_MIN	KVPERF_IDLE_TIMEOUT_MS_MIN
+#define SERVER_IDLE_TIMEOUT_MAX	KVPERF_IDLE_TIMEOUT_MS_MAX
+#define SERVER_CONNS_MAX	KVPERF_SERVER_CONNS_MAX
 
 /* The keywords of "server start", in the order prefixes resolve. */
 enum server_kw {

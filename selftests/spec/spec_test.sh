@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The netlink spec is the single source of truth: check that it is valid
-# against the kernel's genetlink schema and that the committed UAPI header
-# is exactly what ynl generates from it. KTAP output.
+# against the kernel's genetlink schema, that the committed UAPI header
+# is exactly what ynl generates from it, and that its limits and defaults
+# (type: const definitions) are the only ones: its own checks, the
+# module's policies and the tool's limits name them, and a constant changed
+# in the spec alone changes the tool's check. KTAP output.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 ksrc=${KSRC:-$top/build/ksrc}
@@ -17,7 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$top/selftests/ktap.sh"
 
 echo "TAP version 13"
-echo "1..3"
+echo "1..7"
 
 "$python" - "$spec" "$ksrc/Documentation/netlink/genetlink.yaml" \
 	>"$tmp/schema.log" 2>&1 <<'PY'
@@ -41,5 +44,69 @@ grep -o 'KVPERF_\(A\|CMD\)_[A-Z0-9_]*[A-Z0-9]' "$uapi" | sort -u >"$tmp/defined"
 comm -23 "$tmp/used" "$tmp/defined" >"$tmp/undefined"
 [ ! -s "$tmp/undefined" ]
 result $? "code uses only ids the spec defines" "$tmp/undefined"
+
+limits() {
+	"$python" "$top/selftests/spec/spec_limits.py" "$@"
+}
+
+# Every min, max and length of the spec's checks names a constant, but
+# for the exceptions spec_limits.py lists (address lengths, min 1).
+limits "$spec" names >"$tmp/names" 2>&1
+result $? "the spec's checks name its constants" "$tmp/names"
+
+# The module's policies check what the spec says, by the same names.
+limits "$spec" policy "$top"/kmod/nl*.c >"$tmp/policy" 2>&1
+result $? "the module's policies name the spec's constants" "$tmp/policy"
+
+# The tool's names of the limits and defaults are the spec's constants,
+# and its table of "run bw" ranges is the spec's.
+limits "$spec" tool "$top"/user/*.h "$top"/user/run.c "$top"/user/server.c \
+	>"$tmp/tool" 2>&1
+result $? "the tool's limits are the spec's constants" "$tmp/tool"
+
+# A constant changed in the spec alone (qps-max 16 to 12) changes the
+# header, the tool's check, and (by the policy check above) the module's.
+spec_change() {
+	local t=$tmp/tree out
+
+	mkdir -p "$t/kmod" "$t/Documentation/netlink" &&
+		cp -a "$top/user" "$top/include" "$t/" &&
+		cp -a "$top/kmod/stats.c" "$top/kmod/stats.h" "$top"/kmod/nl*.c \
+			"$t/kmod/" &&
+		cp -a "$top/Documentation/netlink/specs" \
+			"$t/Documentation/netlink/" || return 1
+	rm -f "$t"/user/*.o "$t"/user/*.d "$t/user/kvperf"
+	sed -i '/^    name: qps-max$/{n;s/^    value: 16$/    value: 12/}' \
+		"$t/Documentation/netlink/specs/kvperf.yaml"
+	grep -A1 '^    name: qps-max$' "$t/Documentation/netlink/specs/kvperf.yaml" |
+		grep -q 'value: 12$' || { echo "qps-max is not 16 in the spec"; return 1; }
+	PYTHON=$python "$top/selftests/spec/gen_uapi.sh" "$ksrc" \
+		"$t/Documentation/netlink/specs/kvperf.yaml" \
+		"$t/include/uapi/linux/kvperf.h" || return 1
+	grep -Eq '^#define KVPERF_QPS_MAX[[:space:]]+12$' \
+		"$t/include/uapi/linux/kvperf.h" ||
+		{ echo "the header's KVPERF_QPS_MAX is not 12"; return 1; }
+	limits "$t/Documentation/netlink/specs/kvperf.yaml" policy \
+		"$t"/kmod/nl*.c || return 1
+	# -O1: quick, and it still inlines floor() (no -lm)
+	make -s -C "$t/user" kvperf CFLAGS=-O1 -j2 >/dev/null || return 1
+	# the command line is checked before anything is sent
+	out=$("$t/user/kvperf" run bw op send addr 192.0.2.1 qps 13 2>&1)
+	echo "qps 13: $out"
+	case $out in
+	*"qps '13' is out of range (1 to 12)"*) ;;
+	*) echo "the tool took qps 13"; return 1 ;;
+	esac
+	# the unknown keyword after it: nothing is sent, and qps 12 passed
+	out=$("$t/user/kvperf" run bw op send addr 192.0.2.1 qps 12 zzz 2>&1)
+	echo "qps 12: $out"
+	case $out in
+	*"unknown keyword 'zzz'"*) ;;
+	*) echo "the tool refused qps 12"; return 1 ;;
+	esac
+}
+spec_change >"$tmp/change" 2>&1
+result $? "a constant changed in the spec alone changes the tool's and the module's check" \
+	"$tmp/change"
 
 [ "$fail" -eq 0 ]

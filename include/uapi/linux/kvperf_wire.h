@@ -67,14 +67,15 @@
 #ifndef _UAPI_LINUX_KVPERF_WIRE_H
 #define _UAPI_LINUX_KVPERF_WIRE_H
 
+#include <linux/kvperf.h>
 #include <linux/types.h>
 
 #define KVPERF_PROTO_VERSION	3
 /* perftest's port */
 #define KVPERF_DEFAULT_PORT	18515
 
-/* The shared secret a server may require, KVPERF_WIRE_KEY_LEN bytes. */
-#define KVPERF_WIRE_KEY_LEN	16
+/* The shared secret a server may require: the spec's key-len bytes. */
+#define KVPERF_WIRE_KEY_LEN	KVPERF_KEY_LEN
 
 /**
  * struct kvperf_wire_req - connect request private data (client to server)
@@ -203,8 +204,10 @@ enum {
 	KVPERF_CTRL_REPORT = 5,	/* bandwidth: struct kvperf_wire_report */
 };
 
-/* Sizes are sent in 24 bits: 8 MiB (2^23) is the largest. */
-#define KVPERF_SIZE_MAX		(8U << 20)
+/*
+ * Sizes are sent in 24 bits: the spec's size-max (KVPERF_SIZE_MAX, 8 MiB)
+ * must stay below 2^24.
+ */
 
 /*
  * The verification pattern: byte i of a payload of seed s is
