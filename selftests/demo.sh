@@ -29,9 +29,9 @@ echo "== kvperf compare bw op write addr $KVPERF_ADDR0 sizes 4K-64K rounds 2 ite
 kvperf compare bw op write addr "$KVPERF_ADDR0" sizes 4K-64K rounds 2 \
 	iters 1000 plot "$KVPERF_TOP/build/demo/bw.svg"
 echo
-echo "== kernel path: kvperf run bw op send addr $KVPERF_ADDR0 size 65536 time 3 qps 2 interval 1000"
+echo "== kernel path: kvperf run bw op send addr $KVPERF_ADDR0 size 65536 time 3 qps 2 interval 1"
 kvperf server start addr "$KVPERF_ADDR0" >/dev/null
-kvperf run bw op send addr "$KVPERF_ADDR0" size 65536 time 3 qps 2 interval 1000
+kvperf run bw op send addr "$KVPERF_ADDR0" size 65536 time 3 qps 2 interval 1
 echo
 echo "(Soft-RoCE under QEMU software emulation: numbers are low and noisy;"
 echo " compare paths within one run, never across runs.)"

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Values as people write them: decimal (or 0x hex) numbers, sizes with K
- * and M suffixes, IPv4 and IPv6 addresses. The command line and the
+ * and M suffixes, IPv4 and IPv6 addresses, times with an optional unit. The command line and the
  * model's checks parse with these alike.
  */
 #include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,4 +141,79 @@ int parse_addr(const char *s, uint8_t addr[16])
 		return 16;
 	}
 	return -EINVAL;
+}
+
+/**
+ * parse_time_ms() - a time, as every time keyword takes it
+ * @s: a number with an optional unit: "10", "0.5", "2s" (seconds, at
+ *     most 3 decimals; no unit means seconds) or "500ms" (whole
+ *     milliseconds)
+ * @ms: receives the milliseconds; untouched on error
+ *
+ * Return: 0, -EINVAL if @s is not such a time ("1.5ms", "0.0005", "2m",
+ * "-1"), -ERANGE if it is longer than UINT32_MAX ms.
+ */
+int parse_time_ms(const char *s, uint32_t *ms)
+{
+	uint64_t whole = 0, frac = 0, v;
+	size_t len = strlen(s);
+	unsigned int digits = 0;
+	bool in_ms = false;
+	const char *end;
+
+	if (len > 2 && !strcmp(s + len - 2, "ms")) {
+		in_ms = true;
+		len -= 2;
+	} else if (len > 1 && s[len - 1] == 's') {
+		len--;
+	}
+	end = s + len;
+	if (s == end || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; s < end && isdigit((unsigned char)*s); s++)
+		/* saturate: too large is a range error, not an overflow */
+		if (whole <= UINT32_MAX)
+			whole = whole * 10 + (*s - '0');
+	if (s < end && *s == '.') {
+		if (in_ms || ++s == end)
+			return -EINVAL;
+		for (; s < end && isdigit((unsigned char)*s); s++, digits++) {
+			if (digits < 3)
+				frac = frac * 10 + (*s - '0');
+			else if (*s != '0')
+				return -EINVAL;
+		}
+	}
+	if (s != end)
+		return -EINVAL;
+	if (in_ms) {
+		v = whole;
+	} else {
+		for (; digits < 3; digits++)
+			frac *= 10;
+		v = whole > UINT32_MAX ? whole : whole * 1000 + frac;
+	}
+	if (v > UINT32_MAX)
+		return -ERANGE;
+	*ms = v;
+	return 0;
+}
+
+/**
+ * fmt_time_ms() - a time as parse_time_ms() reads it back
+ * @buf: receives it, at least 16 bytes
+ * @len: room in @buf
+ * @ms: the time
+ *
+ * Return: @buf: "600s", "1.5s", "10ms".
+ */
+char *fmt_time_ms(char *buf, size_t len, uint32_t ms)
+{
+	if (ms >= 1000 && ms % 1000 == 0)
+		snprintf(buf, len, "%us", ms / 1000);
+	else if (ms >= 1000 && ms % 100 == 0)
+		snprintf(buf, len, "%u.%us", ms / 1000, ms % 1000 / 100);
+	else
+		snprintf(buf, len, "%ums", ms);
+	return buf;
 }

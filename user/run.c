@@ -76,127 +76,6 @@ static const char *const run_keywords[RUN_KW_COUNT] = {
 #define RUN_KW_BW_ONLY	(RUN_KW_BIT(RUN_KW_GBITS + 1) -			\
 			 RUN_KW_BIT(RUN_KW_TX_DEPTH))
 
-/*
- * The numbers of "run bw" with the spec's limits, checked here too so that
- * the message names the keyword, and the attribute each becomes.
- */
-static const struct run_range {
-	enum run_kw kw;
-	int attr;
-	uint32_t min, max;
-	size_t offset;		/* of the value in struct run_opts */
-} run_ranges[] = {
-	{ RUN_KW_TX_DEPTH, KVPERF_A_RUN_TX_DEPTH, 1, KVPERF_TX_DEPTH_MAX,
-	  offsetof(struct run_opts, cfg.tx_depth) },
-	{ RUN_KW_QPS, KVPERF_A_RUN_QPS, 1, KVPERF_QPS_MAX,
-	  offsetof(struct run_opts, cfg.qps) },
-	{ RUN_KW_POST_LIST, KVPERF_A_RUN_POST_LIST, 1, KVPERF_POST_LIST_MAX,
-	  offsetof(struct run_opts, cfg.post_list) },
-	{ RUN_KW_SIGNAL_EVERY, KVPERF_A_RUN_SIGNAL_EVERY, 1,
-	  KVPERF_TX_DEPTH_MAX, offsetof(struct run_opts, cfg.signal_every) },
-	{ RUN_KW_INTERVAL, KVPERF_A_RUN_INTERVAL_MS, KVPERF_INTERVAL_MS_MIN,
-	  KVPERF_INTERVAL_MS_MAX, offsetof(struct run_opts, cfg.interval_ms) },
-};
-
-static uint32_t *run_range_val(struct run_opts *o, const struct run_range *r)
-{
-	return (uint32_t *)((char *)o + r->offset);
-}
-
-/**
- * parse_seconds_ms() - parse a duration in seconds into milliseconds
- * @s: decimal seconds with at most millisecond precision: "10", "0.5",
- *     "1.250" (further digits must be zeros)
- * @ms: receives the milliseconds; untouched on error
- *
- * Return: 0, -EINVAL if @s is not such a number, -ERANGE if it is not 1 ms
- * to an hour.
- */
-int parse_seconds_ms(const char *s, uint32_t *ms)
-{
-	uint64_t sec = 0, frac = 0;
-	unsigned int digits = 0;
-
-	if (!isdigit((unsigned char)*s))
-		return -EINVAL;
-	for (; isdigit((unsigned char)*s); s++)
-		/* saturate: too large is a range error, not overflow */
-		if (sec <= RUN_DURATION_MS_MAX)
-			sec = sec * 10 + (*s - '0');
-	if (*s == '.') {
-		if (!isdigit((unsigned char)*++s))
-			return -EINVAL;
-		for (; isdigit((unsigned char)*s); s++, digits++) {
-			if (digits < 3)
-				frac = frac * 10 + (*s - '0');
-			else if (*s != '0')
-				return -EINVAL;
-		}
-	}
-	if (*s)
-		return -EINVAL;
-	for (; digits < 3; digits++)
-		frac *= 10;
-	if (sec > RUN_DURATION_MS_MAX / 1000 ||
-	    sec * 1000 + frac > RUN_DURATION_MS_MAX || sec * 1000 + frac < 1)
-		return -ERANGE;
-	*ms = sec * 1000 + frac;
-	return 0;
-}
-
-/**
- * parse_duration_ms() - parse a time with its unit into milliseconds
- * @s: "500ms" (whole milliseconds) or "2s", "0.5s" (seconds, at most
- *     millisecond precision)
- * @max_ms: the largest time allowed
- * @ms: receives the milliseconds; untouched on error
- *
- * Return: 0, -EINVAL if @s is not such a time, -ERANGE if it is not 1 ms
- * to @max_ms.
- */
-int parse_duration_ms(const char *s, uint32_t max_ms, uint32_t *ms)
-{
-	size_t len = strlen(s), i;
-	char num[32];
-	uint32_t v;
-	int err;
-
-	if (len > 2 && !strcmp(s + len - 2, "ms"))
-		len -= 2;
-	else if (len > 1 && s[len - 1] == 's')
-		len--;
-	else
-		return -EINVAL;
-	/* whole milliseconds, or seconds with a fraction */
-	for (i = 0; i < len; i++)
-		if (!isdigit((unsigned char)s[i]) &&
-		    (s[i] != '.' || s[len] == 'm'))
-			return -EINVAL;
-	if (len >= sizeof(num))
-		return -ERANGE;
-	memcpy(num, s, len);
-	num[len] = '\0';
-	if (s[len] == 'm')
-		err = parse_u32(num, &v);
-	else
-		err = parse_seconds_ms(num, &v);
-	if (err)
-		return err;
-	if (!v || v > max_ms)
-		return -ERANGE;
-	*ms = v;
-	return 0;
-}
-
-/**
- * run_cpus_valid() - is this a list of CPUs as the kernel reads one?
- * @s: CPU numbers and ranges separated by commas, e.g. "0-3,6"
- *
- * Only the form is checked: whether the CPUs exist is for the kernel.
- *
- * Return: true if @s is such a list, and each range is FIRST-LAST with
- * FIRST not above LAST.
- */
 /**
  * run_path_parse() - the value of a path keyword
  * @s: "kernel" or "user", or a prefix of one
@@ -247,8 +126,8 @@ static int parse_msg_size(struct kvperf *kv, const char *kw, const char *s,
 				    kw, all);
 	if (err || v < RUN_SIZE_MIN || v > RUN_SIZE_MAX)
 		return kvperf_usage(kv, "run",
-				    "%s '%s' is out of range (1 to 8M)", kw,
-				    all);
+				    "%s '%s' is out of range (%u to %uM)", kw,
+				    all, RUN_SIZE_MIN, RUN_SIZE_MAX >> 20);
 	*size = v;
 	return KVPERF_EXIT_OK;
 }
@@ -282,34 +161,47 @@ static int parse_sizes(struct kvperf *kv, const char *s, struct run_opts *o)
 	return KVPERF_EXIT_OK;
 }
 
-/* A number from @min to @max; @what says what else @kw could be. */
-static int parse_number_in(struct kvperf *kv, const char *kw, const char *s,
-			   uint32_t min, uint32_t max, const char *what,
-			   uint32_t *val)
+/* What a time looks like, for messages. */
+#define RUN_TIME_HINT	"a time such as 10, 0.5, 2s or 500ms; no unit is seconds"
+
+/*
+ * The value of @kw, a number or time of attribute @attr, in the range
+ * the run model gives it.
+ */
+static int parse_ranged_hint(struct kvperf *kv, enum run_kw kw, int attr,
+			     const char *s, const char *hint, uint32_t *val)
 {
+	char lo[PARSE_TIME_LEN], hi[PARSE_TIME_LEN];
+	const struct kv_range *r = run_cfg_range(attr);
 	uint32_t v;
 	int err;
 
-	err = parse_u32(s, &v);
+	err = r->time ? parse_time_ms(s, &v) : parse_u32(s, &v);
 	if (err == -EINVAL)
-		return kvperf_usage(kv, "run", "invalid %s '%s' (%s)", kw, s,
-				    what);
-	if (!err && v >= min && v <= max) {
+		return kvperf_usage(kv, "run", "invalid %s '%s' (%s)",
+				    run_keywords[kw], s, hint ? hint :
+				    r->time ? RUN_TIME_HINT : "a number");
+	if (!err && v >= r->min && v <= r->max) {
 		*val = v;
 		return KVPERF_EXIT_OK;
 	}
-	if (min == 0 && max == UINT32_MAX)
-		return kvperf_usage(kv, "run", "%s '%s' is out of range", kw,
-				    s);
+	if (r->time)
+		return kvperf_usage(kv, "run",
+				    "%s '%s' is out of range (%s to %s)",
+				    run_keywords[kw], s,
+				    fmt_time_ms(lo, sizeof(lo), r->min),
+				    fmt_time_ms(hi, sizeof(hi), r->max));
 	return kvperf_usage(kv, "run", "%s '%s' is out of range (%u to %u)",
-			    kw, s, min, max);
+			    run_keywords[kw], s, r->min, r->max);
 }
 
-static int parse_number(struct kvperf *kv, const char *kw, const char *s,
-			uint32_t *val)
+static int parse_ranged(struct kvperf *kv, enum run_kw kw, int attr,
+			const char *s, uint32_t *val)
 {
-	return parse_number_in(kv, kw, s, 0, UINT32_MAX, "a number", val);
+	return parse_ranged_hint(kv, kw, attr, s, NULL, val);
 }
+
+#define RUN_WARMUP_HINT	"a count, or a time such as 2s or 500ms"
 
 /* warmup N | warmup TIME: a count, or with a unit a time */
 static int parse_warmup(struct kvperf *kv, const char *s, struct run_opts *o)
@@ -317,21 +209,10 @@ static int parse_warmup(struct kvperf *kv, const char *s, struct run_opts *o)
 	size_t len = strlen(s);
 
 	if (!len || s[len - 1] != 's')
-		return parse_number_in(kv, "warmup", s, 0, UINT32_MAX,
-				       "a count, or a time such as 2s or 500ms",
-				       &o->cfg.warmup);
-	switch (parse_duration_ms(s, RUN_WARMUP_MS_MAX, &o->cfg.warmup_ms)) {
-	case 0:
-		return KVPERF_EXIT_OK;
-	case -ERANGE:
-		return kvperf_usage(kv, "run",
-				    "warmup '%s' is out of range (1ms to 600s)",
-				    s);
-	default:
-		return kvperf_usage(kv, "run",
-				    "invalid warmup '%s' (a count, or a time such as 2s or 500ms)",
-				    s);
-	}
+		return parse_ranged_hint(kv, RUN_KW_WARMUP, KVPERF_A_RUN_WARMUP,
+					 s, RUN_WARMUP_HINT, &o->cfg.warmup);
+	return parse_ranged_hint(kv, RUN_KW_WARMUP, KVPERF_A_RUN_WARMUP_MS, s,
+				 RUN_WARMUP_HINT, &o->cfg.warmup_ms);
 }
 
 static int parse_cpus(struct kvperf *kv, const char *s, struct run_opts *o)
@@ -345,19 +226,6 @@ static int parse_cpus(struct kvperf *kv, const char *s, struct run_opts *o)
 				    "invalid cpus '%s' (CPU numbers and ranges such as 0-3,6)",
 				    s);
 	snprintf(o->cfg.cpus, sizeof(o->cfg.cpus), "%s", s);
-	return KVPERF_EXIT_OK;
-}
-
-static int parse_range(struct kvperf *kv, enum run_kw kw, const char *s,
-		       struct run_opts *o)
-{
-	const struct run_range *r;
-
-	for (r = run_ranges; r < run_ranges + ARRAY_SIZE(run_ranges); r++)
-		if (r->kw == kw)
-			return parse_number_in(kv, run_keywords[kw], s, r->min,
-					       r->max, "a number",
-					       run_range_val(o, r));
 	return KVPERF_EXIT_OK;
 }
 
@@ -419,20 +287,11 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 	case RUN_KW_SIZES:
 		return parse_sizes(kv, val, o);
 	case RUN_KW_ITERS:
-		return parse_number(kv, "iters", val, &o->cfg.iterations);
+		return parse_ranged(kv, kw, KVPERF_A_RUN_ITERATIONS, val,
+				    &o->cfg.iterations);
 	case RUN_KW_TIME:
-		switch (parse_seconds_ms(val, &o->cfg.duration_ms)) {
-		case 0:
-			return KVPERF_EXIT_OK;
-		case -ERANGE:
-			return kvperf_usage(kv, "run",
-					    "time '%s' is out of range (0.001 to 3600 seconds)",
-					    val);
-		default:
-			return kvperf_usage(kv, "run",
-					    "invalid time '%s' (seconds, at most 3 decimals, e.g. 10 or 0.5)",
-					    val);
-		}
+		return parse_ranged(kv, kw, KVPERF_A_RUN_DURATION_MS, val,
+				    &o->cfg.duration_ms);
 	case RUN_KW_WARMUP:
 		return parse_warmup(kv, val, o);
 	case RUN_KW_POLL:
@@ -444,19 +303,32 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 		o->cfg.poll = i;
 		return KVPERF_EXIT_OK;
 	case RUN_KW_INLINE:
-		return parse_number(kv, "inline", val, &o->cfg.inline_size);
+		return parse_ranged(kv, kw, KVPERF_A_RUN_INLINE, val,
+				    &o->cfg.inline_size);
 	case RUN_KW_CPU:
-		return parse_number(kv, "cpu", val, &o->cfg.cpu);
+		if (parse_u32(val, &o->cfg.cpu))
+			return kvperf_usage(kv, "run",
+					    "invalid cpu '%s' (a number)", val);
+		return KVPERF_EXIT_OK;
 	case RUN_KW_TIMEOUT:
-		return parse_number(kv, "timeout", val, &o->cfg.timeout_ms);
+		return parse_ranged(kv, kw, KVPERF_A_RUN_TIMEOUT_MS, val,
+				    &o->cfg.timeout_ms);
 	case RUN_KW_CPUS:
 		return parse_cpus(kv, val, o);
 	case RUN_KW_TX_DEPTH:
+		return parse_ranged(kv, kw, KVPERF_A_RUN_TX_DEPTH, val,
+				    &o->cfg.tx_depth);
 	case RUN_KW_QPS:
+		return parse_ranged(kv, kw, KVPERF_A_RUN_QPS, val, &o->cfg.qps);
 	case RUN_KW_POST_LIST:
+		return parse_ranged(kv, kw, KVPERF_A_RUN_POST_LIST, val,
+				    &o->cfg.post_list);
 	case RUN_KW_SIGNAL_EVERY:
+		return parse_ranged(kv, kw, KVPERF_A_RUN_SIGNAL_EVERY, val,
+				    &o->cfg.signal_every);
 	case RUN_KW_INTERVAL:
-		return parse_range(kv, kw, val, o);
+		return parse_ranged(kv, kw, KVPERF_A_RUN_INTERVAL_MS, val,
+				    &o->cfg.interval_ms);
 	case RUN_KW_VERIFY:
 	case RUN_KW_NO_WAIT:
 	case RUN_KW_BIDIR:
@@ -546,10 +418,11 @@ static const struct {
 int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	      struct run_opts *o)
 {
+	char why[RUN_CFG_WHY_LEN];
 	const char *w, *val;
 	unsigned int bit;
+	int kw, ret, attr;
 	size_t i;
-	int kw, ret;
 
 	memset(o, 0, sizeof(*o));
 	run_cfg_init(&o->cfg, type);
@@ -594,6 +467,9 @@ int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
 		return kvperf_usage(kv, "run",
 				    "no-wait applies to the kernel path only");
 	run_given(o);
+	/* what the module would refuse: the same answer on either path */
+	if (run_cfg_check(&o->cfg, &attr, why, sizeof(why)))
+		return kvperf_usage(kv, "run", "%s", why);
 	if (o->key_file)
 		return access_key_arg(kv, "run", true, o->key_file, o->cfg.key);
 	return KVPERF_EXIT_OK;
@@ -950,17 +826,17 @@ static int run_run(struct kvperf *kv, struct args *a)
 static void run_help(FILE *f)
 {
 	fputs("Usage: kvperf [-j [-p]] run lat op {send|write|read} addr ADDR [port PORT]\n"
-	      "              [size N | sizes all | sizes MIN-MAX] [iters N | time SEC]\n"
+	      "              [size N | sizes all | sizes MIN-MAX] [iters N | time TIME]\n"
 	      "              [warmup N | warmup TIME] [poll {busy|softirq|workqueue}]\n"
-	      "              [inline N] [verify] [cpu N] [timeout MS] [no-wait]\n"
+	      "              [inline N] [verify] [cpu N] [timeout TIME] [no-wait]\n"
 	      "              [path {kernel|user}] [stats {on|off}]\n"
 	      "              [key HEX | key-file PATH]\n"
 	      "       kvperf [-j [-p]] run bw op {send|write|read} addr ADDR [port PORT]\n"
-	      "              [size N | sizes all | sizes MIN-MAX] [iters N | time SEC]\n"
+	      "              [size N | sizes all | sizes MIN-MAX] [iters N | time TIME]\n"
 	      "              [warmup N | warmup TIME] [poll {busy|softirq|workqueue}]\n"
-	      "              [inline N] [verify] [cpu N] [timeout MS] [no-wait]\n"
+	      "              [inline N] [verify] [cpu N] [timeout TIME] [no-wait]\n"
 	      "              [tx-depth N] [qps N] [cpus LIST] [post-list N]\n"
-	      "              [signal-every N] [bidir] [interval MS] [gbits]\n"
+	      "              [signal-every N] [bidir] [interval TIME] [gbits]\n"
 	      "              [path {kernel|user}] [key HEX | key-file PATH]\n"
 	      "       kvperf [-j [-p]] run [show [ID]]\n"
 	      "       kvperf run {stop|delete} ID\n"
@@ -991,7 +867,7 @@ static void run_help(FILE *f)
 	      "           MIN-MAX: MIN, doubled until MAX, e.g. 64-64K\n"
 	      "  iters    measured iterations per size (default 1000); bw:\n"
 	      "           messages per queue pair (default 5000)\n"
-	      "  time     measure each size for SEC seconds instead, e.g. 0.5\n"
+	      "  time     measure each size for TIME instead, 1ms to 3600s\n"
 	      "  warmup   unmeasured iterations before each size (default 16;\n"
 	      "           bw: messages per queue pair), or with a unit a time,\n"
 	      "           1ms to 600s: 2s, 0.5s, 500ms\n"
@@ -1000,7 +876,8 @@ static void run_help(FILE *f)
 	      "  inline   send inline up to N bytes (default 0)\n"
 	      "  verify   check the payload of every message\n"
 	      "  cpu      run the measuring thread on this CPU\n"
-	      "  timeout  fail when nothing completes for MS ms (default 5000)\n"
+	      "  timeout  fail when nothing completes for TIME, 10ms to 600s\n"
+	      "           (default 5s)\n"
 	      "  no-wait  print the run's id and return at once (kernel path)\n"
 	      "  path     kernel (default): the kvperf module runs the loops;\n"
 	      "           user: this process runs them, with libibverbs and\n"
@@ -1033,10 +910,16 @@ static void run_help(FILE *f)
 	      "  signal-every  ask for a completion at least every N work requests,\n"
 	      "                1 to 4096 (default 100, or tx-depth when smaller)\n"
 	      "  bidir         the server sends the same traffic back meanwhile\n"
-	      "  interval      a line every MS ms, 10 to 60000 (default: about\n"
+	      "  interval      a line every TIME, 10ms to 60s (default: about\n"
 	      "                every second)\n"
 	      "  gbits         bandwidth in Gb/s (10^9 bits) instead of MiB/s in\n"
 	      "                the text; JSON has MiB/s either way\n"
+	      "\n"
+	      "TIME is a number with an optional unit, as every time of the tool:\n"
+	      "10, 0.5 and 2s are seconds (at most 3 decimals), 500ms milliseconds.\n"
+	      "A warmup without a unit is a count. Refused settings (out of the\n"
+	      "spec's range, or excluding each other) are usage errors, the same\n"
+	      "on either path, before anything starts.\n"
 	      "\n"
 	      "Latency times are in microseconds in text, as perftest prints them,\n"
 	      "and in nanoseconds in JSON. Bandwidth is in MiB/s (2^20 bytes per\n"
@@ -1056,7 +939,7 @@ static void run_help(FILE *f)
 	      "  kvperf run lat op send addr 198.18.0.1 warmup 500ms\n"
 	      "  kvperf run bw op write addr 198.18.0.1 size 64K time 10\n"
 	      "  kvperf run bw op send addr 198.18.0.1 sizes all qps 4 cpus 0-3\n"
-	      "  kvperf run bw op write addr 198.18.0.1 bidir interval 500 gbits\n"
+	      "  kvperf run bw op write addr 198.18.0.1 bidir interval 0.5 gbits\n"
 	      "  kvperf run lat op send addr 198.18.0.1 size 64 path user\n"
 	      "  kvperf run lat op send addr 198.18.0.1 size 64 stats off\n"
 	      "  kvperf run bw op read addr 198.18.0.1 size 64K qps 2 path user\n"

@@ -96,8 +96,6 @@ static inline bool run_opt(const struct run_opts *o, enum run_kw kw)
 int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	      struct run_opts *o);
 bool run_keyed(const struct run_opts *o);
-int parse_seconds_ms(const char *s, uint32_t *ms);
-int parse_duration_ms(const char *s, uint32_t max_ms, uint32_t *ms);
 bool run_cpus_valid(const char *s);
 int run_path_parse(const char *s);
 

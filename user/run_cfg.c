@@ -4,9 +4,12 @@
  * lives in struct kv_run_cfg, and the request built from it.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <netlink/genl/genl.h>
 
+#include "attrs.h"
+#include "parse.h"
 #include "run_cfg.h"
 
 #define KV_CFG(kind, member)						\
@@ -117,4 +120,137 @@ int run_cfg_put(struct nl_msg *msg, const struct kv_run_cfg *cfg)
 void run_cfg_clear(struct kv_run_cfg *cfg)
 {
 	explicit_bzero(cfg->key, sizeof(cfg->key));
+}
+
+static const struct kv_range run_ranges[] = {
+	{ KVPERF_A_RUN_SIZE, KVPERF_SIZE_MIN, KVPERF_SIZE_MAX, false },
+	{ KVPERF_A_RUN_SIZE_MAX, KVPERF_SIZE_MIN, KVPERF_SIZE_MAX, false },
+	{ KVPERF_A_RUN_ITERATIONS, 1, KVPERF_ITERATIONS_MAX, false },
+	{ KVPERF_A_RUN_DURATION_MS, 1, KVPERF_DURATION_MS_MAX, true },
+	{ KVPERF_A_RUN_WARMUP, 0, KVPERF_WARMUP_MAX, false },
+	{ KVPERF_A_RUN_WARMUP_MS, 1, KVPERF_WARMUP_MS_MAX, true },
+	{ KVPERF_A_RUN_INLINE, 0, KVPERF_INLINE_MAX, false },
+	{ KVPERF_A_RUN_TIMEOUT_MS, KVPERF_TIMEOUT_MS_MIN,
+	  KVPERF_TIMEOUT_MS_MAX, true },
+	{ KVPERF_A_RUN_TX_DEPTH, 1, KVPERF_TX_DEPTH_MAX, false },
+	{ KVPERF_A_RUN_QPS, 1, KVPERF_QPS_MAX, false },
+	{ KVPERF_A_RUN_POST_LIST, 1, KVPERF_POST_LIST_MAX, false },
+	{ KVPERF_A_RUN_SIGNAL_EVERY, 1, KVPERF_TX_DEPTH_MAX, false },
+	{ KVPERF_A_RUN_INTERVAL_MS, KVPERF_INTERVAL_MS_MIN,
+	  KVPERF_INTERVAL_MS_MAX, true },
+};
+
+/**
+ * run_cfg_range() - the spec's range of a run's number
+ * @attr: an attribute of the run set
+ *
+ * Return: its range, or NULL when the attribute has none.
+ */
+const struct kv_range *run_cfg_range(int attr)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(run_ranges) / sizeof(run_ranges[0]); i++)
+		if (run_ranges[i].attr == attr)
+			return &run_ranges[i];
+	return NULL;
+}
+
+/* The attributes only bandwidth runs take. */
+static const uint8_t run_bw_only[] = {
+	KVPERF_A_RUN_TX_DEPTH, KVPERF_A_RUN_QPS, KVPERF_A_RUN_CPUS,
+	KVPERF_A_RUN_POST_LIST, KVPERF_A_RUN_SIGNAL_EVERY,
+	KVPERF_A_RUN_BIDIR, KVPERF_A_RUN_INTERVAL_MS,
+};
+
+/* What the module refuses of a bandwidth run's settings together. */
+static const char *run_cfg_check_bw(const struct kv_run_cfg *cfg, int *attr)
+{
+	uint32_t tx_depth = KV_HAS(cfg, KVPERF_A_RUN_TX_DEPTH) ?
+			    cfg->tx_depth : KVPERF_TX_DEPTH_DEFAULT;
+
+	*attr = KVPERF_A_RUN_POST_LIST;
+	if (KV_HAS(cfg, KVPERF_A_RUN_POST_LIST) && cfg->post_list > tx_depth)
+		return "post-list is larger than tx-depth";
+	*attr = KVPERF_A_RUN_SIGNAL_EVERY;
+	if (KV_HAS(cfg, KVPERF_A_RUN_SIGNAL_EVERY) &&
+	    cfg->signal_every > tx_depth)
+		return "signal-every is larger than tx-depth";
+	*attr = KVPERF_A_RUN_VERIFY;
+	if (cfg->verify && cfg->op == KVPERF_OP_READ)
+		return "verify applies to send and write bandwidth only";
+	*attr = KVPERF_A_RUN_STATS;
+	if (KV_HAS(cfg, KVPERF_A_RUN_STATS) &&
+	    cfg->stats == KVPERF_STATS_MODE_OFF)
+		return "stats off applies to latency runs only: bandwidth runs take no per-iteration statistics";
+	*attr = KVPERF_A_RUN_CPUS;
+	if (KV_HAS(cfg, KVPERF_A_RUN_CPUS) && KV_HAS(cfg, KVPERF_A_RUN_CPU))
+		return "cpu and cpus exclude each other";
+	return NULL;
+}
+
+/**
+ * run_cfg_check() - what the module would refuse, checked before any path
+ * @cfg: the configuration
+ * @attr: receives the attribute at fault
+ * @why: receives why, in the module's words
+ * @len: room in @why
+ *
+ * The spec's range of every number given, and the settings that exclude
+ * each other, so that the same mistake gets the same answer on the
+ * kernel path and the user path. What only the host can judge (which
+ * CPUs are online, whether a server answers) is left to the path.
+ *
+ * Return: 0, or -EINVAL with @attr and @why set.
+ */
+int run_cfg_check(const struct kv_run_cfg *cfg, int *attr, char *why,
+		  size_t len)
+{
+	char lo[PARSE_TIME_LEN], hi[PARSE_TIME_LEN];
+	const struct kv_range *r;
+	const char *msg = NULL;
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < sizeof(run_ranges) / sizeof(run_ranges[0]); i++) {
+		r = &run_ranges[i];
+		if (!KV_HAS(cfg, r->attr))
+			continue;
+		v = run_model_uint(&run_cfg_fields, cfg, r->attr);
+		if (v >= r->min && v <= r->max)
+			continue;
+		*attr = r->attr;
+		if (r->time)
+			snprintf(why, len, "%s is out of range (%s to %s)",
+				 attrs_name(&attrs_run, r->attr),
+				 fmt_time_ms(lo, sizeof(lo), r->min),
+				 fmt_time_ms(hi, sizeof(hi), r->max));
+		else
+			snprintf(why, len, "%s is out of range (%u to %u)",
+				 attrs_name(&attrs_run, r->attr), r->min,
+				 r->max);
+		return -EINVAL;
+	}
+	if (KV_HAS(cfg, KVPERF_A_RUN_SIZE_MAX) && cfg->size_max < cfg->size) {
+		*attr = KVPERF_A_RUN_SIZE_MAX;
+		msg = "size-max is smaller than size";
+	} else if (KV_HAS(cfg, KVPERF_A_RUN_INLINE) && cfg->inline_size &&
+		   cfg->op == KVPERF_OP_READ) {
+		*attr = KVPERF_A_RUN_INLINE;
+		msg = "inline applies to send and write only";
+	} else if (cfg->type == KVPERF_RUN_TYPE_BW) {
+		msg = run_cfg_check_bw(cfg, attr);
+	} else {
+		for (i = 0; i < sizeof(run_bw_only); i++) {
+			if (!KV_HAS(cfg, run_bw_only[i]))
+				continue;
+			*attr = run_bw_only[i];
+			msg = "that attribute applies to bandwidth runs only";
+			break;
+		}
+	}
+	if (!msg)
+		return 0;
+	snprintf(why, len, "%s", msg);
+	return -EINVAL;
 }

@@ -8,6 +8,7 @@
 #define KVPERF_RUN_CFG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/kvperf.h>
 #include <linux/kvperf_wire.h>
@@ -18,7 +19,7 @@ struct nl_msg;
 
 /**
  * struct kv_run_cfg - what a run is asked to do
- * @has: bit per KVPERF_A_RUN_* attribute given; the others take the
+ * @has: bit per attribute of the run set given; the others take the
  *	 module's defaults
  *
  * The other fields are the run attribute set's, named as in the spec;
@@ -55,8 +56,28 @@ struct kv_run_cfg {
 
 extern const struct kv_fields run_cfg_fields;
 
+/**
+ * struct kv_range - the spec's range of a number
+ * @attr: its attribute
+ * @min: smallest value
+ * @max: largest value
+ * @time: a time in ms (written 10, 0.5, 2s or 500ms), not a count
+ */
+struct kv_range {
+	int attr;
+	uint32_t min;
+	uint32_t max;
+	bool time;
+};
+
+/* Room for run_cfg_check()'s reason. */
+#define RUN_CFG_WHY_LEN	160
+
 void run_cfg_init(struct kv_run_cfg *cfg, uint8_t type);
 int run_cfg_put(struct nl_msg *msg, const struct kv_run_cfg *cfg);
 void run_cfg_clear(struct kv_run_cfg *cfg);
+const struct kv_range *run_cfg_range(int attr);
+int run_cfg_check(const struct kv_run_cfg *cfg, int *attr, char *why,
+		  size_t len);
 
 #endif /* KVPERF_RUN_CFG_H */

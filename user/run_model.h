@@ -5,8 +5,8 @@
  * replies and events into them (run_model_decode()); the user-path engine
  * fills them itself; the printers and compare read only them.
  *
- * A field's identity is the spec's attribute (KVPERF_A_RUN_*,
- * KVPERF_A_RESULT_*, ...): @has has bit N set when attribute N's field holds
+ * A field's identity is the spec's attribute (of the run, result,
+ * bw-result or bw-qp set): @has has bit N set when attribute N's field holds
  * a value, so that what the kernel did not report stays distinguishable
  * from a zero.
  */
@@ -90,7 +90,7 @@ extern const char *const kv_run_path_names[KV_RUN_PATHS];
 
 /**
  * struct kv_run - a run, or a progress report of one
- * @has: bit per KVPERF_A_RUN_* attribute whose field is set
+ * @has: bit per attribute of the run set whose field is set
  * @path: enum kv_run_path; not the kernel's to say, so always set
  *
  * The other fields are the run attribute set's, named as in the spec.

@@ -78,6 +78,25 @@ static int server_number(struct kvperf *kv, const char *kw, const char *val,
 	return KVPERF_EXIT_OK;
 }
 
+/* A time as every time keyword takes it: 10, 0.5, 2s, 500ms. */
+static int server_time(struct kvperf *kv, const char *kw, const char *val,
+		       uint32_t min, uint32_t max, uint32_t *ms)
+{
+	char lo[PARSE_TIME_LEN], hi[PARSE_TIME_LEN];
+	int err = parse_time_ms(val, ms);
+
+	if (err == -EINVAL)
+		return kvperf_usage(kv, "server",
+				    "invalid %s '%s' (a time such as 10, 0.5, 2s or 500ms; no unit is seconds)",
+				    kw, val);
+	if (err || *ms < min || *ms > max)
+		return kvperf_usage(kv, "server",
+				    "%s '%s' is out of range (%s to %s)", kw,
+				    val, fmt_time_ms(lo, sizeof(lo), min),
+				    fmt_time_ms(hi, sizeof(hi), max));
+	return KVPERF_EXIT_OK;
+}
+
 static int server_value(struct kvperf *kv, enum server_kw kw,
 			const char *val, struct server_opts *o)
 {
@@ -124,10 +143,10 @@ static int server_value(struct kvperf *kv, enum server_kw kw,
 		o->cfg.poll = i;
 		break;
 	case SKW_IDLE_TIMEOUT:
-		return server_number(kv, "idle-timeout", val,
-				     SERVER_IDLE_TIMEOUT_MIN,
-				     SERVER_IDLE_TIMEOUT_MAX,
-				     &o->cfg.idle_timeout_ms);
+		return server_time(kv, "idle-timeout", val,
+				   SERVER_IDLE_TIMEOUT_MIN,
+				   SERVER_IDLE_TIMEOUT_MAX,
+				   &o->cfg.idle_timeout_ms);
 	case SKW_ALLOW:
 		return server_allow_parse(kv, val, o);
 	case SKW_KEY:
@@ -682,7 +701,7 @@ static int server_run(struct kvperf *kv, struct args *a)
 static void server_help(FILE *f)
 {
 	fputs("Usage: kvperf [-j [-p]] server start [dev DEV] addr ADDR [port PORT]\n"
-	      "              [poll {busy|softirq|workqueue}] [idle-timeout MS]\n"
+	      "              [poll {busy|softirq|workqueue}] [idle-timeout TIME]\n"
 	      "              [allow PREFIX]... [key HEX | key-file PATH]\n"
 	      "              [conns-max N] [peer-conns-max N] [path {kernel|user}]\n"
 	      "       kvperf [-j [-p]] server [show [ID]]\n"
@@ -709,8 +728,8 @@ static void server_help(FILE *f)
 	      "  poll            how the server reaps its completions (default\n"
 	      "                  softirq; path user: busy); clients do not choose\n"
 	      "  idle-timeout    close a connection whose peer is silent this\n"
-	      "                  long, 1000 to 600000 ms (default 10000; kernel\n"
-	      "                  path only)\n"
+	      "                  long, 1s to 600s (default 10s; kernel path only);\n"
+	      "                  a number with an optional unit: 10, 2.5s, 1500ms\n"
 	      "  allow           peers that may connect: an IPv4 or IPv6 address,\n"
 	      "                  with /LEN a prefix (198.18.0.0/16, fd00::/64),\n"
 	      "                  or any (0.0.0.0/0 and ::/0); up to 8, any counts\n"

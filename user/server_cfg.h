@@ -21,7 +21,7 @@ struct nl_msg;
 
 /**
  * struct kv_server_cfg - what a listener is asked to be
- * @has: bit per KVPERF_A_SERVER_* attribute given; the others take the
+ * @has: bit per attribute of the server set given; the others take the
  *	 module's defaults (the port is always given)
  * @addr: the address to listen on, @addr_len bytes (4 or 16)
  * @addr_len: 4 or 16

@@ -28,7 +28,7 @@ static bool upath_cpu_ok(unsigned long cpu)
 
 /* The CPU list (its form checked by run_cpus_valid()), ascending. */
 static int upath_cfg_cpus(struct upath_cfg *cfg, const char *list,
-			  const char **why)
+			  char *why, size_t len)
 {
 	unsigned long first, last, cpu;
 	const char *s = list;
@@ -41,7 +41,7 @@ static int upath_cfg_cpus(struct upath_cfg *cfg, const char *list,
 		last = *end == '-' ? strtoul(end + 1, &end, 10) : first;
 		for (cpu = first; cpu <= last; cpu++) {
 			if (!upath_cpu_ok(cpu)) {
-				*why = "cpus names a CPU that is not online (or not allowed to this process)";
+				snprintf(why, len, "cpus names a CPU that is not online (or not allowed to this process)");
 				return -EINVAL;
 			}
 			CPU_SET(cpu, &set);
@@ -51,7 +51,7 @@ static int upath_cfg_cpus(struct upath_cfg *cfg, const char *list,
 		s = end + 1;
 	}
 	if ((uint32_t)CPU_COUNT(&set) > cfg->qps) {
-		*why = "more cpus than qps: each CPU's thread needs a queue pair";
+		snprintf(why, len, "more cpus than qps: each CPU's thread needs a queue pair");
 		return -EINVAL;
 	}
 	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
@@ -84,7 +84,7 @@ uint32_t upath_default_signal_every(uint32_t tx_depth)
 
 /* What only bandwidth runs have. */
 static int upath_cfg_bw(struct upath_cfg *cfg, const struct kv_run_cfg *o,
-			const char **why)
+			char *why, size_t len)
 {
 	cfg->tx_depth = upath_opt(o, KVPERF_A_RUN_TX_DEPTH,
 				  UPATH_DEFAULT_TX_DEPTH);
@@ -94,73 +94,31 @@ static int upath_cfg_bw(struct upath_cfg *cfg, const struct kv_run_cfg *o,
 				      upath_default_signal_every(cfg->tx_depth));
 	cfg->bidir = o->bidir;
 	cfg->interval_ms = upath_opt(o, KVPERF_A_RUN_INTERVAL_MS, 0);
-	if (cfg->post_list > cfg->tx_depth) {
-		*why = "post-list is larger than tx-depth";
-		return -EINVAL;
-	}
-	if (cfg->signal_every > cfg->tx_depth) {
-		*why = "signal-every is larger than tx-depth";
-		return -EINVAL;
-	}
-	if (cfg->verify && cfg->op == KVPERF_OP_READ) {
-		*why = "verify applies to send and write bandwidth only";
-		return -EINVAL;
-	}
-	if (cfg->stats == KVPERF_STATS_MODE_OFF) {
-		*why = "stats off applies to latency runs only: bandwidth runs take no per-iteration statistics";
-		return -EINVAL;
-	}
 	if (!KV_HAS(o, KVPERF_A_RUN_CPUS))
 		return 0;
-	if (KV_HAS(o, KVPERF_A_RUN_CPU)) {
-		*why = "cpu and cpus exclude each other";
-		return -EINVAL;
-	}
-	return upath_cfg_cpus(cfg, o->cpus, why);
-}
-
-/* The spec's ranges of what the command line passes on unchecked. */
-static int upath_cfg_ranges(const struct kv_run_cfg *o, const char **why)
-{
-	if (KV_HAS(o, KVPERF_A_RUN_ITERATIONS) &&
-	    (!o->iterations || o->iterations > UPATH_ITERATIONS_MAX)) {
-		*why = "iters is out of range (1 to 100000000)";
-		return -EINVAL;
-	}
-	if (KV_HAS(o, KVPERF_A_RUN_WARMUP) &&
-	    o->warmup > UPATH_WARMUP_MAX) {
-		*why = "warmup is out of range (0 to 1000000)";
-		return -EINVAL;
-	}
-	if (KV_HAS(o, KVPERF_A_RUN_INLINE) && o->inline_size > UPATH_INLINE_MAX) {
-		*why = "inline is out of range (0 to 4096)";
-		return -EINVAL;
-	}
-	if (KV_HAS(o, KVPERF_A_RUN_TIMEOUT_MS) &&
-	    (o->timeout_ms < UPATH_TIMEOUT_MS_MIN ||
-	     o->timeout_ms > UPATH_TIMEOUT_MS_MAX)) {
-		*why = "timeout is out of range (10 to 600000)";
-		return -EINVAL;
-	}
-	return 0;
+	return upath_cfg_cpus(cfg, o->cpus, why, len);
 }
 
 /**
  * upath_cfg_init() - a user-path run's configuration
  * @cfg: filled in
  * @o: what the run is asked to do
- * @why: the reason of a refusal, static text
+ * @why: receives the reason of a refusal
+ * @len: room in @why
+ *
+ * The run model's checks (run_cfg_check()) and what only this process
+ * can judge: whether its CPUs are online and allowed to it.
  *
  * Return: 0, or -EINVAL with @why set: what the module would refuse.
  */
 int upath_cfg_init(struct upath_cfg *cfg, const struct kv_run_cfg *o,
-		   const char **why)
+		   char *why, size_t len)
 {
 	bool bw = o->type == KVPERF_RUN_TYPE_BW;
-	int err;
+	int err, attr;
 
 	memset(cfg, 0, sizeof(*cfg));
-	err = upath_cfg_ranges(o, why);
+	err = run_cfg_check(o, &attr, why, len);
 	if (err)
 		return err;
 	cfg->type = o->type;
@@ -179,10 +137,6 @@ int upath_cfg_init(struct upath_cfg *cfg, const struct kv_run_cfg *o,
 		      upath_opt(o, KVPERF_A_RUN_WARMUP, UPATH_DEFAULT_WARMUP);
 	cfg->poll = upath_opt(o, KVPERF_A_RUN_POLL, KVPERF_POLL_BUSY);
 	cfg->inline_size = upath_opt(o, KVPERF_A_RUN_INLINE, 0);
-	if (cfg->inline_size && cfg->op == KVPERF_OP_READ) {
-		*why = "inline applies to send and write only";
-		return -EINVAL;
-	}
 	cfg->verify = o->verify;
 	memcpy(cfg->key, o->key, sizeof(cfg->key));
 	cfg->stats = upath_opt(o, KVPERF_A_RUN_STATS, KVPERF_STATS_MODE_ON);
@@ -191,12 +145,12 @@ int upath_cfg_init(struct upath_cfg *cfg, const struct kv_run_cfg *o,
 	cfg->cpu = -1;
 	if (KV_HAS(o, KVPERF_A_RUN_CPU)) {
 		if (!upath_cpu_ok(o->cpu)) {
-			*why = "that CPU is not online (or not allowed to this process)";
+			snprintf(why, len, "that CPU is not online (or not allowed to this process)");
 			return -EINVAL;
 		}
 		cfg->cpu = o->cpu;
 	}
-	return bw ? upath_cfg_bw(cfg, o, why) : 0;
+	return bw ? upath_cfg_bw(cfg, o, why, len) : 0;
 }
 
 /**

@@ -8,6 +8,7 @@
 #define KVPERF_UPATH_CFG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/kvperf_wire.h>
 
@@ -93,7 +94,7 @@ struct upath_cfg {
 };
 
 int upath_cfg_init(struct upath_cfg *cfg, const struct kv_run_cfg *o,
-		   const char **why);
+		   char *why, size_t len);
 uint32_t upath_default_signal_every(uint32_t tx_depth);
 uint32_t upath_cfg_nsizes(const struct upath_cfg *cfg);
 

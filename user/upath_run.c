@@ -414,7 +414,8 @@ int upath_run_result(const struct upath_run *run, struct kv_run *out)
  * @ops: its reports while it runs, or NULL
  * @out: the run once it ended, done, failed or stopped, with its results;
  *	 run_model_free() it
- * @why: the reason of a refusal, static text
+ * @why: the reason of a refusal: static text, or this thread's until
+ *	 its next call
  *
  * Runs the client side of the module's loops against any kvperf server,
  * kernel or user path, with the module's defaults and checks. A latency
@@ -430,6 +431,7 @@ int upath_run_exec(const struct kv_run_cfg *cfg,
 		   const struct upath_run_ops *ops, struct kv_run *out,
 		   const char **why)
 {
+	static __thread char refusal[RUN_CFG_WHY_LEN];
 	const char *reason = NULL;
 	struct upath_run run;
 	struct utsname uts;
@@ -437,8 +439,10 @@ int upath_run_exec(const struct kv_run_cfg *cfg,
 
 	memset(out, 0, sizeof(*out));
 	memset(&run, 0, sizeof(run));
-	if (upath_cfg_init(&run.cfg, cfg, why))
+	if (upath_cfg_init(&run.cfg, cfg, refusal, sizeof(refusal))) {
+		*why = refusal;
 		return -EINVAL;
+	}
 	run.ops = ops;
 	run.start_ns = upath_now_ns();
 	if (!uname(&uts))

@@ -39,7 +39,7 @@ ids=$KV_TMP/ids
 # completion), scaled. Deep queues of large messages on several queue
 # pairs complete a signaled batch only every qps x 100 messages, which a
 # loaded host can stretch past 5 s.
-patient=(timeout "$(kv_scaled 5000)")
+patient=(timeout "$(kv_scaled 5000)ms")
 # Whatever this test leaves behind is deleted, even when it fails.
 # shellcheck disable=SC2016 # expanded when the hook runs
 kv_on_exit 'for i in $(cat "$ids"); do kvperf run delete "$i"; done'
@@ -315,7 +315,7 @@ same_as_show() {
 timed() {
 	local id
 
-	bw_run timed op write addr "$addr" size 4096 time 2 interval 250 ||
+	bw_run timed op write addr "$addr" size 4096 time 2 interval 250ms ||
 		return 1
 	check timed --state 'done' --timed --sizes 4096 --min-elapsed 2000000000 \
 		--field duration_ms=2000 --field interval_ms=250 \
@@ -353,7 +353,7 @@ timed_series() {
 # columns and a line per queue pair.
 acceptance() {
 	bw_text accept op write addr "$addr" size 65536 time 5 qps 4 \
-		interval 1000 || return 1
+		interval 1 || return 1
 	check accept --state 'done' --timed --qps 4 --sizes 65536 \
 		--min-elapsed 5000000000 --qp-cpus -1,-1,-1,-1 || return 1
 	bw table "$KV_TMP/accept.txt" "$KV_TMP/accept.json" \

@@ -46,10 +46,10 @@ ip link show "$nd9" >/dev/null 2>&1 && kv_skip_all "$nd9 already exists"
 # completion), scaled. Deep queues of large messages on several queue
 # pairs complete a signaled batch only every qps x 100 messages, which a
 # loaded host can stretch past 5 s.
-patient=(timeout "$(kv_scaled 5000)")
+patient=(timeout "$(kv_scaled 5000)ms")
 # The deep queues on many queue pairs every long run here has, sampled
 # every 100 ms (the first sample says the run measures).
-deep=(qps 8 tx-depth 128 interval 100 "${patient[@]}")
+deep=(qps 8 tx-depth 128 interval 100ms "${patient[@]}")
 # A run that lasts: days under TCG. Not a time: busy-polling threads can
 # starve this script long enough for a timed run to end first.
 forever=(iters 100000000)
@@ -230,7 +230,7 @@ stop_multi() {
 	local id
 
 	start_long multi op send addr "$addr" sizes 64-1M iters 100 qps 4 \
-		tx-depth 128 interval 100 "${patient[@]}" || return 1
+		tx-depth 128 interval 100ms "${patient[@]}" || return 1
 	id=$(id_of multi)
 	kv_wait 60 size_done "$id" 128 ||
 		{ echo "size 128 not done after $(kv_scaled 60) s"; kvperf run show "$id"; return 1; }
@@ -262,7 +262,7 @@ stop_waiting() {
 
 	before=$(last_run_id)
 	kvperf run bw op read addr "$addr" size 16384 "${forever[@]}" qps 2 \
-		interval 100 "${patient[@]}" >"$KV_TMP/wait.out" 2>"$KV_TMP/wait.err" &
+		interval 100ms "${patient[@]}" >"$KV_TMP/wait.out" 2>"$KV_TMP/wait.err" &
 	pid=$!
 	if ! kv_wait 30 new_run "$before"; then
 		echo "no new running run after $(kv_scaled 30) s"
@@ -315,7 +315,7 @@ stalled() {
 	echo Y >"$stall" || return 1
 	kv_run "$KV_TMP/stall.json" "$KV_TMP/stall.err" timeout "$(kv_scaled 60)" \
 		kvperf -j run bw op send addr "$addr" size 4096 iters 1000 \
-		qps 8 tx-depth 128 timeout "$ms"
+		qps 8 tx-depth 128 timeout "${ms}ms"
 	rc=$?
 	echo N >"$stall"
 	id=$(sed -n 's/^{"id":\([0-9]\+\),.*/\1/p' "$KV_TMP/stall.json")

@@ -77,6 +77,24 @@ usage_error() {
 		{ echo "kvperf $*: run_count $n -> $(run_count)"; return 1; }
 }
 
+# same_usage_error REGEX ARGS...: usage_error of kvperf ARGS and of kvperf
+# ARGS path user, with the same line: the run model judges before either
+# path starts.
+same_usage_error() {
+	local re=$1
+
+	shift
+	usage_error "$re" "$@" || return 1
+	cp "$KV_TMP/err" "$KV_TMP/err.kernel"
+	usage_error "$re" "$@" path user || return 1
+	cmp -s "$KV_TMP/err.kernel" "$KV_TMP/err" || {
+		echo "kernel path and user path differ:"
+		sed 's/^/kernel: /' "$KV_TMP/err.kernel"
+		sed 's/^/user: /' "$KV_TMP/err"
+		return 1
+	}
+}
+
 # usage_errors REGEX ARGS... [-- REGEX ARGS...]...: usage_error of each.
 usage_errors() {
 	local args=() rc=0
@@ -126,15 +144,13 @@ refused() {
 }
 
 einval="Invalid argument"
-erange="Numerical result out of range"
-cli_range="integer out of range"
 bwrun=(run bw op send addr "$addr")
 
 bw_only_on_lat() {
 	local kw rc=0
 
 	for kw in "tx-depth 4" "qps 2" "cpus 0" "post-list 2" \
-		  "signal-every 2" bidir "interval 100" gbits; do
+		  "signal-every 2" bidir "interval 100ms" gbits; do
 		# shellcheck disable=SC2086 # keyword and value
 		usage_error "'${kw%% *}' is only for run bw" \
 			run lat op send addr "$addr" $kw || rc=1
@@ -156,9 +172,9 @@ cpus_list_errors() {
 		"invalid cpus ''" "${bwrun[@]}" cpus "" -- \
 		"cpus is too long \(at most 255 characters\)" \
 			"${bwrun[@]}" cpus "${long},0" || return 1
-	# 255 characters are the kernel's to judge (here: cpu given too)
-	refused "cpu and cpus exclude each other" "$einval" "cpus \"$long\"" \
-		-- "${bwrun[@]}" cpus "$long" cpu 0
+	# 255 characters pass the length check (here: cpu given too)
+	same_usage_error "cpu and cpus exclude each other" \
+		"${bwrun[@]}" cpus "$long" cpu 0
 }
 
 warmup_errors() {
@@ -235,14 +251,14 @@ state_of() {
 # completion), scaled. Deep queues of large messages on several queue
 # pairs complete a signaled batch only every qps x 100 messages, which a
 # loaded host can stretch past 5 s.
-patient=(timeout "$(kv_scaled 5000)")
+patient=(timeout "$(kv_scaled 5000)ms")
 
 # A run that holds connections and pins until stopped: days of messages
 # under TCG, its thread asleep between completions. Nothing here checks
 # its timeout, and it must outlive every other run of the test on a host
 # that may starve the guest: a minute without a completion, scaled.
 holder=(iters 100000000 poll workqueue)
-holder_patience=(timeout "$(kv_scaled 60000)")
+holder_patience=(timeout "$(kv_scaled 60000)ms")
 
 # start_long NAME ARGS...: kvperf -j run bw ARGS no-wait, measuring; its
 # id in $KV_TMP/NAME.id.
@@ -401,7 +417,7 @@ max_qp_wr() {
 intervals() {
 	local id rc=0
 
-	run_done short op write addr "$addr" size 4096 time 0.5 interval 10 ||
+	run_done short op write addr "$addr" size 4096 time 0.5 interval 10ms ||
 		return 1
 	id=$(sed -n 's/^{"id":\([0-9]\+\),.*/\1/p' "$KV_TMP/short.json")
 	bw run "$KV_TMP/short.json" --state 'done' --timed --field interval_ms=10 ||
@@ -410,7 +426,7 @@ intervals() {
 		--window "5000000-$(kv_scaled 100000000)" \
 		--min-windows $(((10 + kv_time_scale - 1) / kv_time_scale)) ||
 		{ head -20 "$debugfs/runs/$id/series"; rc=1; }
-	run_done long op write addr "$addr" size 4096 time 1 interval 60000 ||
+	run_done long op write addr "$addr" size 4096 time 1 interval 60 ||
 		return 1
 	id=$(sed -n 's/^{"id":\([0-9]\+\),.*/\1/p' "$KV_TMP/long.json")
 	bw run "$KV_TMP/long.json" --state 'done' --timed \
@@ -418,7 +434,7 @@ intervals() {
 	bw series "$debugfs/runs/$id/series" "$KV_TMP/long.json" ||
 		{ cat "$debugfs/runs/$id/series"; rc=1; }
 	[ "$(grep -vc '^#' "$debugfs/runs/$id/series")" = 0 ] ||
-		{ echo "windows in a 1 s run with interval 60000:"; cat "$debugfs/runs/$id/series"; rc=1; }
+		{ echo "windows in a 1 s run with interval 60:"; cat "$debugfs/runs/$id/series"; rc=1; }
 	return "$rc"
 }
 
@@ -531,10 +547,10 @@ kv_check "server start addr $addr" start_server || kv_bail "no server"
 # What the tool judges alone: exit 2, no run.
 for r in "tx-depth 0 4096" "tx-depth 4097 4096" "qps 0 16" "qps 17 16" \
 	 "post-list 0 64" "post-list 65 64" "signal-every 0 4096" \
-	 "signal-every 4097 4096" "interval 9 60000" "interval 60001 60000"; do
+	 "signal-every 4097 4096" "interval 9ms 60s" "interval 61 60s"; do
 	read -r kw val max <<<"$r"
 	lo=1
-	[ "$kw" = interval ] && lo=10
+	[ "$kw" = interval ] && lo=10ms
 	kv_check "$kw $val: usage error, out of range ($lo to $max)" \
 		usage_error "$kw '$val' is out of range \($lo to $max\)" \
 		"${bwrun[@]}" "$kw" "$val"
@@ -547,25 +563,28 @@ kv_check "warmup 0ms, 601s, 600001ms, 2x, 1.5ms: usage errors" warmup_errors
 kv_check "unknown keyword, twice, missing value, bad numbers, op, addr, sizes: usage errors" \
 	other_usage_errors
 
-# The kernel's checks through the tool: exit 1 and the kernel's message.
-kv_check "tx-depth 4 post-list 8: refused, 'post-list is larger than tx-depth'" \
-	refused "post-list is larger than tx-depth" "$einval" post-list \
-	-- "${bwrun[@]}" tx-depth 4 post-list 8
-kv_check "signal-every 129 (tx-depth 128): refused, 'signal-every is larger than tx-depth'" \
-	refused "signal-every is larger than tx-depth" "$einval" signal-every \
-	-- "${bwrun[@]}" signal-every 129
-kv_check "read verify: refused, 'verify applies to send and write bandwidth only'" \
-	refused "verify applies to send and write bandwidth only" "$einval" \
-	verify -- run bw op read addr "$addr" verify
-kv_check "read inline 64: refused, 'inline applies to send and write only'" \
-	refused "inline applies to send and write only" "$einval" inline \
-	-- run bw op read addr "$addr" inline 64
+# The settings that exclude each other: the run model's, before either
+# path, exit 2 and the same line on both.
+kv_check "tx-depth 4 post-list 8: usage error on both paths, 'post-list is larger than tx-depth'" \
+	same_usage_error "post-list is larger than tx-depth" \
+	"${bwrun[@]}" tx-depth 4 post-list 8
+kv_check "signal-every 129 (tx-depth 128): usage error on both paths, 'signal-every is larger than tx-depth'" \
+	same_usage_error "signal-every is larger than tx-depth" \
+	"${bwrun[@]}" signal-every 129
+kv_check "read verify: usage error on both paths, 'verify applies to send and write bandwidth only'" \
+	same_usage_error "verify applies to send and write bandwidth only" \
+	run bw op read addr "$addr" verify
+kv_check "read inline 64: usage error on both paths, 'inline applies to send and write only'" \
+	same_usage_error "inline applies to send and write only" \
+	run bw op read addr "$addr" inline 64
+
+# What only the host can judge: the kernel's checks, exit 1 and its message.
 kv_check "cpus 0-1 with 1 qp: refused, 'more cpus than qps'" \
 	refused "more cpus than qps: each CPU's thread needs a queue pair" \
 	"$einval" 'cpus "0-1"' -- "${bwrun[@]}" cpus 0-1
-kv_check "cpus 0 cpu 0: refused, 'cpu and cpus exclude each other'" \
-	refused "cpu and cpus exclude each other" "$einval" 'cpus "0"' \
-	-- "${bwrun[@]}" cpus 0 cpu 0
+kv_check "cpus 0 cpu 0: usage error on both paths, 'cpu and cpus exclude each other'" \
+	same_usage_error "cpu and cpus exclude each other" \
+	"${bwrun[@]}" cpus 0 cpu 0
 kv_check "cpus $ncpus (no such CPU): refused, 'cpus names a CPU that is not online'" \
 	cpus_absent
 if [ -w "$cpu1_online" ]; then
@@ -574,10 +593,12 @@ if [ -w "$cpu1_online" ]; then
 else
 	kv_skip "cpus 0-1 with CPU 1 offline: refused" "$cpu1_online is not writable"
 fi
-kv_check "iters 0: refused, out of range" \
-	refused "$cli_range" "$erange" iterations -- "${bwrun[@]}" iters 0
-kv_check "warmup 1000001: refused, out of range" \
-	refused "$cli_range" "$erange" warmup -- "${bwrun[@]}" warmup 1000001
+kv_check "iters 0: usage error on both paths, out of range" \
+	same_usage_error "iters '0' is out of range \(1 to 100000000\)" \
+	"${bwrun[@]}" iters 0
+kv_check "warmup 1000001: usage error on both paths, out of range" \
+	same_usage_error "warmup '1000001' is out of range \(0 to 1000000\)" \
+	"${bwrun[@]}" warmup 1000001
 kv_check "qps 16 x 8 MiB with other pins: 'pinned-memory limit reached'" \
 	pinned_limit
 kv_check "max_pinned_mb 2, max_server_pinned_mb 1: qps 3 x 128K done, qps 4 fails at the server, qps 9 refused" \
@@ -585,7 +606,7 @@ kv_check "max_pinned_mb 2, max_server_pinned_mb 1: qps 3 x 128K done, qps 4 fail
 kv_check "14 connections taken: qps 4 fails 'too many connections', freeing its own; qps 2 done" \
 	server_conns
 max_qp_wr
-kv_check "interval 10 and interval 60000: windows of ~10 ms; none" intervals
+kv_check "interval 10ms and interval 60: windows of ~10 ms; none" intervals
 
 # The kernel's own checks, without the tool's: one raw request each.
 runs_before=$(run_count)

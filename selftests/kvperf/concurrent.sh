@@ -105,9 +105,9 @@ pair() {
 	shift
 	b=("$@")
 	echo Y >"$stall" || return 1
-	start "${a[@]}" timeout "$silence" poll softirq &
+	start "${a[@]}" timeout "${silence}ms" poll softirq &
 	pa=$!
-	start "${b[@]}" timeout "$silence" poll softirq &
+	start "${b[@]}" timeout "${silence}ms" poll softirq &
 	pb=$!
 	wait "$pa"
 	ra=$?

@@ -49,7 +49,7 @@ bw() {
 	kv_py "$KV_DIR/bwlib.py" "$@"
 }
 
-patient=(timeout "$(kv_scaled 5000)")
+patient=(timeout "$(kv_scaled 5000)ms")
 
 json_id() {
 	sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' "$1" | grep .

@@ -36,7 +36,7 @@ ids=$KV_TMP/ids
 # shellcheck disable=SC2016 # expanded when the hook runs
 kv_on_exit 'for i in $(cat "$ids"); do kvperf run delete "$i"; done'
 kv_on_exit "kvperf server stop 1 2>/dev/null; kvperf -j server show | grep -o '{\"id\":[0-9]*' | cut -d: -f2 | xargs -r -n1 kvperf server stop"
-patient=(timeout "$(kv_scaled 5000)")
+patient=(timeout "$(kv_scaled 5000)ms")
 kv_dmesg_mark
 
 nobody() {

@@ -46,7 +46,7 @@ bw() {
 # completion), scaled. A bandwidth run signals a completion every 100
 # messages of 64 KiB on each queue pair, which a loaded host can stretch
 # past 5 s.
-patient=(timeout "$(kv_scaled 5000)")
+patient=(timeout "$(kv_scaled 5000)ms")
 
 # run_json NAME ARGS...: kvperf -j run ARGS into $KV_TMP/NAME.json (a
 # kernel-path run's id noted for deletion); fails unless it exits 0.

@@ -196,7 +196,7 @@ live_peer_seen() {
 
 	sid=$(cat "$KV_TMP/server")
 	out=$(kvperf -j run lat op send addr "$a0" port "$kport" size 64 \
-	      iters 100 poll softirq timeout "$(($(kv_scaled 20) * 1000))" \
+	      iters 100 poll softirq timeout "$(kv_scaled 20)" \
 	      no-wait 2>&1) || { echo "$out"; return 1; }
 	id=$(sed -n 's/^{"id":\([0-9]\+\)}$/\1/p' <<<"$out")
 	[ -n "$id" ] || { echo "no-wait printed '$out'"; return 1; }

@@ -30,7 +30,7 @@ ids=$KV_TMP/ids
 # Runs that must not time out: the default timeout (5000 ms without a
 # completion or event), scaled; an overloaded host has stalled even a
 # 64-byte ping-pong that long.
-patient=(timeout "$(kv_scaled 5000)")
+patient=(timeout "$(kv_scaled 5000)ms")
 # Whatever this test leaves behind is deleted, even when it fails.
 # shellcheck disable=SC2016 # expanded when the hook runs
 kv_on_exit 'for i in $(cat "$ids"); do kvperf run delete "$i"; done'

@@ -55,7 +55,7 @@ lat() {
 # Runs that must not time out: the default timeout (5000 ms without a
 # completion or event), scaled; an overloaded host has stalled even a
 # 64-byte ping-pong that long.
-patient=(timeout "$(kv_scaled 5000)")
+patient=(timeout "$(kv_scaled 5000)ms")
 
 # The final state of each run, for the monitor check: "ID STATE" lines.
 finals=$KV_TMP/finals
@@ -268,7 +268,7 @@ stalled() {
 	echo Y >"$stall" || return 1
 	kv_run "$KV_TMP/stall.json" "$KV_TMP/stall.err" \
 		timeout "$(kv_scaled 60)" kvperf -j run lat op send addr "$addr" \
-		size 64 iters 1000 timeout "$ms"
+		size 64 iters 1000 timeout "${ms}ms"
 	rc=$?
 	echo N >"$stall"
 	id=$(sed -n 's/^{"id":\([0-9]\+\),.*/\1/p' "$KV_TMP/stall.json")

@@ -139,7 +139,7 @@ lat_works() {
 	srv=${BASH_REMATCH[1]}
 	json=$(timeout "$(kv_scaled 60)" kvperf -j run lat op send \
 		addr "$KVPERF_ADDR0" size 64 iters 200 \
-		timeout "$(kv_scaled 5000)") || rc=1
+		timeout "$(kv_scaled 5000)ms") || rc=1
 	echo "$json" | head -c 600
 	echo
 	id=$(echo "$json" | kv_py -c '

@@ -45,7 +45,7 @@ kv_on_exit 'for i in $(cat "$ids"); do kvperf run delete "$i"; done'
 kv_on_exit 'for p in "${pids[@]}"; do kill -9 "$p"; done; wait'
 # shellcheck disable=SC2016
 kv_on_exit 'for s in $(server_ids); do kvperf server stop "$s"; done'
-patient=(timeout "$(kv_scaled 5000)")
+patient=(timeout "$(kv_scaled 5000)ms")
 kv_dmesg_mark
 
 server_ids() {
@@ -123,7 +123,7 @@ kv_check "defaults: softirq, idle 10000 ms, allow $subnet, no key, 16 connection
 options() {
 	local before
 
-	start opts addr "$addr" port 18701 poll workqueue idle-timeout 2500 \
+	start opts addr "$addr" port 18701 poll workqueue idle-timeout 2.5 \
 		allow 10.1.0.0/16 allow fd00:1::/48 allow "$addr" key "$key" \
 		conns-max 4 peer-conns-max 2 || return 1
 	fields opts poll=workqueue idle_timeout_ms=2500 \
@@ -219,7 +219,7 @@ silent_peers() {
 
 	for i in $(seq "$n"); do
 		kvperf run lat addr "$addr" port "$port" op send size "$size" \
-			iters 100000000 timeout 600000 poll softirq path user \
+			iters 100000000 timeout 600 poll softirq path user \
 			>"$KV_TMP/peer$i.out" 2>&1 &
 		pids+=($!)
 	done
@@ -240,7 +240,7 @@ conns_are() {
 idle() {
 	local t0 waited
 
-	start idle addr "$addr" port 18708 idle-timeout 1000 || return 1
+	start idle addr "$addr" port 18708 idle-timeout 1 || return 1
 	# small messages: a 4 MiB one takes longer than 1 s on a debug kernel
 	silent_peers 1 18708 64
 	kv_wait 60 conns_are idle 1 || { echo "the peer did not connect"; return 1; }
@@ -277,7 +277,7 @@ crowd() {
 	echo 64 >"$params/max_server_pinned_mb" || return 1
 	# the peers' 4 MiB pings must not look like silence, even scaled
 	start crowd addr "$addr" port 18709 \
-		idle-timeout "$(kv_scaled 3000)" || return 1
+		idle-timeout "$(kv_scaled 3000)ms" || return 1
 	silent_peers 17 18709 4M
 	peers_settled() {
 		show && srv fields "$KV_TMP/show.json" "$(sid crowd)" \

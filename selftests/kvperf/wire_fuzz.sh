@@ -56,7 +56,7 @@ kv_on_exit 'for i in $(cat "$ids"); do kvperf run delete "$i"; done'
 ktap_set_plan 16
 kv_dmesg_mark
 
-out=$(kvperf server start addr "$addr" port "$port" idle-timeout 600000 2>&1) ||
+out=$(kvperf server start addr "$addr" port "$port" idle-timeout 600 2>&1) ||
 	kv_bail "server start addr $addr: $out"
 sid=$(echo "$out" | sed -n 's/^server \([0-9]\+\) listening.*/\1/p')
 [ -n "$sid" ] || kv_bail "no server id in: $out"
@@ -212,7 +212,7 @@ run_ok() {
 	shift
 	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
 		timeout "$(kv_scaled 60)" kvperf -j run "$@" \
-		addr "$addr" port "$port" timeout "$(kv_scaled 5000)"
+		addr "$addr" port "$port" timeout "$(kv_scaled 5000)ms"
 	rc=$?
 	id=$(kv_json_id "$KV_TMP/$name.json") && echo "$id" >>"$ids"
 	[ "$rc" = 0 ] && grep -q '"state":"done"' "$KV_TMP/$name.json" &&

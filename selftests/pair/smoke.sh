@@ -16,7 +16,7 @@
 . "$(dirname "$0")/pairlib.sh"
 
 iters=200
-patient=(timeout "$(kv_scaled 5000)")
+patient=(timeout "$(kv_scaled 5000)ms")
 
 # client NAME ADDR: the three runs against a server at ADDR, each run's
 # JSON in $jdir/NAME-{lat,lat6,bw}.json; prints what failed.

@@ -182,6 +182,8 @@ def tool(spec, files):
     defined = {spec.const_c(n) for n in spec.consts}
     for f in files:
         text = open(f).read()
+        if f.endswith('run_cfg.c') and 'KVPERF_A_RUN_' not in text:
+            bad.append(f"{f}: no table of ranges")
         for m in TOOL_MACRO.finditer(text):
             name, val = m.group(1), m.group(2).strip()
             if name in TOOL_OWN:
@@ -189,11 +191,14 @@ def tool(spec, files):
             if val not in defined:
                 bad.append(f"{f.split('/')[-1]}: {name} is {val}, "
                            "not a constant of the spec")
-        # run.c's table of "run bw" ranges, as a policy
+        # the model's table of ranges (run_cfg.c), as a policy; a min of
+        # 0 is no min
         pol = {}
-        for m in re.finditer(r'\{\s*RUN_KW_\w+,\s*(KVPERF_A_RUN_\w+),'
-                             r'\s*([^,]+),\s*([^,]+),', text):
-            got = {'min': m.group(2).strip(), 'max': m.group(3).strip()}
+        for m in re.finditer(r'\{\s*(KVPERF_A_RUN_\w+),\s*([^,]+),'
+                             r'\s*([^,]+),\s*(?:true|false)\s*\}', text):
+            got = {'max': m.group(3).strip()}
+            if m.group(2).strip() != '0':
+                got['min'] = m.group(2).strip()
             pol.setdefault(m.group(1), []).append(got)
         bad += compare(spec, pol, 'tool range', False)
     return bad

@@ -59,8 +59,8 @@ limits "$spec" policy "$top"/kmod/nl*.c >"$tmp/policy" 2>&1
 result $? "the module's policies name the spec's constants" "$tmp/policy"
 
 # The tool's names of the limits and defaults are the spec's constants,
-# and its table of "run bw" ranges is the spec's.
-limits "$spec" tool "$top"/user/*.h "$top"/user/run.c "$top"/user/server.c \
+# and the model's table of a run's ranges (run_cfg.c) is the spec's.
+limits "$spec" tool "$top"/user/*.h "$top"/user/run_cfg.c "$top"/user/server.c \
 	>"$tmp/tool" 2>&1
 result $? "the tool's limits are the spec's constants" "$tmp/tool"
 

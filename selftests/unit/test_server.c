@@ -123,14 +123,14 @@ static void server_start_access(void)
 	START_OK("addr=198.18.0.1 port=18515 poll=0 idle-timeout-ms=1000 "
 		 "allow=(16 bytes) allow=(28 bytes) key=(16 bytes) "
 		 "conns-max=4 peer-conns-max=2",
-		 "addr", "198.18.0.1", "poll", "busy", "idle-timeout", "1000",
+		 "addr", "198.18.0.1", "poll", "busy", "idle-timeout", "1",
 		 "allow", "198.18.0.0/16", "allow", "fd00::/64",
 		 "key", "00112233445566778899aabbccddeeff", "conns-max", "4",
 		 "peer-conns-max", "2");
 	/* by prefixes: al is allow, k key, c conns-max, pe peer-conns-max */
 	START_OK("addr=::1 port=18515 poll=2 idle-timeout-ms=600000 "
 		 "allow=(16 bytes) conns-max=16 peer-conns-max=1",
-		 "a", "::1", "pol", "workqueue", "i", "600000", "al", "10.0.0.1",
+		 "a", "::1", "pol", "workqueue", "i", "600000ms", "al", "10.0.0.1",
 		 "c", "16", "pe", "1");
 	/* any: both families' /0 */
 	start_words(&s, (const char *const []){ "addr", "198.18.0.1",
@@ -253,14 +253,18 @@ static void server_start_usage_errors(void)
 
 	START_ERR("unknown poll mode 'spin' (busy, softirq or workqueue)",
 		  "addr", "::1", "poll", "spin");
-	START_ERR("invalid idle-timeout '999' (1000 to 600000)",
-		  "addr", "::1", "idle-timeout", "999");
-	START_ERR("invalid idle-timeout '600001' (1000 to 600000)",
-		  "addr", "::1", "idle-timeout", "600001");
-	START_ERR("invalid idle-timeout '10s' (1000 to 600000)",
-		  "addr", "::1", "idle-timeout", "10s");
+	START_ERR("idle-timeout '999ms' is out of range (1s to 600s)",
+		  "addr", "::1", "idle-timeout", "999ms");
+	START_ERR("idle-timeout '601' is out of range (1s to 600s)",
+		  "addr", "::1", "idle-timeout", "601");
+	START_ERR("idle-timeout '1000' is out of range (1s to 600s)",
+		  "addr", "::1", "idle-timeout", "1000");
+	START_ERR("invalid idle-timeout '10m' (a time such as 10, 0.5, 2s or 500ms; no unit is seconds)",
+		  "addr", "::1", "idle-timeout", "10m");
+	START_OK("addr=::1 port=18515 idle-timeout-ms=2500",
+		 "addr", "::1", "idle-timeout", "2.5s");
 	START_ERR("'idle-timeout' given twice",
-		  "addr", "::1", "idle-timeout", "1000", "i", "2000");
+		  "addr", "::1", "idle-timeout", "1", "i", "2");
 	START_ERR("invalid conns-max '0' (1 to 16)",
 		  "addr", "::1", "conns-max", "0");
 	START_ERR("invalid conns-max '17' (1 to 16)",
@@ -302,7 +306,7 @@ static void server_start_usage_errors(void)
 		  "addr", "::1", "key", "00112233445566778899aabbccddeeff",
 		  "key", "00112233445566778899aabbccddeeff");
 	START_ERR("idle-timeout applies to the kernel path only",
-		  "addr", "::1", "idle-timeout", "5000", "path", "user");
+		  "addr", "::1", "idle-timeout", "5", "path", "user");
 }
 
 static void server_started_output(void)

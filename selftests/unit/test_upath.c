@@ -18,6 +18,7 @@
 #include "kvperf.h"
 #include "print.h"
 #include "run.h"
+#include "run_cfg.h"
 #include "run_bw_print.h"
 #include "run_model.h"
 #include "run_print.h"
@@ -337,13 +338,23 @@ static void upath_wire_request_checks(void)
 static const char *cfg_of(struct upath_cfg *cfg, uint8_t type,
 			  const char *const *words)
 {
+	static char why[RUN_CFG_WHY_LEN];
 	struct run_cmdline l;
-	const char *why = NULL;
+	char *end;
 
 	run_cmdline_words(&l, type, words);
-	CHECK_INT(l.ret, KVPERF_EXIT_OK);
-	if (upath_cfg_init(cfg, &l.o.cfg, &why))
-		return why ? why : "(no reason)";
+	if (l.ret) {
+		/* the command line's refusal, before either path: its words */
+		CHECK_INT(l.ret, KVPERF_EXIT_USAGE);
+		end = strstr(l.err, " (try 'kvperf run help')");
+		if (!strncmp(l.err, "kvperf: ", 8) && end)
+			*end = '\0';
+		snprintf(why, sizeof(why), "%.*s", (int)sizeof(why) - 1,
+			 l.err + 8);
+		return why;
+	}
+	if (upath_cfg_init(cfg, &l.o.cfg, why, sizeof(why)))
+		return why[0] ? why : "(no reason)";
 	return NULL;
 }
 
@@ -396,7 +407,7 @@ static void upath_cfg_defaults(void)
 	CHECK_INT(c.signal_every, 16);
 	CHECK(!CFG(&c, BW, "op", "write", "addr", "198.18.0.1", "sizes",
 		   "all", "time", "0.5", "warmup", "200ms", "qps", "4", "cpus",
-		   "0", "bidir", "interval", "100", "poll", "workqueue",
+		   "0", "bidir", "interval", "100ms", "poll", "workqueue",
 		   "verify"));
 	CHECK_INT(c.size, 2);
 	CHECK_INT(c.size_max, 8 << 20);
@@ -449,19 +460,46 @@ static void upath_cfg_refusals(void)
 		  "that CPU is not online (or not allowed to this process)");
 	CHECK_STR(CFG(&c, LAT, "op", "send", "addr", "198.18.0.1", "iters",
 		      "0"),
-		  "iters is out of range (1 to 100000000)");
+		  "iters '0' is out of range (1 to 100000000)");
 	CHECK_STR(CFG(&c, LAT, "op", "send", "addr", "198.18.0.1", "warmup",
 		      "1000001"),
-		  "warmup is out of range (0 to 1000000)");
+		  "warmup '1000001' is out of range (0 to 1000000)");
 	CHECK_STR(CFG(&c, LAT, "op", "send", "addr", "198.18.0.1", "inline",
 		      "4097"),
-		  "inline is out of range (0 to 4096)");
+		  "inline '4097' is out of range (0 to 4096)");
 	CHECK_STR(CFG(&c, LAT, "op", "send", "addr", "198.18.0.1", "timeout",
-		      "9"),
-		  "timeout is out of range (10 to 600000)");
+		      "9ms"),
+		  "timeout '9ms' is out of range (10ms to 600s)");
 	CHECK(!CFG(&c, LAT, "op", "send", "addr", "198.18.0.1", "warmup",
-		   "0", "iters", "100000000", "timeout", "600000", "inline",
+		   "0", "iters", "100000000", "timeout", "600", "inline",
 		   "4096"));
+	CHECK_INT(c.timeout_ms, 600000);
+}
+
+/* The engine checks what it is given with the model, named by the spec. */
+static void upath_cfg_model_refusals(void)
+{
+	char why[RUN_CFG_WHY_LEN];
+	struct kv_run_cfg cfg;
+	struct upath_cfg c;
+
+	run_cfg_init(&cfg, KVPERF_RUN_TYPE_LAT);
+	run_model_set_uint(&run_cfg_fields, &cfg, KVPERF_A_RUN_ITERATIONS, 0);
+	CHECK_INT(upath_cfg_init(&c, &cfg, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "iterations is out of range (1 to 100000000)");
+	run_cfg_init(&cfg, KVPERF_RUN_TYPE_LAT);
+	run_model_set_uint(&run_cfg_fields, &cfg, KVPERF_A_RUN_TIMEOUT_MS, 9);
+	CHECK_INT(upath_cfg_init(&c, &cfg, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "timeout-ms is out of range (10ms to 600s)");
+	run_cfg_init(&cfg, KVPERF_RUN_TYPE_LAT);
+	run_model_set_uint(&run_cfg_fields, &cfg, KVPERF_A_RUN_QPS, 2);
+	CHECK_INT(upath_cfg_init(&c, &cfg, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "that attribute applies to bandwidth runs only");
+	run_cfg_init(&cfg, KVPERF_RUN_TYPE_BW);
+	run_model_set_uint(&run_cfg_fields, &cfg, KVPERF_A_RUN_TX_DEPTH, 8);
+	run_model_set_uint(&run_cfg_fields, &cfg, KVPERF_A_RUN_POST_LIST, 9);
+	CHECK_INT(upath_cfg_init(&c, &cfg, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "post-list is larger than tx-depth");
 }
 
 /* The histogram the module records, samples 1 us to 3 us. */
@@ -883,6 +921,7 @@ const struct unit_test upath_tests[] = {
 	UNIT(upath_wire_request_checks),
 	UNIT(upath_cfg_defaults),
 	UNIT(upath_cfg_refusals),
+	UNIT(upath_cfg_model_refusals),
 	UNIT(upath_result_lat),
 	UNIT(upath_result_lat_stats_off),
 	UNIT(upath_result_bw),
