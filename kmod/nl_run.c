@@ -137,7 +137,9 @@ static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 	if (err)
 		return err;
 
-	cfg->size = kvperf_nl_u32(info, KVPERF_A_RUN_SIZE, KVPERF_SIZE_DEFAULT);
+	cfg->size = kvperf_nl_u32(info, KVPERF_A_RUN_SIZE,
+				  bw ? KVPERF_BW_SIZE_DEFAULT :
+				       KVPERF_SIZE_DEFAULT);
 	cfg->size_max = kvperf_nl_u32(info, KVPERF_A_RUN_SIZE_MAX, cfg->size);
 	if (cfg->size_max < cfg->size)
 		return kvperf_nl_refuse(info, KVPERF_A_RUN_SIZE_MAX,

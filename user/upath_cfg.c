@@ -126,7 +126,8 @@ int upath_cfg_init(struct upath_cfg *cfg, const struct kv_run_cfg *o,
 	memcpy(cfg->addr, o->addr, sizeof(cfg->addr));
 	cfg->addr_len = o->addr_len;
 	cfg->port = o->port;
-	cfg->size = upath_opt(o, KVPERF_A_RUN_SIZE, 2);
+	cfg->size = upath_opt(o, KVPERF_A_RUN_SIZE, bw ? KVPERF_BW_SIZE_DEFAULT :
+						       KVPERF_SIZE_DEFAULT);
 	cfg->size_max = upath_opt(o, KVPERF_A_RUN_SIZE_MAX, cfg->size);
 	cfg->duration_ms = upath_opt(o, KVPERF_A_RUN_DURATION_MS, 0);
 	cfg->iterations = upath_opt(o, KVPERF_A_RUN_ITERATIONS,
