@@ -18,10 +18,10 @@
 #include <linux/kvperf.h>
 
 #include "compare.h"
-#include "compare_exec.h"
 #include "fmt.h"
 #include "kvperf.h"
 #include "plot.h"
+#include "prog.h"
 
 /**
  * plot_check() - is gnuplot there?
@@ -34,7 +34,7 @@ int plot_check(struct kvperf *kv)
 {
 	char path[PATH_MAX];
 
-	if (cmp_find_prog("gnuplot", path, sizeof(path)))
+	if (prog_find("gnuplot", path, sizeof(path)))
 		return KVPERF_EXIT_OK;
 	kvperf_errorf(kv, "plot needs gnuplot, which is not installed (Debian package gnuplot-nox)");
 	return KVPERF_EXIT_ERROR;
