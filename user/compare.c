@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kvperf compare: the command line, the children's command lines, the
- * results read back from their output, the statistics over rounds and
- * the table. compare_exec.c runs the children and the servers.
+ * kvperf compare: the command line, the configuration of its kvperf runs,
+ * the results read back from them and from perftest's output, the
+ * statistics over rounds and the table. compare_exec.c is the command:
+ * it runs the measurements and the servers.
  */
 #include <errno.h>
 #include <math.h>
@@ -12,15 +13,14 @@
 
 #include "args.h"
 #include "compare.h"
-#include "compare_exec.h"
 #include "fmt.h"
 #include "json.h"
-#include "jsonread.h"
 #include "cli.h"
 #include "kvperf.h"
 #include "perftest.h"
 #include "print.h"
-#include "show.h"
+#include "run_cfg.h"
+#include "run_model.h"
 #include "upath_cfg.h"
 
 const char *const cmp_path_names[CMP_PATHS] = {
@@ -47,7 +47,7 @@ const double cmp_point_fraction[CMP_PTS] = {
 	[CMP_PT_MAX]	= 1,
 };
 
-static const char *const cmp_keywords[CMP_KW_COUNT] = {
+const char *const cmp_keywords[CMP_KW_COUNT] = {
 	[CMP_KW_OP]		= "op",
 	[CMP_KW_ADDR]		= "addr",
 	[CMP_KW_PORT]		= "port",
@@ -342,79 +342,45 @@ size_t cmp_sizes(const struct cmp_opts *o, uint32_t *sizes, size_t max)
 	return n;
 }
 
-static const char *cmp_num(struct cmp_argv *av, uint32_t v)
-{
-	char *b;
-
-	if (av->bufs == (int)ARRAY_SIZE(av->buf))
-		return "0";
-	b = av->buf[av->bufs++];
-	snprintf(b, sizeof(av->buf[0]), "%u", v);
-	return b;
-}
-
-static void cmp_arg(struct cmp_argv *av, const char *arg)
-{
-	if (av->argc < CMP_ARGV_MAX - 1)
-		av->argv[av->argc++] = arg;
-}
-
-static void cmp_arg2(struct cmp_argv *av, const char *kw, const char *val)
-{
-	cmp_arg(av, kw);
-	cmp_arg(av, val);
-}
-
 /**
- * cmp_run_argv() - the command line of one kvperf measurement
- * @av: receives the argv, NULL-terminated, for running the tool itself
+ * cmp_run_cfg() - the configuration of one kvperf measurement
+ * @cfg: receives it
  * @o: the compare
  * @path: CMP_KERNEL or CMP_USER
  *
- * "kvperf -j run lat|bw op OP addr ADDR port PORT size N|sizes ... poll
- * MODE [iters N] [inline N] [tx-depth N] [qps N] [signal-every N] path
- * kernel|user": the
- * size and poll mode always, so that every column measures the same;
- * the user path on PORT+1, where its own server listens.
+ * The type, op, address, port, size (with size_max for sizes), the poll
+ * mode, and iterations, inline, tx-depth, qps and signal-every when
+ * given: the size and poll mode always, so that every column measures
+ * the same; the user path on PORT+1, where its own server listens.
  */
-void cmp_run_argv(struct cmp_argv *av, const struct cmp_opts *o,
-		  enum cmp_path path)
+void cmp_run_cfg(struct kv_run_cfg *cfg, const struct cmp_opts *o,
+		 enum cmp_path path)
 {
-	const char *sizes;
-	bool user = path == CMP_USER;
-	char *b;
+	const struct kv_fields *f = &run_cfg_fields;
 
-	memset(av, 0, sizeof(*av));
-	cmp_arg(av, "kvperf");
-	cmp_arg(av, "-j");
-	cmp_arg(av, "run");
-	cmp_arg(av, o->type == KVPERF_RUN_TYPE_BW ? "bw" : "lat");
-	cmp_arg2(av, "op", fmt_name(&fmt_op, o->op));
-	cmp_arg2(av, "addr", o->addr);
-	cmp_arg2(av, "port", cmp_num(av, o->port + (user ? 1 : 0)));
-	if (o->sizes_all) {
-		cmp_arg2(av, "sizes", "all");
-	} else if (cmp_opt(o, CMP_KW_SIZES)) {
-		b = av->buf[av->bufs++];
-		snprintf(b, sizeof(av->buf[0]), "%u-%u", o->size, o->size_max);
-		sizes = b;
-		cmp_arg2(av, "sizes", sizes);
-	} else {
-		cmp_arg2(av, "size", cmp_num(av, o->size));
-	}
+	run_cfg_init(cfg, o->type);
+	run_model_set_uint(f, cfg, KVPERF_A_RUN_OP, o->op);
+	memcpy(cfg->addr, o->addr_bin, o->addr_len);
+	cfg->addr_len = o->addr_len;
+	KV_SET(cfg, KVPERF_A_RUN_ADDR);
+	run_model_set_uint(f, cfg, KVPERF_A_RUN_PORT,
+			   o->port + (path == CMP_USER ? 1 : 0));
+	run_model_set_uint(f, cfg, KVPERF_A_RUN_SIZE, o->size);
+	if (o->sizes_all || cmp_opt(o, CMP_KW_SIZES))
+		run_model_set_uint(f, cfg, KVPERF_A_RUN_SIZE_MAX, o->size_max);
 	if (cmp_opt(o, CMP_KW_ITERS))
-		cmp_arg2(av, "iters", cmp_num(av, o->iterations));
-	cmp_arg2(av, "poll", fmt_name(&fmt_poll, o->poll));
+		run_model_set_uint(f, cfg, KVPERF_A_RUN_ITERATIONS,
+				   o->iterations);
+	run_model_set_uint(f, cfg, KVPERF_A_RUN_POLL, o->poll);
 	if (cmp_opt(o, CMP_KW_INLINE))
-		cmp_arg2(av, "inline", cmp_num(av, o->inline_size));
+		run_model_set_uint(f, cfg, KVPERF_A_RUN_INLINE, o->inline_size);
 	if (cmp_opt(o, CMP_KW_TX_DEPTH))
-		cmp_arg2(av, "tx-depth", cmp_num(av, o->tx_depth));
+		run_model_set_uint(f, cfg, KVPERF_A_RUN_TX_DEPTH, o->tx_depth);
 	if (cmp_opt(o, CMP_KW_QPS))
-		cmp_arg2(av, "qps", cmp_num(av, o->qps));
+		run_model_set_uint(f, cfg, KVPERF_A_RUN_QPS, o->qps);
 	if (cmp_opt(o, CMP_KW_SIGNAL_EVERY))
-		cmp_arg2(av, "signal-every", cmp_num(av, o->signal_every));
-	cmp_arg2(av, "path", user ? "user" : "kernel");
-	av->argv[av->argc] = NULL;
+		run_model_set_uint(f, cfg, KVPERF_A_RUN_SIGNAL_EVERY,
+				   o->signal_every);
 }
 
 /**
@@ -539,45 +505,60 @@ static void cmp_err(char *err, size_t len, const char *msg, const char *what)
 			 what ? what : "");
 }
 
-static double cmp_ns_to_us(const struct jr_value *res, const char *key)
+/* A latency field in usec, NAN when the run did not report it. */
+static double cmp_ns_to_us(const struct kv_lat_result *res, int attr)
 {
-	double v;
-
-	return jr_get_double(res, key, &v) ? v / 1000 : NAN;
+	if (!KV_HAS(res, attr))
+		return NAN;
+	return run_model_uint(&run_model_lat_fields, res, attr) / 1000.0;
 }
 
-/* One element of "results" of a "-j run" into its row. */
-static int cmp_read_result(struct cmp_result *r, enum cmp_path path,
-			   uint32_t round, const struct jr_value *res)
+/* One latency result of a run into its row. */
+static int cmp_read_lat(struct cmp_result *r, enum cmp_path path,
+			uint32_t round, const struct kv_lat_result *res)
 {
-	static const char *const keys[CMP_PTS] = {
-		[CMP_PT_MIN] = "min_ns", [CMP_PT_P50] = "p50_ns",
-		[CMP_PT_P90] = "p90_ns", [CMP_PT_P99] = "p99_ns",
-		[CMP_PT_P999] = "p999_ns", [CMP_PT_MAX] = "max_ns",
+	static const int attrs[CMP_PTS] = {
+		[CMP_PT_MIN] = KVPERF_A_RESULT_MIN_NS,
+		[CMP_PT_P50] = KVPERF_A_RESULT_P50_NS,
+		[CMP_PT_P90] = KVPERF_A_RESULT_P90_NS,
+		[CMP_PT_P99] = KVPERF_A_RESULT_P99_NS,
+		[CMP_PT_P999] = KVPERF_A_RESULT_P999_NS,
+		[CMP_PT_MAX] = KVPERF_A_RESULT_MAX_NS,
 	};
 	struct cmp_row *row;
 	struct cmp_cell *c;
-	uint64_t size;
-	double v;
 	int k;
 
-	if (jr_u64(jr_get(res, "size"), &size))
+	if (!KV_HAS(res, KVPERF_A_RESULT_SIZE))
 		return -EINVAL;
-	row = size <= UINT32_MAX ? cmp_row_find(r, size) : NULL;
+	row = cmp_row_find(r, res->size);
 	if (!row)
 		return 0;
 	c = &row->cell[path];
-	if (r->type == KVPERF_RUN_TYPE_BW) {
-		if (!jr_get_double(res, "bw_avg_mibps", &v))
-			return -EINVAL;
-		c->value[round] = v;
-		return 1;
-	}
 	for (k = 0; k < CMP_PTS; k++)
-		c->points[round][k] = cmp_ns_to_us(res, keys[k]);
+		c->points[round][k] = cmp_ns_to_us(res, attrs[k]);
 	if (isnan(c->points[round][CMP_PT_P50]))
 		return -EINVAL;
 	c->value[round] = c->points[round][CMP_PT_P50];
+	return 1;
+}
+
+/* One bandwidth result of a run into its row: its average MiB/s. */
+static int cmp_read_bw(struct cmp_result *r, enum cmp_path path,
+		       uint32_t round, const struct kv_bw_result *res)
+{
+	struct cmp_row *row;
+
+	if (!KV_HAS(res, KVPERF_A_BW_RESULT_SIZE))
+		return -EINVAL;
+	row = cmp_row_find(r, res->size);
+	if (!row)
+		return 0;
+	if (!KV_HAS(res, KVPERF_A_BW_RESULT_BYTES) ||
+	    !KV_HAS(res, KVPERF_A_BW_RESULT_ELAPSED_NS) || !res->elapsed_ns)
+		return -EINVAL;
+	row->cell[path].value[round] = (double)res->bytes * 1e9 /
+				       (double)res->elapsed_ns / 1048576.0;
 	return 1;
 }
 
@@ -586,60 +567,46 @@ static int cmp_read_result(struct cmp_result *r, enum cmp_path path,
  * @r: the result to fill in
  * @path: the column
  * @round: the round
- * @json: what "kvperf -j run lat|bw" printed
- * @len: its length
+ * @run: the run, of either path, once it ended
  * @err: receives why it could not be read
  * @errlen: the size of @err
  *
- * Latency: each size's p50 (and its distribution) in usec; bandwidth:
- * bw_avg_mibps. A run's "dev" fills in the environment's device when it
- * is not known yet.
+ * Latency: each size's p50 (and its distribution: min, p50, p90, p99,
+ * p99.9, max, NAN where not reported) in usec; bandwidth: the average
+ * MiB/s, bytes over elapsed time. A run's device fills in the
+ * environment's when it is not known yet. Sizes the compare does not
+ * measure are passed over.
  *
  * Return: the number of sizes read, or -EINVAL.
  */
 int cmp_read_run(struct cmp_result *r, enum cmp_path path, uint32_t round,
-		 const char *json, size_t len, char *err, size_t errlen)
+		 const struct kv_run *run, char *err, size_t errlen)
 {
-	const struct jr_value *results, *type;
-	char perr[128];
-	struct jr_value *root;
-	size_t i;
+	bool bw = r->type == KVPERF_RUN_TYPE_BW;
+	uint32_t i, count = bw ? run->nbw : run->nlat;
 	int n = 0, ret;
 
-	root = jr_parse(json, len, perr, sizeof(perr));
-	if (!root) {
-		cmp_err(err, errlen, "the run's output is not JSON", perr);
-		return -EINVAL;
-	}
-	type = jr_get(root, "type");
-	if (!jr_string(type) ||
-	    strcmp(jr_string(type), r->type == KVPERF_RUN_TYPE_BW ? "bw" :
-								    "lat")) {
+	if (!KV_HAS(run, KVPERF_A_RUN_TYPE) || run->type != r->type) {
 		cmp_err(err, errlen, "the run's output is not of this type",
 			NULL);
-		n = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
-	if (!r->env.dev[0] && jr_string(jr_get(root, "dev")))
-		snprintf(r->env.dev, sizeof(r->env.dev), "%s",
-			 jr_string(jr_get(root, "dev")));
-	results = jr_get(root, "results");
-	for (i = 0; i < jr_count(results); i++) {
-		ret = cmp_read_result(r, path, round, jr_at(results, i));
+	if (!r->env.dev[0] && KV_HAS(run, KVPERF_A_RUN_DEV))
+		snprintf(r->env.dev, sizeof(r->env.dev), "%s", run->dev);
+	for (i = 0; i < count; i++) {
+		ret = bw ? cmp_read_bw(r, path, round, &run->bw[i]) :
+			   cmp_read_lat(r, path, round, &run->lat[i]);
 		if (ret < 0) {
 			cmp_err(err, errlen, "a result without its numbers",
 				NULL);
-			n = ret;
-			goto out;
+			return ret;
 		}
 		n += ret;
 	}
 	if (!n) {
 		cmp_err(err, errlen, "the run has no results", NULL);
-		n = -EINVAL;
+		return -EINVAL;
 	}
-out:
-	jr_free(root);
 	return n;
 }
 
@@ -1017,148 +984,3 @@ void cmp_print(struct printer *p, const struct cmp_result *r)
 		cmp_print_text(p->f, r);
 	pr_finish(p);
 }
-
-static int cmp_measure(struct kvperf *kv, struct args *a, uint8_t type)
-{
-	struct cmp_opts o;
-	int ret;
-
-	ret = show_cmd_help(kv, a, &compare_object, cmp_keywords,
-			    CMP_KW_COUNT);
-	if (ret >= 0)
-		return ret;
-	ret = cmp_parse(kv, a, type, &o);
-	if (ret)
-		return ret;
-	return cmp_execute(kv, &o);
-}
-
-static int cmp_lat(struct kvperf *kv, struct args *a)
-{
-	return cmp_measure(kv, a, KVPERF_RUN_TYPE_LAT);
-}
-
-static int cmp_bw(struct kvperf *kv, struct args *a)
-{
-	return cmp_measure(kv, a, KVPERF_RUN_TYPE_BW);
-}
-
-static const struct kvperf_cmd cmp_lat_cmd = {
-	.name = "lat",
-	.summary = "compare latency",
-	.run = cmp_lat,
-};
-
-static const struct kvperf_cmd cmp_bw_cmd = {
-	.name = "bw",
-	.summary = "compare bandwidth",
-	.run = cmp_bw,
-};
-
-static const struct kvperf_cmd *const cmp_cmds[] = {
-	&cmp_lat_cmd,
-	&cmp_bw_cmd,
-	NULL,
-};
-
-static int cmp_run(struct kvperf *kv, struct args *a)
-{
-	const struct kvperf_cmd *cmd;
-	const char *w = args_next(a);
-
-	if (!w)
-		return kvperf_usage(kv, "compare", "missing lat or bw");
-	cmd = strcmp(w, "help") ? args_lookup(cmp_cmds, w) : NULL;
-	if (cmd)
-		return cmd->run(kv, a);
-	if (args_matches(w, "help")) {
-		if (!args_empty(a))
-			return kvperf_no_more_args(kv, a, "compare");
-		compare_object.help(kv->out);
-		return KVPERF_EXIT_OK;
-	}
-	return kvperf_usage(kv, "compare", "unknown compare command '%s'", w);
-}
-
-static void cmp_help(FILE *f)
-{
-	fputs("Usage: kvperf [-j [-p]] compare lat op {send|write|read} addr ADDR [port PORT]\n"
-	      "              [size N | sizes all | sizes MIN-MAX] [rounds R] [iters N]\n"
-	      "              [poll {busy|softirq|workqueue}] [inline N]\n"
-	      "              [plot FILE.svg|FILE.png] [no-perftest] [remote]\n"
-	      "       kvperf [-j [-p]] compare bw op {send|write|read} addr ADDR [port PORT]\n"
-	      "              [size N | sizes all | sizes MIN-MAX] [rounds R] [iters N]\n"
-	      "              [poll {busy|softirq|workqueue}] [inline N]\n"
-	      "              [plot FILE.svg|FILE.png] [no-perftest] [remote]\n"
-	      "              [tx-depth N] [qps N] [signal-every N]\n"
-	      "       kvperf compare help\n"
-	      "\n"
-	      "Run the same test on the kernel path (kvperf run ... path kernel), the\n"
-	      "user path (kvperf run ... path user) and, where perftest is installed,\n"
-	      "with the matching ib_{send,write,read}_{lat,bw}, one after the other in\n"
-	      "each of R rounds, so that drift hits all alike. Then print, per message\n"
-	      "size, each column's median over the rounds with the min-max spread and\n"
-	      "the ratios kernel/user and kernel/perftest of the medians: for lat the\n"
-	      "p50 latency (perftest's t_typical) in usec, below 1 when the kernel path\n"
-	      "is faster; for bw the average bandwidth in MiB/s, above 1 when it is.\n"
-	      "\n"
-	      "ADDR must be an address of this host: compare starts what it measures\n"
-	      "against. The kernel path uses the kvperf server on ADDR:PORT (started,\n"
-	      "and stopped at the end, when kvperf server show has none), the user path\n"
-	      "a user-path server it runs on PORT+1, perftest a server per measurement\n"
-	      "on PORT+2, on the RDMA device that owns ADDR. With remote, ADDR is\n"
-	      "another host's, where these are started by hand:\n"
-	      "  kvperf server start addr ADDR port PORT\n"
-	      "  kvperf server start addr ADDR port PORT+1 path user\n"
-	      "and perftest is left out (its server serves one measurement only).\n"
-	      "\n"
-	      "  op           send, write or read\n"
-	      "  addr         a local IPv4 or IPv6 address on an RDMA device\n"
-	      "  port         the kernel path's server port (default 18515)\n"
-	      "  size         message size, K and M suffixes (default 2; bw 64K)\n"
-	      "  sizes        all: 2 B to 8 MiB; MIN-MAX: MIN doubled until MAX\n"
-	      "  rounds       rounds, 1 to 100 (default 5)\n"
-	      "  iters        iterations per size (lat, default 1000), or messages\n"
-	      "               per queue pair (bw, default 5000), for every column\n"
-	      "  poll         completion handling of kvperf (default busy);\n"
-	      "               perftest polls for busy, waits for events (-e) else\n"
-	      "  inline       send inline up to N bytes (send and write; perftest\n"
-	      "               gets -I 0 unless given, as kvperf's default)\n"
-	      "  plot         draw with gnuplot (Debian package gnuplot-nox): lat,\n"
-	      "               the latency CDF of each column's median round, one\n"
-	      "               panel per size (the first size when more than 4);\n"
-	      "               bw, bandwidth against message size\n"
-	      "  no-perftest  leave perftest out (it is left out by itself where it\n"
-	      "               cannot run the test, e.g. an IPv6 ADDR with a perftest\n"
-	      "               that has no --ipv6-addr; the header says why)\n"
-	      "  remote       ADDR is another host's, with the servers started there\n"
-	      "  tx-depth     bw: work requests in flight per queue pair (perftest -t)\n"
-	      "  qps          bw: queue pairs (perftest -q)\n"
-	      "  signal-every bw: a completion at least every N work requests, 1 to\n"
-	      "               tx-depth (default 100, or tx-depth when smaller); perftest\n"
-	      "               always gets it as -Q, since on its own it asks for\n"
-	      "               every completion above 8 KiB\n"
-	      "\n"
-	      "Each measurement is a child process: this tool with -j run, or\n"
-	      "perftest's client against its own server (-R -F -p PORT+2). A\n"
-	      "measurement that fails is reported and left out (its cell shows the\n"
-	      "others); the exit status is then 1. -j prints every round's value,\n"
-	      "for lat also each round's min, p50, p90, p99, p99.9 and max (perftest\n"
-	      "has no p90: null), and the environment: kernel, device, CPU model,\n"
-	      "TCG (an emulated guest, where numbers are low and noisy), perftest's\n"
-	      "version. Needs CAP_NET_ADMIN, as kvperf run does.\n"
-	      "\n"
-	      "Examples:\n"
-	      "  kvperf compare lat op send addr 198.18.0.1 size 64 rounds 3\n"
-	      "  kvperf compare lat op write addr 198.18.0.1 sizes 2-4K plot lat.svg\n"
-	      "  kvperf compare bw op write addr 198.18.0.1 sizes 4K-1M iters 2000 plot bw.png\n"
-	      "  kvperf -j -p compare lat op read addr 198.18.0.1 poll softirq no-perftest\n"
-	      "  kvperf compare lat op send addr 192.0.2.7 remote\n", f);
-}
-
-const struct kvperf_cmd compare_object = {
-	.name = "compare",
-	.summary = "kernel path, user path and perftest side by side",
-	.run = cmp_run,
-	.help = cmp_help,
-};

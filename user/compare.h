@@ -13,6 +13,8 @@
 
 struct args;
 struct kvperf;
+struct kv_run;
+struct kv_run_cfg;
 struct kvperf_cmd;
 struct printer;
 
@@ -70,6 +72,8 @@ enum cmp_kw {
 	CMP_KW_COUNT
 };
 
+extern const char *const cmp_keywords[CMP_KW_COUNT];
+
 /* What "compare lat" or "compare bw" asks for; @given: bit per keyword. */
 struct cmp_opts {
 	unsigned int given;
@@ -102,17 +106,9 @@ int cmp_parse(struct kvperf *kv, struct args *a, uint8_t type,
 size_t cmp_sizes(const struct cmp_opts *o, uint32_t *sizes, size_t max);
 uint32_t cmp_signal_every(const struct cmp_opts *o);
 
-/* The command line of one kvperf measurement, run as a child. */
-#define CMP_ARGV_MAX	40
-struct cmp_argv {
-	const char *argv[CMP_ARGV_MAX];
-	int argc;
-	char buf[12][24];
-	int bufs;
-};
-
-void cmp_run_argv(struct cmp_argv *av, const struct cmp_opts *o,
-		  enum cmp_path path);
+/* The configuration of one kvperf measurement, kernel or user path. */
+void cmp_run_cfg(struct kv_run_cfg *cfg, const struct cmp_opts *o,
+		 enum cmp_path path);
 
 /* One path at one size: a value per round, NAN where it failed. */
 struct cmp_cell {
@@ -169,7 +165,7 @@ size_t cmp_summarize(const double *v, size_t n, struct cmp_summary *s);
 double cmp_ratio(double a, double b);
 
 int cmp_read_run(struct cmp_result *r, enum cmp_path path, uint32_t round,
-		 const char *json, size_t len, char *err, size_t errlen);
+		 const struct kv_run *run, char *err, size_t errlen);
 int cmp_read_perftest(struct cmp_result *r, uint32_t round, const char *out,
 		      char *err, size_t errlen);
 

@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Running a compare. Every measurement is a child process whose output
- * goes to a file in a private temporary directory: this tool itself
- * ("kvperf -j run ... path kernel|user", read back as JSON) or a perftest
- * client (its table read back). The servers are children too, or kvperf
- * servers in the kernel started through the tool. The children run in
- * their own process groups and die with us (PR_SET_PDEATHSIG); SIGINT
- * and SIGTERM are taken synchronously, passed on to the measurement
- * running, and end the compare after cleaning up.
+ * The compare command: running a compare. The kvperf measurements run in
+ * this process: the kernel path's through the module (run_kernel.c),
+ * against a kvperf server in the kernel on ADDR:PORT (the one there, or
+ * one started and stopped at the end); the user path's on this process's
+ * threads (upath_run.c), against a user-path server on PORT+1 that a
+ * thread of this process runs (upath_serve()). perftest is the only
+ * child: a client per measurement against its own server, in their own
+ * process groups, dying with us (PR_SET_PDEATHSIG), their output in files
+ * of a private temporary directory. SIGINT and SIGTERM stay blocked and
+ * are taken by a thread of their own, which stops the measurement
+ * running and so ends the compare after cleaning up.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,24 +26,30 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
+#include <sys/signalfd.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <linux/kvperf.h>
 
 #include "args.h"
+#include "cli.h"
 #include "compare.h"
-#include "compare_exec.h"
-#include "jsonread.h"
 #include "kvperf.h"
 #include "perftest.h"
 #include "plot.h"
 #include "print.h"
+#include "prog.h"
+#include "run_cfg.h"
+#include "run_kernel.h"
+#include "run_model.h"
+#include "server_cfg.h"
+#include "show.h"
+#include "upath.h"
+#include "upath_run.h"
 
-#define CMP_EXE			"/proc/self/exe"
-/* a measurement that takes longer than this per size is killed */
+/* a measurement that takes longer than this per size is stopped */
 #define CMP_TIMEOUT_MS		(600 * 1000)
-/* a server or a measurement told to stop gets this long before SIGKILL */
+/* a perftest process told to stop gets this long before SIGKILL */
 #define CMP_KILL_GRACE_MS	5000
 /* how long the user-path server may take to say it listens */
 #define CMP_USER_SERVER_MS	5000
@@ -48,6 +58,32 @@
 #define CMP_PERFTEST_TRIES	5
 #define CMP_PERFTEST_MIN_MS	(60 * 1000)
 #define CMP_RETRY_MS		1000
+/* the longest the threads sleep before they look at the stop flags */
+#define CMP_POLL_MS		200
+/* the last lines of a failure's messages that are shown */
+#define CMP_REASON_LINES	10
+/* what the user-path server said last, shown if it fails */
+#define CMP_SERVER_LINES	10
+#define CMP_SERVER_LINE_LEN	256
+
+struct cmp_exec;
+
+/* The user path's server, on a thread of this process. */
+struct cmp_user_server {
+	struct cmp_exec *ex;
+	struct kv_server_cfg cfg;
+	pthread_t thread;
+	bool running;
+	/* set by the server's threads, read by the compare's */
+	bool listening;
+	bool done;
+	/* set by the compare: the server is to stop */
+	bool quit;
+	int ret;
+	/* its error lines, the last CMP_SERVER_LINES of them */
+	char line[CMP_SERVER_LINES][CMP_SERVER_LINE_LEN];
+	unsigned int nlines;
+};
 
 struct cmp_exec {
 	struct kvperf *kv;
@@ -55,15 +91,33 @@ struct cmp_exec {
 	struct cmp_result *r;
 	char dir[PATH_MAX];
 	char out[PATH_MAX];
-	char err[PATH_MAX];
 	char srv_out[PATH_MAX];
-	char usrv_out[PATH_MAX];
 	sigset_t old_mask;
+	/* SIGCHLD, which the main thread waits for */
 	sigset_t wait_set;
+	/* SIGINT and SIGTERM, which the signal thread waits for */
+	sigset_t stop_set;
+	/* SIGINT or SIGTERM arrived: the compare ends (atomic) */
 	bool stop;
+	/* the measurement running is to stop (atomic) */
+	bool run_stop;
+	/*
+	 * The signal thread: it takes SIGINT and SIGTERM and watches the
+	 * time limit of the measurement running; when that is to stop, it
+	 * sets @run_stop and writes a struct signalfd_siginfo to @pipe[1],
+	 * which a kernel-path run's wait reads from @pipe[0]. @lock orders
+	 * that with the start and end of each measurement.
+	 */
+	pthread_t sig_thread;
+	bool sig_running;
+	bool sig_quit;
+	int pipe[2];
+	pthread_mutex_t lock;
+	int64_t deadline_ms;
+	bool timed_out;
 	/* a kvperf server this compare started, to stop at the end */
 	long kernel_server;
-	pid_t user_server;
+	struct cmp_user_server usrv;
 	char netdev[IF_NAMESIZE];
 	char perftest_prog[PATH_MAX];
 	/* perftest reaches ADDR, an IPv6 address, with --ipv6-addr */
@@ -71,11 +125,21 @@ struct cmp_exec {
 	/* the perftest note, when it names perftest's version */
 	char perftest_note[160];
 	bool progress;
-	/* an exit code that ends the compare: the children cannot run */
+	/* an exit code that ends the compare: nothing can be measured */
 	int fatal;
 	unsigned int failures;
 	/* the longest kvperf measurement so far, to bound perftest's */
 	int64_t longest_ms;
+};
+
+/*
+ * What the library functions say while a measurement runs goes to a
+ * buffer, shown only when the measurement failed.
+ */
+struct cmp_capture {
+	struct kvperf kv;
+	char *buf;
+	size_t len;
 };
 
 static int64_t cmp_now_ms(void)
@@ -84,6 +148,11 @@ static int64_t cmp_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool cmp_stopped(struct cmp_exec *ex)
+{
+	return __atomic_load_n(&ex->stop, __ATOMIC_ACQUIRE);
 }
 
 /* "@a/@b" into @buf; false when it does not fit. */
@@ -152,35 +221,6 @@ static void cmp_read_line(const char *path, char *buf, size_t len)
 	free(s);
 }
 
-/**
- * cmp_find_prog() - look a program up in PATH, as execvp() would
- * @name: the program
- * @path: receives where it is
- * @len: room in @path
- *
- * Return: true if found and executable.
- */
-bool cmp_find_prog(const char *name, char *path, size_t len)
-{
-	const char *env = getenv("PATH"), *p, *end;
-	size_t n;
-
-	if (!env)
-		env = "/usr/local/bin:/usr/bin:/bin";
-	for (p = env; *p; p = *end ? end + 1 : end) {
-		end = strchr(p, ':');
-		if (!end)
-			end = p + strlen(p);
-		n = end - p;
-		if (!n)
-			continue;
-		snprintf(path, len, "%.*s/%s", (int)n, p, name);
-		if (!access(path, X_OK))
-			return true;
-	}
-	return false;
-}
-
 /*
  * Start a child with stdin from /dev/null, stdout to @out and stderr to
  * @err (the same file when equal), in its own process group.
@@ -217,25 +257,22 @@ static pid_t cmp_spawn(struct cmp_exec *ex, const char *prog,
 	if (fd >= 0)
 		dup2(fd, STDERR_FILENO);
 	execvp(prog, (char *const *)argv);
-	fprintf(stderr, "kvperf: cannot run %s: %s\n", argv[0],
+	/* not stdio: another thread may have held its lock at fork() */
+	dprintf(STDERR_FILENO, "kvperf: cannot run %s: %s\n", argv[0],
 		strerror(errno));
 	_exit(127);
 }
 
-/*
- * Wait for a signal in ex->wait_set, at most @ms; SIGINT and SIGTERM set
- * ex->stop.
- */
+/* Wait for SIGCHLD, at most @ms and at most CMP_POLL_MS. */
 static void cmp_sigwait(struct cmp_exec *ex, int64_t ms)
 {
 	struct timespec ts;
-	int sig;
 
+	if (ms > CMP_POLL_MS)
+		ms = CMP_POLL_MS;
 	ts.tv_sec = ms / 1000;
 	ts.tv_nsec = (ms % 1000) * 1000000;
-	sig = sigtimedwait(&ex->wait_set, NULL, &ts);
-	if (sig == SIGINT || sig == SIGTERM)
-		ex->stop = true;
+	sigtimedwait(&ex->wait_set, NULL, &ts);
 }
 
 /* Sleep @ms unless stopped; false when stopped. */
@@ -243,9 +280,9 @@ static bool cmp_sleep(struct cmp_exec *ex, int64_t ms)
 {
 	int64_t end = cmp_now_ms() + ms, left;
 
-	while (!ex->stop && (left = end - cmp_now_ms()) > 0)
+	while (!cmp_stopped(ex) && (left = end - cmp_now_ms()) > 0)
 		cmp_sigwait(ex, left);
-	return !ex->stop;
+	return !cmp_stopped(ex);
 }
 
 /* Has the child ended? Its wait status goes to @status. */
@@ -278,9 +315,9 @@ static int cmp_wait(struct cmp_exec *ex, pid_t pid, int64_t timeout_ms,
 		if (cmp_reaped(pid, &status))
 			return timed_out ? -ETIMEDOUT : status;
 		now = cmp_now_ms();
-		if (kill_at < 0 && ((stoppable && ex->stop) ||
+		if (kill_at < 0 && ((stoppable && cmp_stopped(ex)) ||
 				    (deadline >= 0 && now >= deadline))) {
-			timed_out = !(stoppable && ex->stop);
+			timed_out = !(stoppable && cmp_stopped(ex));
 			kill(pid, SIGTERM);
 			kill_at = now + CMP_KILL_GRACE_MS;
 		} else if (kill_at >= 0 && !killed && now >= kill_at) {
@@ -309,15 +346,12 @@ static int cmp_exit_code(int status)
 	return 255;
 }
 
-/* A child's messages, indented under the line that says what failed. */
-static void cmp_show_output(struct cmp_exec *ex, const char *path,
-			    unsigned int max_lines)
+/* Messages, the last @max_lines of @s, indented under what failed. */
+static void cmp_show_text(struct cmp_exec *ex, char *s, unsigned int max_lines)
 {
-	char *s = cmp_slurp(path, NULL), *line, *save = NULL;
 	unsigned int total = 0, skip, i = 0;
+	char *line, *save = NULL;
 
-	if (!s)
-		return;
 	for (line = s; *line; line++)
 		total += *line == '\n';
 	if (s[0] && s[strlen(s) - 1] != '\n')
@@ -327,6 +361,17 @@ static void cmp_show_output(struct cmp_exec *ex, const char *path,
 	     line = strtok_r(NULL, "\n", &save))
 		if (i++ >= skip && line[strspn(line, " \t")])
 			fprintf(ex->kv->err, "  %s\n", line);
+}
+
+/* A child's messages, indented under the line that says what failed. */
+static void cmp_show_output(struct cmp_exec *ex, const char *path,
+			    unsigned int max_lines)
+{
+	char *s = cmp_slurp(path, NULL);
+
+	if (!s)
+		return;
+	cmp_show_text(ex, s, max_lines);
 	free(s);
 }
 
@@ -346,33 +391,148 @@ static void cmp_progress_clear(struct cmp_exec *ex)
 		fputs("\r\033[K", ex->kv->err);
 }
 
-/* Run this tool with @argv; its stdout to ex->out, stderr to ex->err. */
-static int cmp_self(struct cmp_exec *ex, const char *const argv[],
-		    int64_t timeout_ms, bool stoppable)
+/* An invocation like ours whose messages go to @c's buffer. */
+static struct kvperf *cmp_capture_open(struct cmp_exec *ex,
+				       struct cmp_capture *c)
 {
-	pid_t pid = cmp_spawn(ex, CMP_EXE, argv, ex->out, ex->err);
-
-	if (pid < 0)
-		return -1;
-	return cmp_exit_code(cmp_wait(ex, pid, timeout_ms, stoppable));
+	c->kv = *ex->kv;
+	c->buf = NULL;
+	c->len = 0;
+	c->kv.err = open_memstream(&c->buf, &c->len);
+	/* without memory, the messages go where they would anyway */
+	if (!c->kv.err)
+		c->kv.err = ex->kv->err;
+	return &c->kv;
 }
 
-/* Print a child's stderr after a failure, and what it means for us. */
-static int cmp_self_failed(struct cmp_exec *ex, const char *what, int code)
+/* Done with @c: its messages, @what's failure, shown when @failed. */
+static void cmp_capture_close(struct cmp_exec *ex, struct cmp_capture *c,
+			      const char *what, bool failed)
 {
-	cmp_progress_clear(ex);
-	kvperf_errorf(ex->kv, "%s failed (exit status %d):", what, code);
-	cmp_show_output(ex, ex->err, 10);
-	return code == KVPERF_EXIT_NOMODULE ? KVPERF_EXIT_NOMODULE :
-					      KVPERF_EXIT_ERROR;
+	if (c->kv.err != ex->kv->err)
+		fclose(c->kv.err);
+	c->kv.err = ex->kv->err;
+	if (failed) {
+		cmp_progress_clear(ex);
+		kvperf_errorf(ex->kv, "%s failed:", what);
+		if (c->buf)
+			cmp_show_text(ex, c->buf, CMP_REASON_LINES);
+	}
+	free(c->buf);
+	c->buf = NULL;
 }
 
-static bool cmp_addr_is(const struct cmp_opts *o, const char *addr)
+/* Set when the measurement running is to stop; @ex->lock held. */
+static void cmp_stop_run(struct cmp_exec *ex, int sig)
 {
-	uint8_t bin[16];
-	int len = addr ? parse_addr(addr, bin) : -1;
+	struct signalfd_siginfo si = { .ssi_signo = sig };
+	ssize_t n;
 
-	return len == o->addr_len && !memcmp(bin, o->addr_bin, len);
+	__atomic_store_n(&ex->run_stop, true, __ATOMIC_RELEASE);
+	/* non-blocking: a full pipe already says it */
+	do {
+		n = write(ex->pipe[1], &si, sizeof(si));
+	} while (n < 0 && errno == EINTR);
+}
+
+/*
+ * The signal thread: SIGINT and SIGTERM stop the compare and the
+ * measurement running, as does the measurement's time limit (that one
+ * not the compare). The first signal stops a kernel-path run, which
+ * then ends as stopped; a second gives up waiting for it.
+ */
+static void *cmp_signal_thread(void *arg)
+{
+	const struct timespec ts = { 0, CMP_POLL_MS * 1000000L };
+	struct cmp_exec *ex = arg;
+	int sig;
+
+	while (!__atomic_load_n(&ex->sig_quit, __ATOMIC_ACQUIRE)) {
+		sig = sigtimedwait(&ex->stop_set, NULL, &ts);
+		pthread_mutex_lock(&ex->lock);
+		if (sig == SIGINT || sig == SIGTERM) {
+			__atomic_store_n(&ex->stop, true, __ATOMIC_RELEASE);
+			cmp_stop_run(ex, sig);
+		} else if (ex->deadline_ms >= 0 &&
+			   cmp_now_ms() >= ex->deadline_ms) {
+			ex->deadline_ms = -1;
+			ex->timed_out = true;
+			cmp_stop_run(ex, SIGTERM);
+		}
+		pthread_mutex_unlock(&ex->lock);
+	}
+	return NULL;
+}
+
+static int cmp_signals_start(struct cmp_exec *ex)
+{
+	int err;
+
+	if (pipe2(ex->pipe, O_CLOEXEC | O_NONBLOCK)) {
+		kvperf_errorf(ex->kv, "cannot make a pipe: %s",
+			      strerror(errno));
+		return KVPERF_EXIT_ERROR;
+	}
+	err = pthread_create(&ex->sig_thread, NULL, cmp_signal_thread, ex);
+	if (err) {
+		kvperf_errorf(ex->kv, "cannot start a thread: %s",
+			      strerror(err));
+		return KVPERF_EXIT_ERROR;
+	}
+	ex->sig_running = true;
+	return KVPERF_EXIT_OK;
+}
+
+static void cmp_signals_stop(struct cmp_exec *ex)
+{
+	if (ex->sig_running) {
+		__atomic_store_n(&ex->sig_quit, true, __ATOMIC_RELEASE);
+		pthread_join(ex->sig_thread, NULL);
+		ex->sig_running = false;
+	}
+	if (ex->pipe[0] >= 0)
+		close(ex->pipe[0]);
+	if (ex->pipe[1] >= 0)
+		close(ex->pipe[1]);
+	ex->pipe[0] = -1;
+	ex->pipe[1] = -1;
+}
+
+/*
+ * A measurement starts, to be stopped after @limit_ms: what stopped the
+ * one before is forgotten, unless the compare is stopped.
+ */
+static void cmp_run_begin(struct cmp_exec *ex, int64_t limit_ms)
+{
+	struct signalfd_siginfo si;
+
+	pthread_mutex_lock(&ex->lock);
+	while (read(ex->pipe[0], &si, sizeof(si)) > 0)
+		;
+	ex->timed_out = false;
+	ex->deadline_ms = cmp_now_ms() + limit_ms;
+	__atomic_store_n(&ex->run_stop, cmp_stopped(ex), __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ex->lock);
+}
+
+/* The measurement ended; true if its time limit stopped it. */
+static bool cmp_run_end(struct cmp_exec *ex)
+{
+	bool timed_out;
+
+	pthread_mutex_lock(&ex->lock);
+	ex->deadline_ms = -1;
+	timed_out = ex->timed_out;
+	pthread_mutex_unlock(&ex->lock);
+	return timed_out;
+}
+
+/* The user path's runs poll this from their threads. */
+static bool cmp_run_should_stop(void *arg)
+{
+	struct cmp_exec *ex = arg;
+
+	return __atomic_load_n(&ex->run_stop, __ATOMIC_RELAXED);
 }
 
 /*
@@ -381,99 +541,140 @@ static bool cmp_addr_is(const struct cmp_opts *o, const char *addr)
  */
 static int cmp_kernel_server(struct cmp_exec *ex)
 {
-	const char *const show[] = { "kvperf", "-j", "server", "show", NULL };
-	char port[8], perr[128], *json;
-	const struct jr_value *s;
-	const char *const start[] = {
-		"kvperf", "-j", "server", "start", "addr", ex->o->addr,
-		"port", port, NULL,
-	};
-	struct jr_value *root;
-	uint64_t v;
-	size_t i, len;
-	int code;
+	const struct cmp_opts *o = ex->o;
+	struct kv_server_cfg cfg;
+	struct cmp_capture cap;
+	struct kvperf *kv;
+	bool found = false;
+	uint32_t id;
+	int ret;
 
-	code = cmp_self(ex, show, CMP_TIMEOUT_MS, false);
-	if (code)
-		return cmp_self_failed(ex, "kvperf server show", code);
-	json = cmp_slurp(ex->out, &len);
-	root = json ? jr_parse(json, len, perr, sizeof(perr)) : NULL;
-	free(json);
-	if (!root) {
-		kvperf_errorf(ex->kv, "cannot read the servers: %s",
-			      json ? perr : strerror(errno));
-		return KVPERF_EXIT_ERROR;
-	}
-	for (i = 0; i < jr_count(root); i++) {
-		s = jr_at(root, i);
-		if (cmp_addr_is(ex->o, jr_string(jr_get(s, "addr"))) &&
-		    !jr_u64(jr_get(s, "port"), &v) && v == ex->o->port) {
-			jr_free(root);
-			return KVPERF_EXIT_OK;
-		}
-	}
-	jr_free(root);
+	kv = cmp_capture_open(ex, &cap);
+	ret = server_kernel_find(kv, o->addr_bin, o->addr_len, o->port,
+				 &found);
+	cmp_capture_close(ex, &cap, "looking for the kvperf server", ret);
+	if (ret || found)
+		return ret;
 
-	snprintf(port, sizeof(port), "%u", ex->o->port);
-	code = cmp_self(ex, start, CMP_TIMEOUT_MS, false);
-	if (code)
-		return cmp_self_failed(ex, "kvperf server start", code);
-	json = cmp_slurp(ex->out, &len);
-	root = json ? jr_parse(json, len, NULL, 0) : NULL;
-	free(json);
-	if (jr_u64(jr_get(root, "id"), &v)) {
-		jr_free(root);
-		kvperf_errorf(ex->kv, "kvperf server start did not say the server's id");
-		return KVPERF_EXIT_ERROR;
-	}
-	jr_free(root);
-	ex->kernel_server = v;
-	return KVPERF_EXIT_OK;
+	server_cfg_init(&cfg);
+	memcpy(cfg.addr, o->addr_bin, o->addr_len);
+	cfg.addr_len = o->addr_len;
+	cfg.port = o->port;
+	KV_SET(&cfg, KVPERF_A_SERVER_ADDR);
+	kv = cmp_capture_open(ex, &cap);
+	ret = server_kernel_start(kv, &cfg, &id);
+	cmp_capture_close(ex, &cap, "starting the kvperf server", ret);
+	server_cfg_clear(&cfg);
+	if (!ret)
+		ex->kernel_server = id;
+	return ret;
 }
 
 static void cmp_kernel_server_stop(struct cmp_exec *ex)
 {
-	char id[24];
-	const char *const stop[] = { "kvperf", "server", "stop", id, NULL };
-	int code;
+	struct cmp_capture cap;
+	struct kvperf *kv;
+	char what[64];
+	int ret;
 
 	if (ex->kernel_server < 0)
 		return;
-	snprintf(id, sizeof(id), "%ld", ex->kernel_server);
-	code = cmp_self(ex, stop, CMP_TIMEOUT_MS, false);
-	if (code)
-		cmp_self_failed(ex, "kvperf server stop", code);
+	snprintf(what, sizeof(what), "stopping kvperf server %ld",
+		 ex->kernel_server);
+	kv = cmp_capture_open(ex, &cap);
+	ret = server_kernel_stop(kv, ex->kernel_server);
+	cmp_capture_close(ex, &cap, what, ret);
 	ex->kernel_server = -1;
 }
 
+static void cmp_user_server_listening(void *arg,
+				      const struct upath_server_info *info)
+{
+	struct cmp_user_server *s = arg;
+
+	(void)info;
+	__atomic_store_n(&s->listening, true, __ATOMIC_RELEASE);
+}
+
+/* Kept, and shown if the server fails. */
+static void cmp_user_server_error(void *arg, const char *msg)
+{
+	struct cmp_user_server *s = arg;
+
+	snprintf(s->line[s->nlines++ % CMP_SERVER_LINES],
+		 sizeof(s->line[0]), "%s", msg);
+}
+
+static bool cmp_user_server_should_stop(void *arg)
+{
+	struct cmp_user_server *s = arg;
+
+	return __atomic_load_n(&s->quit, __ATOMIC_ACQUIRE);
+}
+
+static void *cmp_user_server_thread(void *arg)
+{
+	struct cmp_user_server *s = arg;
+	const struct upath_server_ops ops = {
+		.listening = cmp_user_server_listening,
+		.error = cmp_user_server_error,
+		.should_stop = cmp_user_server_should_stop,
+		.arg = s,
+	};
+
+	s->ret = upath_serve(&s->cfg, &ops);
+	__atomic_store_n(&s->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* The server's thread ended: what it said, if it failed. */
+static int cmp_user_server_join(struct cmp_exec *ex)
+{
+	struct cmp_user_server *s = &ex->usrv;
+	unsigned int i;
+
+	pthread_join(s->thread, NULL);
+	s->running = false;
+	server_cfg_clear(&s->cfg);
+	if (!s->ret)
+		return KVPERF_EXIT_OK;
+	cmp_progress_clear(ex);
+	kvperf_errorf(ex->kv, "the user-path server failed:");
+	i = s->nlines > CMP_SERVER_LINES ? s->nlines - CMP_SERVER_LINES : 0;
+	for (; i < s->nlines; i++)
+		fprintf(ex->kv->err, "  kvperf: %s\n",
+			s->line[i % CMP_SERVER_LINES]);
+	return KVPERF_EXIT_ERROR;
+}
+
 /*
- * The user path's server: this tool serving from user space on PORT+1
- * until SIGTERM. It is ready once it says so on stdout; if it says
- * nothing, the first measurements retry a few times.
+ * The user path's server: upath_serve() on a thread of this process, on
+ * PORT+1, until the end of the compare. It is ready once it listens; if
+ * it does not say so in time, the first measurements retry a few times.
  */
 static int cmp_user_server(struct cmp_exec *ex)
 {
-	char port[8];
-	const char *const argv[] = {
-		"kvperf", "server", "start", "addr", ex->o->addr, "port", port,
-		"path", "user", NULL,
-	};
+	struct cmp_user_server *s = &ex->usrv;
 	int64_t end = cmp_now_ms() + CMP_USER_SERVER_MS;
-	struct stat st;
-	int status;
+	int err;
 
-	snprintf(port, sizeof(port), "%u", ex->o->port + 1);
-	ex->user_server = cmp_spawn(ex, CMP_EXE, argv, ex->usrv_out, ex->err);
-	if (ex->user_server < 0)
+	s->ex = ex;
+	server_cfg_init(&s->cfg);
+	memcpy(s->cfg.addr, ex->o->addr_bin, ex->o->addr_len);
+	s->cfg.addr_len = ex->o->addr_len;
+	s->cfg.port = ex->o->port + 1;
+	KV_SET(&s->cfg, KVPERF_A_SERVER_ADDR);
+	err = pthread_create(&s->thread, NULL, cmp_user_server_thread, s);
+	if (err) {
+		kvperf_errorf(ex->kv, "cannot start the user-path server: %s",
+			      strerror(err));
 		return KVPERF_EXIT_ERROR;
-	while (cmp_now_ms() < end && !ex->stop) {
-		if (cmp_reaped(ex->user_server, &status)) {
-			ex->user_server = -1;
-			return cmp_self_failed(ex, "the user-path server",
-					       cmp_exit_code(status));
-		}
-		if (!stat(ex->usrv_out, &st) && st.st_size > 0)
-			break;
+	}
+	s->running = true;
+	while (cmp_now_ms() < end && !cmp_stopped(ex) &&
+	       !__atomic_load_n(&s->listening, __ATOMIC_ACQUIRE)) {
+		if (__atomic_load_n(&s->done, __ATOMIC_ACQUIRE))
+			return cmp_user_server_join(ex) ?: KVPERF_EXIT_ERROR;
 		cmp_sigwait(ex, 100);
 	}
 	return KVPERF_EXIT_OK;
@@ -481,18 +682,10 @@ static int cmp_user_server(struct cmp_exec *ex)
 
 static void cmp_user_server_stop(struct cmp_exec *ex)
 {
-	int status;
-
-	if (ex->user_server <= 0)
+	if (!ex->usrv.running)
 		return;
-	kill(ex->user_server, SIGTERM);
-	status = cmp_wait(ex, ex->user_server, CMP_KILL_GRACE_MS, false);
-	ex->user_server = -1;
-	/* it ends on SIGTERM; anything else is worth a word */
-	if (status < 0 || (WIFEXITED(status) && WEXITSTATUS(status)) ||
-	    (WIFSIGNALED(status) && WTERMSIG(status) != SIGTERM))
-		cmp_self_failed(ex, "the user-path server",
-				cmp_exit_code(status));
+	__atomic_store_n(&ex->usrv.quit, true, __ATOMIC_RELEASE);
+	cmp_user_server_join(ex);
 }
 
 static void cmp_mark_failed(struct cmp_exec *ex, enum cmp_path path,
@@ -506,48 +699,94 @@ static void cmp_mark_failed(struct cmp_exec *ex, enum cmp_path path,
 			ex->r->rows[i].cell[path].failed++;
 }
 
-/*
- * A kernel-path run stays in the module until deleted: delete the one
- * whose JSON is in ex->out, finished or failed, so that a compare of
- * many rounds neither piles up runs nor meets the module's run limit.
- */
-static void cmp_delete_run(struct cmp_exec *ex)
+/* Why a run that ended is no measurement, as "kvperf run" says it. */
+static void cmp_run_reason(struct kvperf *kv, const struct kv_run *run,
+			   bool timed_out, int64_t limit_ms)
 {
-	char id[24];
-	const char *const del[] = { "kvperf", "run", "delete", id, NULL };
-	struct jr_value *root;
-	uint64_t val;
-	char *json;
-	size_t len;
-	int code;
+	char id[16] = "";
 
-	json = cmp_slurp(ex->out, &len);
-	root = json ? jr_parse(json, len, NULL, 0) : NULL;
-	free(json);
-	if (!root)
-		return;
-	code = jr_u64(jr_get(root, "id"), &val);
-	jr_free(root);
-	if (code)
-		return;
-	snprintf(id, sizeof(id), "%llu", (unsigned long long)val);
-	code = cmp_self(ex, del, CMP_TIMEOUT_MS, false);
-	if (code)
-		cmp_self_failed(ex, "kvperf run delete", code);
+	/* a user-path run is no kernel object and has no id */
+	if (KV_HAS(run, KVPERF_A_RUN_ID))
+		snprintf(id, sizeof(id), " %u", run->id);
+	if (timed_out)
+		kvperf_errorf(kv, "run%s stopped at the time limit (%lld s)",
+			      id, (long long)(limit_ms / 1000));
+	else if (!KV_HAS(run, KVPERF_A_RUN_STATE))
+		kvperf_errorf(kv, "run%s ended without a state", id);
+	else if (run->state == KVPERF_RUN_STATE_FAILED)
+		kvperf_errorf(kv, "run%s failed: %s", id,
+			      KV_HAS(run, KVPERF_A_RUN_ERROR) ? run->error :
+							       "no reason given");
+	else if (run->state == KVPERF_RUN_STATE_STOPPED)
+		kvperf_errorf(kv, "run%s stopped", id);
+	else
+		kvperf_errorf(kv, "run%s ended in state %d", id, run->state);
+}
+
+/*
+ * One run of a kvperf path, in this process, stopped after @limit_ms.
+ * A kernel-path run stays in the module until deleted: it is deleted
+ * here, finished, failed or stopped, so that a compare of many rounds
+ * neither piles up runs nor meets the module's run limit.
+ *
+ * Return: KVPERF_EXIT_OK when the run is done, with @run set (free it
+ * either way); else an exit code, what went wrong said to @kv.
+ */
+static int cmp_run_one(struct cmp_exec *ex, struct kvperf *kv,
+		       enum cmp_path path, const struct kv_run_cfg *cfg,
+		       struct kv_run *run, int64_t limit_ms)
+{
+	const struct upath_run_ops ops = {
+		.should_stop = cmp_run_should_stop, .arg = ex,
+	};
+	struct run_wait w = { 0 };
+	const char *why = NULL;
+	bool timed_out;
+	int ret;
+
+	memset(run, 0, sizeof(*run));
+	cmp_run_begin(ex, limit_ms);
+	if (cmp_stopped(ex)) {
+		ret = KVPERF_EXIT_ERROR;
+	} else if (path == CMP_KERNEL) {
+		ret = run_kernel_exec(kv, cfg, ex->pipe[0], &w, run);
+	} else if (upath_run_exec(cfg, &ops, run, &why)) {
+		kvperf_errorf(kv, "%s", why);
+		ret = KVPERF_EXIT_ERROR;
+	} else {
+		ret = KVPERF_EXIT_OK;
+	}
+	timed_out = cmp_run_end(ex);
+	if (!ret && (!KV_HAS(run, KVPERF_A_RUN_STATE) ||
+		     run->state != KVPERF_RUN_STATE_DONE)) {
+		cmp_run_reason(kv, run, timed_out, limit_ms);
+		ret = KVPERF_EXIT_ERROR;
+	}
+	if (w.id) {
+		struct cmp_capture cap;
+		char what[48];
+		int del;
+
+		snprintf(what, sizeof(what), "deleting run %u", w.id);
+		del = run_kernel_delete(cmp_capture_open(ex, &cap), w.id);
+		cmp_capture_close(ex, &cap, what, del && !cmp_stopped(ex));
+	}
+	return ret;
 }
 
 /* One kvperf measurement: kernel or user path, all sizes. */
 static void cmp_measure_kvperf(struct cmp_exec *ex, enum cmp_path path,
 			       uint32_t round)
 {
-	char what[64], err[160], *json;
-	struct cmp_argv av;
+	int64_t limit = (int64_t)CMP_TIMEOUT_MS * ex->r->count, started;
+	struct kv_run_cfg cfg;
+	struct cmp_capture cap;
+	char what[64], err[160];
+	struct kv_run run;
 	unsigned int tries;
-	int64_t started;
 	int code, n;
-	size_t len;
 
-	cmp_run_argv(&av, ex->o, path);
+	cmp_run_cfg(&cfg, ex->o, path);
 	/* the user path's server may still be starting: retry at first */
 	tries = path == CMP_USER && round == 0 ? 3 : 1;
 	snprintf(what, sizeof(what), "round %u, %s path", round + 1,
@@ -555,46 +794,43 @@ static void cmp_measure_kvperf(struct cmp_exec *ex, enum cmp_path path,
 	cmp_progress(ex, round, cmp_path_names[path]);
 	for (;;) {
 		started = cmp_now_ms();
-		code = cmp_self(ex, av.argv, CMP_TIMEOUT_MS * ex->r->count,
-				true);
+		code = cmp_run_one(ex, cmp_capture_open(ex, &cap), path, &cfg,
+				   &run, limit);
 		if (!code && cmp_now_ms() - started > ex->longest_ms)
 			ex->longest_ms = cmp_now_ms() - started;
-		if (ex->stop) {
-			if (path == CMP_KERNEL)
-				cmp_delete_run(ex);
-			return;
+		if (cmp_stopped(ex)) {
+			cmp_capture_close(ex, &cap, what, false);
+			goto out;
 		}
 		if (!code)
 			break;
 		if (code == KVPERF_EXIT_USAGE || code == KVPERF_EXIT_NOMODULE) {
 			/* every other measurement would fail alike */
-			ex->fatal = cmp_self_failed(ex, what, code);
-			return;
+			cmp_capture_close(ex, &cap, what, true);
+			ex->fatal = code;
+			goto out;
 		}
 		if (--tries == 0) {
-			cmp_self_failed(ex, what, code);
-			if (path == CMP_KERNEL)
-				cmp_delete_run(ex);
+			cmp_capture_close(ex, &cap, what, true);
 			cmp_mark_failed(ex, path, 0);
-			return;
+			goto out;
 		}
-		if (path == CMP_KERNEL)
-			cmp_delete_run(ex);
+		cmp_capture_close(ex, &cap, what, false);
+		run_model_free(&run);
 		if (!cmp_sleep(ex, CMP_RETRY_MS))
-			return;
+			goto out_cfg;
 	}
-	json = cmp_slurp(ex->out, &len);
-	n = json ? cmp_read_run(ex->r, path, round, json, len, err,
-				sizeof(err)) : -EINVAL;
-	free(json);
-	if (path == CMP_KERNEL)
-		cmp_delete_run(ex);
+	cmp_capture_close(ex, &cap, what, false);
+	n = cmp_read_run(ex->r, path, round, &run, err, sizeof(err));
 	if (n < 0) {
 		cmp_progress_clear(ex);
-		kvperf_errorf(ex->kv, "%s: %s", what,
-			      json ? err : "no output");
+		kvperf_errorf(ex->kv, "%s: %s", what, err);
 		cmp_mark_failed(ex, path, 0);
 	}
+out:
+	run_model_free(&run);
+out_cfg:
+	run_cfg_clear(&cfg);
 }
 
 /* One perftest measurement of @size (0: all sizes, -a). */
@@ -650,7 +886,7 @@ static void cmp_perftest_one(struct cmp_exec *ex, uint32_t round,
 		}
 		status = cmp_wait(ex, client, timeout, true);
 		code = cmp_exit_code(status);
-		if (ex->stop)
+		if (cmp_stopped(ex))
 			goto out;
 		/* a client that hung once hangs again: no retry */
 		if (!code || status == -ETIMEDOUT)
@@ -694,7 +930,7 @@ static void cmp_measure_perftest(struct cmp_exec *ex, uint32_t round)
 					    ex->r->rows[0].size);
 		return;
 	}
-	for (i = 0; i < ex->r->count && !ex->stop; i++)
+	for (i = 0; i < ex->r->count && !cmp_stopped(ex); i++)
 		cmp_perftest_one(ex, round, ex->r->rows[i].size);
 }
 
@@ -895,7 +1131,7 @@ static void cmp_perftest_setup(struct cmp_exec *ex)
 		return;
 	}
 	perftest_prog(prog, sizeof(prog), ex->o->type, ex->o->op);
-	if (!cmp_find_prog(prog, ex->perftest_prog,
+	if (!prog_find(prog, ex->perftest_prog,
 			   sizeof(ex->perftest_prog))) {
 		ex->r->perftest_note = "not installed (Debian package perftest)";
 		return;
@@ -937,10 +1173,7 @@ static int cmp_tmpdir(struct cmp_exec *ex)
 	}
 	/* the names are short, and the directory's name fits in PATH_MAX */
 	if (!cmp_join(ex->out, sizeof(ex->out), ex->dir, "out") ||
-	    !cmp_join(ex->err, sizeof(ex->err), ex->dir, "err") ||
-	    !cmp_join(ex->srv_out, sizeof(ex->srv_out), ex->dir, "server") ||
-	    !cmp_join(ex->usrv_out, sizeof(ex->usrv_out), ex->dir,
-		      "user-server")) {
+	    !cmp_join(ex->srv_out, sizeof(ex->srv_out), ex->dir, "server")) {
 		kvperf_errorf(ex->kv, "TMPDIR is too long");
 		return KVPERF_EXIT_ERROR;
 	}
@@ -1012,36 +1245,35 @@ static int cmp_rounds(struct cmp_exec *ex)
 	}
 	for (round = 0; round < ex->o->rounds; round++) {
 		cmp_measure_kvperf(ex, CMP_KERNEL, round);
-		if (ex->stop || ex->fatal)
+		if (cmp_stopped(ex) || ex->fatal)
 			break;
 		cmp_measure_kvperf(ex, CMP_USER, round);
-		if (ex->stop || ex->fatal)
+		if (cmp_stopped(ex) || ex->fatal)
 			break;
 		if (ex->r->active[CMP_PERFTEST])
 			cmp_measure_perftest(ex, round);
-		if (ex->stop)
+		if (cmp_stopped(ex))
 			break;
 	}
 	cmp_progress_clear(ex);
 	return ex->fatal;
 }
 
-/**
- * cmp_execute() - run a compare and print it
- * @kv: the invocation
- * @o: from cmp_parse()
- *
- * Return: KVPERF_EXIT_OK; KVPERF_EXIT_ERROR when a measurement failed
- * (the table still shows the others), on SIGINT or SIGTERM, or when
- * nothing could be measured; KVPERF_EXIT_NOMODULE without the module.
+/*
+ * Run a compare and print it: KVPERF_EXIT_OK; KVPERF_EXIT_ERROR when a
+ * measurement failed (the table still shows the others), on SIGINT or
+ * SIGTERM, or when nothing could be measured; KVPERF_EXIT_NOMODULE
+ * without the module.
  */
-int cmp_execute(struct kvperf *kv, const struct cmp_opts *o)
+static int cmp_execute(struct kvperf *kv, const struct cmp_opts *o)
 {
 	struct cmp_exec ex = {
-		.kv = kv, .o = o, .kernel_server = -1, .user_server = -1,
+		.kv = kv, .o = o, .kernel_server = -1, .pipe = { -1, -1 },
+		.deadline_ms = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
 	};
 	struct cmp_result *r;
 	struct printer p;
+	sigset_t all;
 	int ret;
 
 	r = calloc(1, sizeof(*r));
@@ -1053,21 +1285,34 @@ int cmp_execute(struct kvperf *kv, const struct cmp_opts *o)
 	ex.r = r;
 	ex.progress = isatty(fileno(kv->err));
 	sigemptyset(&ex.wait_set);
-	sigaddset(&ex.wait_set, SIGINT);
-	sigaddset(&ex.wait_set, SIGTERM);
 	sigaddset(&ex.wait_set, SIGCHLD);
-	/* taken with sigtimedwait(), so that waiting costs no CPU */
-	sigprocmask(SIG_BLOCK, &ex.wait_set, &ex.old_mask);
+	sigemptyset(&ex.stop_set);
+	sigaddset(&ex.stop_set, SIGINT);
+	sigaddset(&ex.stop_set, SIGTERM);
+	/*
+	 * Blocked before any thread starts, so blocked in all of them:
+	 * SIGCHLD is taken with sigtimedwait() by this thread, so that
+	 * waiting for perftest costs no CPU, SIGINT and SIGTERM by the
+	 * signal thread.
+	 */
+	sigemptyset(&all);
+	sigaddset(&all, SIGCHLD);
+	sigaddset(&all, SIGINT);
+	sigaddset(&all, SIGTERM);
+	sigprocmask(SIG_BLOCK, &all, &ex.old_mask);
 
-	ret = cmp_tmpdir(&ex);
+	ret = cmp_signals_start(&ex);
+	if (!ret)
+		ret = cmp_tmpdir(&ex);
 	if (!ret)
 		ret = cmp_prepare(&ex);
 	if (!ret)
 		ret = cmp_rounds(&ex);
 	cmp_user_server_stop(&ex);
 	cmp_kernel_server_stop(&ex);
+	cmp_signals_stop(&ex);
 
-	if (!ret && ex.stop) {
+	if (!ret && cmp_stopped(&ex)) {
 		kvperf_errorf(kv, "interrupted");
 		ret = KVPERF_EXIT_ERROR;
 	}
@@ -1088,3 +1333,149 @@ int cmp_execute(struct kvperf *kv, const struct cmp_opts *o)
 	free(r);
 	return ret;
 }
+
+static int cmp_measure(struct kvperf *kv, struct args *a, uint8_t type)
+{
+	struct cmp_opts o;
+	int ret;
+
+	ret = show_cmd_help(kv, a, &compare_object, cmp_keywords,
+			    CMP_KW_COUNT);
+	if (ret >= 0)
+		return ret;
+	ret = cmp_parse(kv, a, type, &o);
+	if (ret)
+		return ret;
+	return cmp_execute(kv, &o);
+}
+
+static int cmp_lat(struct kvperf *kv, struct args *a)
+{
+	return cmp_measure(kv, a, KVPERF_RUN_TYPE_LAT);
+}
+
+static int cmp_bw(struct kvperf *kv, struct args *a)
+{
+	return cmp_measure(kv, a, KVPERF_RUN_TYPE_BW);
+}
+
+static const struct kvperf_cmd cmp_lat_cmd = {
+	.name = "lat",
+	.summary = "compare latency",
+	.run = cmp_lat,
+};
+
+static const struct kvperf_cmd cmp_bw_cmd = {
+	.name = "bw",
+	.summary = "compare bandwidth",
+	.run = cmp_bw,
+};
+
+static const struct kvperf_cmd *const cmp_cmds[] = {
+	&cmp_lat_cmd,
+	&cmp_bw_cmd,
+	NULL,
+};
+
+static int cmp_run(struct kvperf *kv, struct args *a)
+{
+	const struct kvperf_cmd *cmd;
+	const char *w = args_next(a);
+
+	if (!w)
+		return kvperf_usage(kv, "compare", "missing lat or bw");
+	cmd = strcmp(w, "help") ? args_lookup(cmp_cmds, w) : NULL;
+	if (cmd)
+		return cmd->run(kv, a);
+	if (args_matches(w, "help")) {
+		if (!args_empty(a))
+			return kvperf_no_more_args(kv, a, "compare");
+		compare_object.help(kv->out);
+		return KVPERF_EXIT_OK;
+	}
+	return kvperf_usage(kv, "compare", "unknown compare command '%s'", w);
+}
+
+static void cmp_help(FILE *f)
+{
+	fputs("Usage: kvperf [-j [-p]] compare lat op {send|write|read} addr ADDR [port PORT]\n"
+	      "              [size N | sizes all | sizes MIN-MAX] [rounds R] [iters N]\n"
+	      "              [poll {busy|softirq|workqueue}] [inline N]\n"
+	      "              [plot FILE.svg|FILE.png] [no-perftest] [remote]\n"
+	      "       kvperf [-j [-p]] compare bw op {send|write|read} addr ADDR [port PORT]\n"
+	      "              [size N | sizes all | sizes MIN-MAX] [rounds R] [iters N]\n"
+	      "              [poll {busy|softirq|workqueue}] [inline N]\n"
+	      "              [plot FILE.svg|FILE.png] [no-perftest] [remote]\n"
+	      "              [tx-depth N] [qps N] [signal-every N]\n"
+	      "       kvperf compare help\n"
+	      "\n"
+	      "Run the same test on the kernel path (kvperf run ... path kernel), the\n"
+	      "user path (kvperf run ... path user) and, where perftest is installed,\n"
+	      "with the matching ib_{send,write,read}_{lat,bw}, one after the other in\n"
+	      "each of R rounds, so that drift hits all alike. Then print, per message\n"
+	      "size, each column's median over the rounds with the min-max spread and\n"
+	      "the ratios kernel/user and kernel/perftest of the medians: for lat the\n"
+	      "p50 latency (perftest's t_typical) in usec, below 1 when the kernel path\n"
+	      "is faster; for bw the average bandwidth in MiB/s, above 1 when it is.\n"
+	      "\n"
+	      "ADDR must be an address of this host: compare starts what it measures\n"
+	      "against. The kernel path uses the kvperf server on ADDR:PORT (started,\n"
+	      "and stopped at the end, when kvperf server show has none), the user path\n"
+	      "a user-path server it runs on PORT+1, perftest a server per measurement\n"
+	      "on PORT+2, on the RDMA device that owns ADDR. With remote, ADDR is\n"
+	      "another host's, where these are started by hand:\n"
+	      "  kvperf server start addr ADDR port PORT\n"
+	      "  kvperf server start addr ADDR port PORT+1 path user\n"
+	      "and perftest is left out (its server serves one measurement only).\n"
+	      "\n"
+	      "  op           send, write or read\n"
+	      "  addr         a local IPv4 or IPv6 address on an RDMA device\n"
+	      "  port         the kernel path's server port (default 18515)\n"
+	      "  size         message size, K and M suffixes (default 2; bw 64K)\n"
+	      "  sizes        all: 2 B to 8 MiB; MIN-MAX: MIN doubled until MAX\n"
+	      "  rounds       rounds, 1 to 100 (default 5)\n"
+	      "  iters        iterations per size (lat, default 1000), or messages\n"
+	      "               per queue pair (bw, default 5000), for every column\n"
+	      "  poll         completion handling of kvperf (default busy);\n"
+	      "               perftest polls for busy, waits for events (-e) else\n"
+	      "  inline       send inline up to N bytes (send and write; perftest\n"
+	      "               gets -I 0 unless given, as kvperf's default)\n"
+	      "  plot         draw with gnuplot (Debian package gnuplot-nox): lat,\n"
+	      "               the latency CDF of each column's median round, one\n"
+	      "               panel per size (the first size when more than 4);\n"
+	      "               bw, bandwidth against message size\n"
+	      "  no-perftest  leave perftest out (it is left out by itself where it\n"
+	      "               cannot run the test, e.g. an IPv6 ADDR with a perftest\n"
+	      "               that has no --ipv6-addr; the header says why)\n"
+	      "  remote       ADDR is another host's, with the servers started there\n"
+	      "  tx-depth     bw: work requests in flight per queue pair (perftest -t)\n"
+	      "  qps          bw: queue pairs (perftest -q)\n"
+	      "  signal-every bw: a completion at least every N work requests, 1 to\n"
+	      "               tx-depth (default 100, or tx-depth when smaller); perftest\n"
+	      "               always gets it as -Q, since on its own it asks for\n"
+	      "               every completion above 8 KiB\n"
+	      "\n"
+	      "The kvperf measurements run in this process (the user path's server\n"
+	      "too, on a thread of its own); perftest's are a client process against\n"
+	      "its own server (-R -F -p PORT+2), the only programs compare runs. A\n"
+	      "measurement that fails is reported and left out (its cell shows the\n"
+	      "others); the exit status is then 1. -j prints every round's value,\n"
+	      "for lat also each round's min, p50, p90, p99, p99.9 and max (perftest\n"
+	      "has no p90: null), and the environment: kernel, device, CPU model,\n"
+	      "TCG (an emulated guest, where numbers are low and noisy), perftest's\n"
+	      "version. Needs CAP_NET_ADMIN, as kvperf run does.\n"
+	      "\n"
+	      "Examples:\n"
+	      "  kvperf compare lat op send addr 198.18.0.1 size 64 rounds 3\n"
+	      "  kvperf compare lat op write addr 198.18.0.1 sizes 2-4K plot lat.svg\n"
+	      "  kvperf compare bw op write addr 198.18.0.1 sizes 4K-1M iters 2000 plot bw.png\n"
+	      "  kvperf -j -p compare lat op read addr 198.18.0.1 poll softirq no-perftest\n"
+	      "  kvperf compare lat op send addr 192.0.2.7 remote\n", f);
+}
+
+const struct kvperf_cmd compare_object = {
+	.name = "compare",
+	.summary = "kernel path, user path and perftest side by side",
+	.run = cmp_run,
+	.help = cmp_help,
+};

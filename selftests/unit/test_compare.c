@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of kvperf compare (user/compare.c, and of user/compare_exec.c
- * what runs no child): command lines and their usage errors, the message
- * sizes, the command lines of the children, the median, spread and
- * ratios over rounds, results read from the tool's own "-j run" output
- * and from perftest's, the TCG guess, and the table and JSON printed.
+ * what runs nothing): command lines and their usage errors, the message
+ * sizes, the configuration of the kvperf runs, the median, spread and
+ * ratios over rounds, results read from kvperf runs (struct kv_run) and
+ * from perftest's output, the TCG guess, and the table and JSON printed.
  */
 #include <errno.h>
 #include <math.h>
@@ -14,10 +14,11 @@
 
 #include "args.h"
 #include "compare.h"
-#include "compare_exec.h"
 #include "cli.h"
 #include "kvperf.h"
 #include "print.h"
+#include "run_cfg.h"
+#include "run_model.h"
 #include "unit.h"
 
 struct cmp_line {
@@ -217,42 +218,79 @@ static void cmp_sizes_list(void)
 	CHECK_INT(s[0], 100);
 }
 
-static const char *argv_str(const struct cmp_opts *o, enum cmp_path path)
+/* Does @cfg hold @attr, with @val? */
+static bool cfg_is(const struct kv_run_cfg *cfg, int attr, uint64_t val)
 {
-	static char buf[512];
-	struct cmp_argv av;
-	int i;
-
-	cmp_run_argv(&av, o, path);
-	buf[0] = '\0';
-	for (i = 0; i < av.argc; i++) {
-		if (i)
-			strcat(buf, " ");
-		strcat(buf, av.argv[i]);
-	}
-	CHECK(!av.argv[av.argc]);
-	return buf;
+	return KV_HAS(cfg, attr) &&
+	       run_model_uint(&run_cfg_fields, cfg, attr) == val;
 }
 
-static void cmp_children(void)
+/* The attributes of a kvperf measurement's configuration. */
+#define CFG_BIT(attr)	(1ULL << KVPERF_A_RUN_##attr)
+
+static void cmp_run_cfgs(void)
 {
+	static const uint8_t v6[16] = { 0xfd, [15] = 1 };
+	struct kv_run_cfg cfg;
 	struct cmp_line l;
 
 	CMP_LINE(&l, LAT, "op", "send", "addr", "198.18.0.1", "size", "64",
 		 "rounds", "3");
-	CHECK_STR(argv_str(&l.o, CMP_KERNEL),
-		  "kvperf -j run lat op send addr 198.18.0.1 port 18515 size 64 poll busy path kernel");
-	CHECK_STR(argv_str(&l.o, CMP_USER),
-		  "kvperf -j run lat op send addr 198.18.0.1 port 18516 size 64 poll busy path user");
+	cmp_run_cfg(&cfg, &l.o, CMP_KERNEL);
+	/* exactly these: the module's defaults for the rest */
+	CHECK(cfg.has == (CFG_BIT(TYPE) | CFG_BIT(OP) | CFG_BIT(ADDR) |
+			  CFG_BIT(PORT) | CFG_BIT(SIZE) | CFG_BIT(POLL)));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_TYPE, KVPERF_RUN_TYPE_LAT));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_OP, KVPERF_OP_SEND));
+	CHECK_INT(cfg.addr_len, 4);
+	CHECK(!memcmp(cfg.addr, "\xc6\x12\x00\x01", 4));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_PORT, 18515));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_SIZE, 64));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_POLL, KVPERF_POLL_BUSY));
+	run_cfg_clear(&cfg);
+	/* the user path on PORT+1, where its own server listens */
+	cmp_run_cfg(&cfg, &l.o, CMP_USER);
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_PORT, 18516));
+	CHECK(cfg.has == (CFG_BIT(TYPE) | CFG_BIT(OP) | CFG_BIT(ADDR) |
+			  CFG_BIT(PORT) | CFG_BIT(SIZE) | CFG_BIT(POLL)));
+	run_cfg_clear(&cfg);
+
 	CMP_LINE(&l, BW, "op", "write", "addr", "fd00::1", "port", "2000",
 		 "sizes", "4K-64K", "iters", "100", "poll", "softirq",
 		 "inline", "0", "tx-depth", "16", "qps", "2", "plot", "a.svg",
 		 "no-perftest", "signal-every", "8");
-	CHECK_STR(argv_str(&l.o, CMP_KERNEL),
-		  "kvperf -j run bw op write addr fd00::1 port 2000 sizes 4096-65536 iters 100 poll softirq inline 0 tx-depth 16 qps 2 signal-every 8 path kernel");
+	cmp_run_cfg(&cfg, &l.o, CMP_KERNEL);
+	CHECK(cfg.has == (CFG_BIT(TYPE) | CFG_BIT(OP) | CFG_BIT(ADDR) |
+			  CFG_BIT(PORT) | CFG_BIT(SIZE) | CFG_BIT(SIZE_MAX) |
+			  CFG_BIT(ITERATIONS) | CFG_BIT(POLL) |
+			  CFG_BIT(INLINE) | CFG_BIT(TX_DEPTH) | CFG_BIT(QPS) |
+			  CFG_BIT(SIGNAL_EVERY)));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_TYPE, KVPERF_RUN_TYPE_BW));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_OP, KVPERF_OP_WRITE));
+	CHECK_INT(cfg.addr_len, 16);
+	CHECK(!memcmp(cfg.addr, v6, 16));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_PORT, 2000));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_SIZE, 4096));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_SIZE_MAX, 65536));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_ITERATIONS, 100));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_POLL, KVPERF_POLL_SOFTIRQ));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_INLINE, 0));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_TX_DEPTH, 16));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_QPS, 2));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_SIGNAL_EVERY, 8));
+	run_cfg_clear(&cfg);
+
+	/* sizes all: 2 B to 8 MiB, as "run ... sizes all" */
 	CMP_LINE(&l, BW, "op", "read", "addr", "198.18.0.1", "sizes", "all");
-	CHECK_STR(argv_str(&l.o, CMP_USER),
-		  "kvperf -j run bw op read addr 198.18.0.1 port 18516 sizes all poll busy path user");
+	cmp_run_cfg(&cfg, &l.o, CMP_USER);
+	CHECK(cfg.has == (CFG_BIT(TYPE) | CFG_BIT(OP) | CFG_BIT(ADDR) |
+			  CFG_BIT(PORT) | CFG_BIT(SIZE) | CFG_BIT(SIZE_MAX) |
+			  CFG_BIT(POLL)));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_OP, KVPERF_OP_READ));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_PORT, 18516));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_SIZE, 2));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_SIZE_MAX, 8388608));
+	run_cfg_clear(&cfg);
 }
 
 /* perftest's -Q is the signal-every the kvperf runs of the compare use. */
@@ -309,25 +347,44 @@ static void cmp_summary_stats(void)
 	CHECK(isnan(cmp_ratio(1, 0)));
 }
 
-/* "kvperf -j run lat" and "run bw" output from the VM (6.12, rxe) */
-static const char lat_json[] =
-	"{\"id\":1,\"type\":\"lat\",\"op\":\"send\",\"addr\":\"198.18.0.1\","
-	"\"port\":18515,\"dev\":\"rxe0\",\"state\":\"done\",\"poll\":\"busy\","
-	"\"size\":64,\"size_max\":64,\"iterations\":200,\"results\":["
-	"{\"size\":64,\"iterations\":200,\"min_ns\":47520,\"max_ns\":2633654,"
-	"\"p50_ns\":61055,\"mean_ns\":110502.785,\"stdev_ns\":248725.561,"
-	"\"p99_ns\":1249279,\"p999_ns\":2629631,\"p90_ns\":108287,"
-	"\"p9999_ns\":2629631,\"mismatches\":0}]}\n";
+/* A run of @type, done, on rxe0; run_model_free() it. */
+static void run_of(struct kv_run *run, uint8_t type)
+{
+	memset(run, 0, sizeof(*run));
+	run_model_set_uint(&run_model_fields, run, KVPERF_A_RUN_TYPE, type);
+	run_model_set_uint(&run_model_fields, run, KVPERF_A_RUN_STATE,
+			   KVPERF_RUN_STATE_DONE);
+	snprintf(run->dev, sizeof(run->dev), "rxe0");
+	KV_SET(run, KVPERF_A_RUN_DEV);
+}
 
-static const char bw_json[] =
-	"{\"id\":2,\"type\":\"bw\",\"op\":\"write\",\"dev\":\"rxe0\","
-	"\"state\":\"done\",\"size\":4096,\"size_max\":8192,\"results\":["
-	"{\"size\":4096,\"messages\":200,\"bytes\":819200,"
-	"\"elapsed_ns\":34311409,\"bw_peak_mibps\":22.77,"
-	"\"bw_avg_mibps\":22.77,\"msg_rate_mpps\":0.005829,\"qps\":[]},"
-	"{\"size\":8192,\"messages\":200,\"bytes\":1638400,"
-	"\"bw_peak_mibps\":22.56,\"bw_avg_mibps\":22.56,"
-	"\"msg_rate_mpps\":0.002888}]}\n";
+static struct kv_lat_result *lat_of(struct kv_run *run, uint32_t size)
+{
+	struct kv_lat_result *res = run_model_add_lat(run);
+
+	CHECK(res);
+	run_model_set_uint(&run_model_lat_fields, res, KVPERF_A_RESULT_SIZE,
+			   size);
+	return res;
+}
+
+static void lat_set(struct kv_lat_result *res, int attr, uint64_t ns)
+{
+	run_model_set_uint(&run_model_lat_fields, res, attr, ns);
+}
+
+static struct kv_bw_result *bw_of(struct kv_run *run, uint32_t size,
+				  uint64_t bytes, uint64_t elapsed_ns)
+{
+	struct kv_bw_result *res = run_model_add_bw(run, 0);
+	const struct kv_fields *f = &run_model_bw_fields;
+
+	CHECK(res);
+	run_model_set_uint(f, res, KVPERF_A_BW_RESULT_SIZE, size);
+	run_model_set_uint(f, res, KVPERF_A_BW_RESULT_BYTES, bytes);
+	run_model_set_uint(f, res, KVPERF_A_BW_RESULT_ELAPSED_NS, elapsed_ns);
+	return res;
+}
 
 static void result_for(struct cmp_result *r, uint8_t type,
 		       const char *const *words)
@@ -345,57 +402,118 @@ static void result_for(struct cmp_result *r, uint8_t type,
 #define RESULT(r, type, ...)						\
 	result_for((r), (type), (const char *const []){ __VA_ARGS__, NULL })
 
-/* The kernel column of round 0 from @json; err is the caller's. */
-#define READ_RUN(r, json)						\
-	cmp_read_run((r), CMP_KERNEL, 0, (json), strlen(json), err,	\
-		     sizeof(err))
+/* The kernel column of round 0 from @run; err is the caller's. */
+#define READ_RUN(r, run)						\
+	cmp_read_run((r), CMP_KERNEL, 0, (run), err, sizeof(err))
 
 static void cmp_read_kvperf(void)
 {
+	struct kv_lat_result *res;
 	struct cmp_result r;
+	struct kv_run run;
 	char err[128];
 	const double *pt;
 
 	RESULT(&r, LAT, "op", "send", "addr", "198.18.0.1", "size", "64",
 	       "rounds", "2");
-	CHECK_INT(cmp_read_run(&r, CMP_USER, 1, lat_json, strlen(lat_json),
-			       err, sizeof(err)), 1);
+	/* numbers from the VM (6.12, rxe) */
+	run_of(&run, KVPERF_RUN_TYPE_LAT);
+	res = lat_of(&run, 64);
+	lat_set(res, KVPERF_A_RESULT_MIN_NS, 47520);
+	lat_set(res, KVPERF_A_RESULT_MAX_NS, 2633654);
+	lat_set(res, KVPERF_A_RESULT_P50_NS, 61055);
+	lat_set(res, KVPERF_A_RESULT_P90_NS, 108287);
+	lat_set(res, KVPERF_A_RESULT_P99_NS, 1249279);
+	lat_set(res, KVPERF_A_RESULT_P999_NS, 2629631);
+	lat_set(res, KVPERF_A_RESULT_P9999_NS, 2629631);
+	CHECK_INT(cmp_read_run(&r, CMP_USER, 1, &run, err, sizeof(err)), 1);
 	CHECK(r.rows[0].cell[CMP_USER].value[1] == 61.055);
 	CHECK(isnan(r.rows[0].cell[CMP_USER].value[0]));
 	CHECK(isnan(r.rows[0].cell[CMP_KERNEL].value[1]));
 	pt = r.rows[0].cell[CMP_USER].points[1];
 	CHECK(pt[CMP_PT_MIN] == 47.52);
+	CHECK(pt[CMP_PT_P50] == 61.055);
 	CHECK(pt[CMP_PT_P90] == 108.287);
 	CHECK(pt[CMP_PT_P99] == 1249.279);
 	CHECK(pt[CMP_PT_P999] == 2629.631);
 	CHECK(pt[CMP_PT_MAX] == 2633.654);
 	CHECK_STR(r.env.dev, "rxe0");
+	run_model_free(&run);
 
-	/* the wrong type, no JSON, no results */
-	CHECK_INT(cmp_read_run(&r, CMP_KERNEL, 0, bw_json, strlen(bw_json),
-			       err, sizeof(err)), -EINVAL);
+	/* a point the run did not report is NAN; a known device stays */
+	run_of(&run, KVPERF_RUN_TYPE_LAT);
+	snprintf(run.dev, sizeof(run.dev), "mlx5_0");
+	res = lat_of(&run, 64);
+	lat_set(res, KVPERF_A_RESULT_P50_NS, 1500);
+	lat_set(res, KVPERF_A_RESULT_MAX_NS, 0);
+	CHECK_INT(READ_RUN(&r, &run), 1);
+	pt = r.rows[0].cell[CMP_KERNEL].points[0];
+	CHECK(r.rows[0].cell[CMP_KERNEL].value[0] == 1.5);
+	CHECK(isnan(pt[CMP_PT_MIN]) && isnan(pt[CMP_PT_P90]) &&
+	      isnan(pt[CMP_PT_P99]) && isnan(pt[CMP_PT_P999]));
+	CHECK(pt[CMP_PT_MAX] == 0);
+	CHECK_STR(r.env.dev, "rxe0");
+	run_model_free(&run);
+
+	/* the wrong type, no type, no results */
+	run_of(&run, KVPERF_RUN_TYPE_BW);
+	bw_of(&run, 64, 819200, 34311409);
+	CHECK_INT(READ_RUN(&r, &run), -EINVAL);
 	CHECK_STR(err, "the run's output is not of this type");
-	CHECK_INT(READ_RUN(&r, "# run 3"), -EINVAL);
-	CHECK_STR(err, "the run's output is not JSON: at byte 0: unexpected '#', expected a value");
-	CHECK_INT(READ_RUN(&r, "{\"type\":\"lat\",\"results\":[]}"),
-		  -EINVAL);
+	run_model_free(&run);
+	memset(&run, 0, sizeof(run));
+	CHECK_INT(READ_RUN(&r, &run), -EINVAL);
+	CHECK_STR(err, "the run's output is not of this type");
+	run_of(&run, KVPERF_RUN_TYPE_LAT);
+	CHECK_INT(READ_RUN(&r, &run), -EINVAL);
 	CHECK_STR(err, "the run has no results");
-	CHECK_INT(READ_RUN(&r, "{\"type\":\"lat\",\"results\":[{\"size\":64}]}"),
-		  -EINVAL);
+	/* a result without its p50, or without its size */
+	res = lat_of(&run, 64);
+	lat_set(res, KVPERF_A_RESULT_MIN_NS, 1000);
+	CHECK_INT(READ_RUN(&r, &run), -EINVAL);
 	CHECK_STR(err, "a result without its numbers");
+	run_model_free(&run);
+	run_of(&run, KVPERF_RUN_TYPE_LAT);
+	CHECK(run_model_add_lat(&run));
+	CHECK_INT(READ_RUN(&r, &run), -EINVAL);
+	CHECK_STR(err, "a result without its numbers");
+	run_model_free(&run);
 	/* sizes that are not measured here are passed over */
-	CHECK_INT(READ_RUN(&r, "{\"type\":\"lat\",\"results\":[{\"size\":65}]}"),
-		  -EINVAL);
+	run_of(&run, KVPERF_RUN_TYPE_LAT);
+	lat_set(lat_of(&run, 65), KVPERF_A_RESULT_P50_NS, 1000);
+	CHECK_INT(READ_RUN(&r, &run), -EINVAL);
 	CHECK_STR(err, "the run has no results");
+	run_model_free(&run);
 	cmp_result_free(&r);
 
 	RESULT(&r, BW, "op", "write", "addr", "198.18.0.1", "sizes", "4K-8K",
 	       "rounds", "1");
 	CHECK_INT(r.count, 2);
-	CHECK_INT(cmp_read_run(&r, CMP_KERNEL, 0, bw_json, strlen(bw_json),
-			       err, sizeof(err)), 2);
-	CHECK(r.rows[0].cell[CMP_KERNEL].value[0] == 22.77);
-	CHECK(r.rows[1].cell[CMP_KERNEL].value[0] == 22.56);
+	run_of(&run, KVPERF_RUN_TYPE_BW);
+	bw_of(&run, 4096, 819200, 34311409);
+	bw_of(&run, 8192, 1638400, 69260000);
+	bw_of(&run, 16384, 1638400, 1);
+	CHECK_INT(READ_RUN(&r, &run), 2);
+	/* bytes * 1e9 / elapsed_ns / 2^20, not rounded */
+	CHECK(fabs(r.rows[0].cell[CMP_KERNEL].value[0] -
+		   819200 * 1e9 / 34311409 / 1048576) < 1e-9);
+	CHECK(fabs(r.rows[0].cell[CMP_KERNEL].value[0] - 22.769394) < 1e-6);
+	CHECK(fabs(r.rows[1].cell[CMP_KERNEL].value[0] - 22.559919) < 1e-6);
+	CHECK_STR(r.env.dev, "rxe0");
+	/* no time, a time of 0: no bandwidth */
+	r.rows[0].cell[CMP_KERNEL].value[0] = NAN;
+	run.bw[0].has &= ~(1ULL << KVPERF_A_BW_RESULT_ELAPSED_NS);
+	CHECK_INT(READ_RUN(&r, &run), -EINVAL);
+	CHECK_STR(err, "a result without its numbers");
+	CHECK(isnan(r.rows[0].cell[CMP_KERNEL].value[0]));
+	run_model_set_uint(&run_model_bw_fields, &run.bw[0],
+			   KVPERF_A_BW_RESULT_ELAPSED_NS, 0);
+	CHECK_INT(READ_RUN(&r, &run), -EINVAL);
+	run.bw[0].elapsed_ns = 34311409;
+	run.bw[0].has &= ~(1ULL << KVPERF_A_BW_RESULT_BYTES);
+	CHECK_INT(READ_RUN(&r, &run), -EINVAL);
+	CHECK_STR(err, "a result without its numbers");
+	run_model_free(&run);
 	cmp_result_free(&r);
 }
 
@@ -721,7 +839,7 @@ const struct unit_test compare_tests[] = {
 	UNIT(cmp_parse_abbrev),
 	UNIT(cmp_parse_errors),
 	UNIT(cmp_sizes_list),
-	UNIT(cmp_children),
+	UNIT(cmp_run_cfgs),
 	UNIT(cmp_perftest_signal_every),
 	UNIT(cmp_summary_stats),
 	UNIT(cmp_read_kvperf),

@@ -34,7 +34,6 @@ static const struct unit_test *const suites[] = {
 	run_tests,
 	run_bw_tests,
 	upath_tests,
-	jsonread_tests,
 	perftest_tests,
 	compare_tests,
 	plot_tests,

@@ -35,7 +35,6 @@ extern const struct unit_test server_tests[];
 extern const struct unit_test run_tests[];
 extern const struct unit_test run_bw_tests[];
 extern const struct unit_test upath_tests[];
-extern const struct unit_test jsonread_tests[];
 extern const struct unit_test perftest_tests[];
 extern const struct unit_test compare_tests[];
 extern const struct unit_test plot_tests[];
