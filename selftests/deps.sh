@@ -23,6 +23,8 @@ pkgs=(
 	infiniband-diags iproute2 util-linux procps
 	# the plots of kvperf compare
 	gnuplot-nox
+	# selftests/kvperf/compare.sh: the programs kvperf compare runs
+	strace
 	# make check-debug builds a kernel from linux-source-6.12
 	bc flex bison libelf-dev libssl-dev
 )

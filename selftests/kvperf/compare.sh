@@ -9,8 +9,10 @@
 # from them, and the environment; a bandwidth compare over a range of
 # sizes does the same per size; no-perftest leaves perftest out; plots
 # are written as SVG (with a curve per path) and PNG; bad arguments are
-# refused before anything runs; compare stops the servers it started;
-# and the kernel log stays clean.
+# refused before anything runs; the only programs compare runs are
+# perftest's (its kvperf measurements and servers run in its own
+# process); SIGTERM mid-run stops it, with what it started stopped;
+# compare stops the servers it started; and the kernel log stays clean.
 
 # shellcheck source=selftests/kvperf/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -104,6 +106,90 @@ lat_read_no_perftest() {
 		check lat-read table lat read 1 kernel,user 2
 }
 
+# execs_of TRACE: the programs execve()d in an strace -f log, one a line,
+# in order (the attempts of a PATH search too).
+execs_of() {
+	sed -n 's/^[0-9]* *execve("\([^"]*\)".*/\1/p' "$1"
+}
+
+# only_perftest_forked: under strace, compare executes nothing but
+# perftest programs (ib_*_lat, ib_*_bw) after itself, and one at least:
+# the kvperf measurements and servers run in its own process.
+only_perftest_forked() {
+	local trace=$KV_TMP/compare.strace rc try progs others
+
+	for try in 1 2 3; do
+		kv_run "$KV_TMP/strace.out" "$KV_TMP/strace.err" \
+			timeout "$(kv_scaled 600)" strace -f --seccomp-bpf \
+			-e trace=execve -o "$trace" kvperf compare lat op send \
+			addr "$addr" size 64 rounds 1 iters 200
+		rc=$?
+		[ "$rc" = 0 ] && break
+		if ! perftest_only "$KV_TMP/strace.err" || [ "$try" = 3 ]; then
+			echo "strace kvperf compare: exit $rc"
+			sed 's/^/stderr: /' "$KV_TMP/strace.err"
+			return 1
+		fi
+	done
+	progs=$(execs_of "$trace" | sed 's|.*/||')
+	if [ "$(printf '%s\n' "$progs" | head -n 1)" != kvperf ]; then
+		echo "the first program is not kvperf:"
+		printf '%s\n' "$progs" | head -n 3
+		return 1
+	fi
+	others=$(printf '%s\n' "$progs" | tail -n +2 |
+		 grep -vE '^ib_(send|write|read)_(lat|bw)$')
+	if [ -n "$others" ]; then
+		echo "compare executed other programs than perftest's:"
+		printf '%s\n' "$others" | sort | uniq -c
+		return 1
+	fi
+	if [ "$(printf '%s\n' "$progs" | tail -n +2 | grep -c .)" = 0 ]; then
+		echo "compare executed no perftest program"
+		return 1
+	fi
+	check strace table lat send 1 kernel,user,perftest 64
+}
+
+run_started() {
+	[ "$(cat "$sysfs/run_count")" != 0 ]
+}
+
+# stopped_mid_run: SIGTERM while the kernel path measures ends compare
+# (exit 1, "interrupted") in time, the run stopped and deleted and the
+# servers it started stopped (SIGINT is what ^C sends, to the same
+# effect; a background job of a script ignores it).
+stopped_mid_run() {
+	local pid rc
+
+	kvperf compare lat op send addr "$addr" size 64 rounds 100 \
+		iters 100000 no-perftest >"$KV_TMP/stop.out" \
+		2>"$KV_TMP/stop.err" &
+	pid=$!
+	if ! kv_wait 120 run_started; then
+		kill -KILL "$pid"
+		wait "$pid"
+		echo "no kernel-path run started"
+		cat "$KV_TMP/stop.err"
+		return 1
+	fi
+	kill -TERM "$pid"
+	kv_wait 60 sh -c "! kill -0 $pid 2>/dev/null" || {
+		kill -KILL "$pid"
+		wait "$pid"
+		echo "compare still runs 60 s after SIGTERM"
+		return 1
+	}
+	wait "$pid"
+	rc=$?
+	if [ "$rc" != 1 ] || ! grep -qx "kvperf: interrupted" "$KV_TMP/stop.err"; then
+		echo "exit $rc, want 1 and 'kvperf: interrupted'"
+		cat "$KV_TMP/stop.err"
+		return 1
+	fi
+	nothing_left
+}
+
 # refused WANT ARGS...: kvperf ARGS exits 2 with WANT on stderr, and
 # starts nothing.
 refused() {
@@ -146,7 +232,7 @@ nothing_left() {
 	return 1
 }
 
-ktap_set_plan 10
+ktap_set_plan 12
 kv_dmesg_mark
 
 kv_check "compare lat op send size 64 rounds 3: kernel, user and perftest columns, ratios of the medians" \
@@ -166,6 +252,15 @@ kv_check "rounds 0: refused, 'out of range (1 to 100)'" \
 kv_check "plot x.txt: refused, 'must end in .svg or .png'" \
 	refused "the file name must end in .svg or .png" \
 	compare lat op send addr "$addr" plot "$KV_TMP/x.txt"
+if command -v strace >/dev/null; then
+	kv_check "compare runs no program but perftest's: kvperf measures and serves in its own process" \
+		only_perftest_forked
+else
+	kv_skip "compare runs no program but perftest's" \
+		"strace is not installed (make deps)"
+fi
+kv_check "SIGTERM mid-run: compare ends, interrupted, nothing left running" \
+	stopped_mid_run
 kv_check "no kernel server or run, no perftest process left behind" nothing_left
 kv_dmesg_check
 
