@@ -2,13 +2,9 @@
 /*
  * Matching command-line words with prefix abbreviations.
  */
-#include <ctype.h>
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
-#include "cli.h"
 #include "kvperf.h"
 
 /**
@@ -26,38 +22,12 @@ bool args_matches(const char *word, const char *name)
 }
 
 /**
- * args_lookup() - find the table entry a word selects
- * @table: NULL-terminated table of objects or commands
- * @word: what the user typed
- *
- * An exact match wins; otherwise the first entry in table order that @word
- * is a prefix of. Resolving in table order rather than refusing ambiguous
- * prefixes keeps every abbreviation that works today working when entries
- * are appended later, which is what scripts need.
- *
- * Return: the entry, or NULL if none matches.
- */
-const struct kvperf_cmd *args_lookup(const struct kvperf_cmd *const *table,
-				     const char *word)
-{
-	const struct kvperf_cmd *const *c;
-
-	for (c = table; *c; c++)
-		if (!strcmp(word, (*c)->name))
-			return *c;
-	for (c = table; *c; c++)
-		if (args_matches(word, (*c)->name))
-			return *c;
-	return NULL;
-}
-
-/**
  * args_keyword() - find the keyword a word selects
  * @names: the keywords; NULL entries are skipped
  * @count: how many
  * @word: what the user typed
  *
- * The rules of args_lookup(): an exact match wins, otherwise the first
+ * The rules of cli_lookup(): an exact match wins, otherwise the first
  * keyword in table order that @word is a prefix of.
  *
  * Return: the keyword's index in @names, or -1 if none matches.

@@ -13,8 +13,6 @@
 
 #include "parse.h"
 
-struct kvperf_cmd;
-
 struct args {
 	int argc;
 	char **argv;
@@ -41,8 +39,6 @@ static inline const char *args_next(struct args *a)
 }
 
 bool args_matches(const char *word, const char *name);
-const struct kvperf_cmd *args_lookup(const struct kvperf_cmd *const *table,
-				     const char *word);
 int args_keyword(const char *const *names, size_t count, const char *word);
 int args_value(const char *const *names, size_t count, const char *word);
 

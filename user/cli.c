@@ -14,6 +14,32 @@
 #include "version.h"
 
 /**
+ * cli_lookup() - find the table entry a word selects
+ * @table: NULL-terminated table of objects or commands
+ * @word: what the user typed
+ *
+ * An exact match wins; otherwise the first entry in table order that @word
+ * is a prefix of. Resolving in table order rather than refusing ambiguous
+ * prefixes keeps every abbreviation that works today working when entries
+ * are appended later, which is what scripts need.
+ *
+ * Return: the entry, or NULL if none matches.
+ */
+const struct kvperf_cmd *cli_lookup(const struct kvperf_cmd *const *table,
+				     const char *word)
+{
+	const struct kvperf_cmd *const *c;
+
+	for (c = table; *c; c++)
+		if (!strcmp(word, (*c)->name))
+			return *c;
+	for (c = table; *c; c++)
+		if (args_matches(word, (*c)->name))
+			return *c;
+	return NULL;
+}
+
+/**
  * kvperf_usage() - report a usage error
  * @kv: the invocation
  * @obj: the object whose help to point at, or NULL for the top level
@@ -77,7 +103,7 @@ int kvperf_dispatch(struct kvperf *kv, struct args *args,
 	word = args_next(args);
 	if (!word)
 		return cmds[0]->run(kv, args);
-	cmd = strcmp(word, "help") ? args_lookup(cmds, word) : NULL;
+	cmd = strcmp(word, "help") ? cli_lookup(cmds, word) : NULL;
 	if (cmd)
 		return cmd->run(kv, args);
 	if (is_help(word)) {
@@ -152,7 +178,7 @@ static int help(struct kvperf *kv, struct args *args,
 		print_help(kv->out, objects);
 		return KVPERF_EXIT_OK;
 	}
-	obj = args_lookup(objects, word);
+	obj = cli_lookup(objects, word);
 	if (!obj)
 		return kvperf_usage(kv, NULL, "unknown object '%s'", word);
 	if (!args_empty(args))
@@ -288,7 +314,7 @@ int kvperf_main(struct kvperf *kv, int argc, char **argv,
 		print_help(kv->err, objects);
 		return KVPERF_EXIT_USAGE;
 	}
-	obj = strcmp(word, "help") ? args_lookup(objects, word) : NULL;
+	obj = strcmp(word, "help") ? cli_lookup(objects, word) : NULL;
 	if (obj)
 		return obj->run(kv, &args);
 	if (is_help(word))

@@ -32,6 +32,8 @@ extern const struct kvperf_cmd server_object;
 extern const struct kvperf_cmd run_object;
 extern const struct kvperf_cmd compare_object;
 
+const struct kvperf_cmd *cli_lookup(const struct kvperf_cmd *const *table,
+				   const char *word);
 int kvperf_main(struct kvperf *kv, int argc, char **argv,
 		const struct kvperf_cmd *const *objects);
 int kvperf_dispatch(struct kvperf *kv, struct args *args,

@@ -76,8 +76,6 @@ const char *const cmp_keywords[CMP_KW_COUNT] = {
 /* "sizes all", as perftest -a */
 #define CMP_SIZES_ALL_MIN	2
 /* without size or sizes: perftest's defaults, 2 B and 64 KiB */
-#define CMP_LAT_SIZE_DEFAULT	2
-#define CMP_BW_SIZE_DEFAULT	65536
 #define CMP_PORT_DEFAULT	18515
 
 static int cmp_usage_range(struct kvperf *kv, const char *kw, const char *s,
@@ -128,7 +126,7 @@ static int cmp_parse_sizes(struct kvperf *kv, const char *s,
 	char min[32];
 	int ret;
 
-	if (args_matches(s, "all")) {
+	if (!strcmp(s, "all")) {
 		o->sizes_all = true;
 		o->size = CMP_SIZES_ALL_MIN;
 		o->size_max = CMP_SIZE_MAX;
@@ -166,7 +164,7 @@ static int cmp_value(struct kvperf *kv, enum cmp_kw kw, const char *val,
 
 	switch (kw) {
 	case CMP_KW_OP:
-		i = args_keyword(fmt_op.names, fmt_op.count, val);
+		i = args_value(fmt_op.names, fmt_op.count, val);
 		if (i < 0)
 			return kvperf_usage(kv, "compare",
 					    "unknown op '%s' (send, write or read)",
@@ -201,7 +199,7 @@ static int cmp_value(struct kvperf *kv, enum cmp_kw kw, const char *val,
 		return cmp_number(kv, "iters", val, 1, UINT32_MAX,
 				  &o->iterations);
 	case CMP_KW_POLL:
-		i = args_keyword(fmt_poll.names, fmt_poll.count, val);
+		i = args_value(fmt_poll.names, fmt_poll.count, val);
 		if (i < 0)
 			return kvperf_usage(kv, "compare",
 					    "unknown poll mode '%s' (busy, softirq or workqueue)",
@@ -264,8 +262,9 @@ int cmp_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	o->port = CMP_PORT_DEFAULT;
 	o->rounds = CMP_ROUNDS_DEFAULT;
 	o->poll = KVPERF_POLL_BUSY;
-	o->size = type == KVPERF_RUN_TYPE_BW ? CMP_BW_SIZE_DEFAULT :
-					       CMP_LAT_SIZE_DEFAULT;
+	/* the sizes kvperf run and perftest default to */
+	o->size = type == KVPERF_RUN_TYPE_BW ? KVPERF_BW_SIZE_DEFAULT :
+					       KVPERF_SIZE_DEFAULT;
 	while ((w = args_next(a))) {
 		kw = args_keyword(cmp_keywords, CMP_KW_COUNT, w);
 		if (kw < 0)

@@ -1384,7 +1384,7 @@ static int cmp_run(struct kvperf *kv, struct args *a)
 
 	if (!w)
 		return kvperf_usage(kv, "compare", "missing lat or bw");
-	cmd = strcmp(w, "help") ? args_lookup(cmp_cmds, w) : NULL;
+	cmd = strcmp(w, "help") ? cli_lookup(cmp_cmds, w) : NULL;
 	if (cmd)
 		return cmd->run(kv, a);
 	if (args_matches(w, "help")) {

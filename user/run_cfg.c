@@ -9,6 +9,7 @@
 #include <netlink/genl/genl.h>
 
 #include "attrs.h"
+#include "compiler.h"
 #include "parse.h"
 #include "run_cfg.h"
 
@@ -150,7 +151,7 @@ const struct kv_range *run_cfg_range(int attr)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(run_ranges) / sizeof(run_ranges[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(run_ranges); i++)
 		if (run_ranges[i].attr == attr)
 			return &run_ranges[i];
 	return NULL;
@@ -212,7 +213,7 @@ int run_cfg_check(const struct kv_run_cfg *cfg, int *attr, char *why,
 	uint64_t v;
 	size_t i;
 
-	for (i = 0; i < sizeof(run_ranges) / sizeof(run_ranges[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(run_ranges); i++) {
 		r = &run_ranges[i];
 		if (!KV_HAS(cfg, r->attr))
 			continue;

@@ -27,22 +27,22 @@ static const struct kvperf_cmd c_show = { .name = "show" };
 static const struct kvperf_cmd c_showall = { .name = "showall" };
 static const struct kvperf_cmd c_run = { .name = "run" };
 
-static void args_lookup_table_order(void)
+static void cli_lookup_table_order(void)
 {
 	static const struct kvperf_cmd *const t[] = {
 		&c_server, &c_showall, &c_show, &c_run, NULL,
 	};
 
 	/* an exact match beats an earlier entry it is a prefix of */
-	CHECK(args_lookup(t, "show") == &c_show);
+	CHECK(cli_lookup(t, "show") == &c_show);
 	/* otherwise the first entry in table order */
-	CHECK(args_lookup(t, "s") == &c_server);
-	CHECK(args_lookup(t, "sh") == &c_showall);
-	CHECK(args_lookup(t, "se") == &c_server);
-	CHECK(args_lookup(t, "r") == &c_run);
-	CHECK(args_lookup(t, "runs") == NULL);
-	CHECK(args_lookup(t, "x") == NULL);
-	CHECK(args_lookup(t, "") == NULL);
+	CHECK(cli_lookup(t, "s") == &c_server);
+	CHECK(cli_lookup(t, "sh") == &c_showall);
+	CHECK(cli_lookup(t, "se") == &c_server);
+	CHECK(cli_lookup(t, "r") == &c_run);
+	CHECK(cli_lookup(t, "runs") == NULL);
+	CHECK(cli_lookup(t, "x") == NULL);
+	CHECK(cli_lookup(t, "") == NULL);
 }
 
 static void parse_u64_valid(void)
@@ -202,7 +202,7 @@ static void parse_addr_v4_v6(void)
 
 const struct unit_test args_tests[] = {
 	UNIT(args_matches_prefixes),
-	UNIT(args_lookup_table_order),
+	UNIT(cli_lookup_table_order),
 	UNIT(parse_u64_valid),
 	UNIT(parse_u64_invalid),
 	UNIT(parse_u32_range),

@@ -119,7 +119,7 @@ static void cmp_parse_all(void)
 	CHECK_INT(l.o.signal_every, 50);
 	CHECK(cmp_opt(&l.o, CMP_KW_SIGNAL_EVERY));
 
-	CMP_LINE(&l, LAT, "op", "w", "addr", "198.18.0.1", "sizes", "all");
+	CMP_LINE(&l, LAT, "op", "write", "addr", "198.18.0.1", "sizes", "all");
 	CHECK_INT(l.ret, 0);
 	CHECK(l.o.sizes_all);
 	CHECK_INT(l.o.size, 2);
@@ -131,8 +131,8 @@ static void cmp_parse_abbrev(void)
 {
 	struct cmp_line l;
 
-	CMP_LINE(&l, LAT, "o", "r", "a", "198.18.0.1", "s", "64", "r", "2",
-		 "p", "1000", "i", "10", "n", "pol", "w", "pl", "x.svg", "re");
+	CMP_LINE(&l, LAT, "o", "read", "a", "198.18.0.1", "s", "64", "r", "2",
+		 "p", "1000", "i", "10", "n", "pol", "workqueue", "pl", "x.svg", "re");
 	CHECK_INT(l.ret, 0);
 	CHECK_STR(l.err, "");
 	CHECK_INT(l.o.op, KVPERF_OP_READ);
@@ -153,6 +153,8 @@ static void cmp_parse_errors(void)
 	CMP_ERR(LAT, "unknown keyword 'bogus'", "op", "send", "bogus");
 	CMP_ERR(LAT, "unknown op 'atomic' (send, write or read)", "op",
 		"atomic");
+	/* keywords abbreviate, values do not */
+	CMP_ERR(LAT, "unknown op 'w' (send, write or read)", "op", "w");
 	CMP_ERR(LAT, "invalid address 'host' (IPv4 or IPv6)", "addr", "host");
 	CMP_ERR(LAT, "missing value after 'rounds'", "op", "send", "rounds");
 	CMP_ERR(LAT, "'op' given twice", "op", "send", "op", "read");
