@@ -176,8 +176,9 @@ if [ -n "$debug" ]; then
 	exit
 fi
 
-# the unit-test program and kmod/stats.c's test program
-run_phase unit 2 make -s -C user test
+# the unit-test programs, one per selftests/unit/test_*.c (kmod/stats.c's
+# test_stats among them), one KTAP stream each
+run_phase unit "$(ls selftests/unit/test_*.c | wc -l)" make -s -C user test
 run_phase spec 1 selftests/spec/spec_test.sh
 run_phase lint 1 selftests/lint.sh
 run_phase harness 1 selftests/harness_test.sh

@@ -11,7 +11,7 @@
  * be replayed alone (-r), or again and again (-R) to catch a race; -d
  * waits that long between the accept and a conversation's first
  * message. The connection code is the user path's
- * (user/upath_conn.c, user/upath_wire.c).
+ * (user/engine/upath_conn.c, user/engine/upath_wire.c).
  *
  * usage: wire_fuzz -a ADDR [-p PORT] [-s SEED] [-n COUNT] [-t SECONDS]
  *		    [-w WAIT_MS] [-q SILENT] [-r ATTEMPT [-R TIMES]] [-d MS]

@@ -38,7 +38,7 @@ result $? "include/uapi/linux/kvperf.h matches the spec (make uapi)" "$tmp/gen.l
 
 # Every command and attribute the module's code uses exists in the header
 # (a removed or renamed spec item must not leave the code behind).
-cat "$top"/kmod/*.c "$top"/user/*.c 2>/dev/null |
+cat "$top"/kmod/*.c "$top"/user/*.c "$top"/user/*/*.c 2>/dev/null |
 	grep -o 'KVPERF_\(A\|CMD\)_[A-Z0-9_]*[A-Z0-9]' | sort -u >"$tmp/used"
 grep -o 'KVPERF_\(A\|CMD\)_[A-Z0-9_]*[A-Z0-9]' "$uapi" | sort -u >"$tmp/defined"
 comm -23 "$tmp/used" "$tmp/defined" >"$tmp/undefined"
@@ -60,7 +60,7 @@ result $? "the module's policies name the spec's constants" "$tmp/policy"
 
 # The tool's names of the limits and defaults are the spec's constants,
 # and the model's table of a run's ranges (run_cfg.c) is the spec's.
-limits "$spec" tool "$top"/user/*.h "$top"/user/run_cfg.c "$top"/user/server.c \
+limits "$spec" tool "$top"/user/*/*.h "$top"/user/lib/run_cfg.c "$top"/user/cli/server.c \
 	>"$tmp/tool" 2>&1
 result $? "the tool's limits are the spec's constants" "$tmp/tool"
 
@@ -75,7 +75,7 @@ spec_change() {
 			"$t/kmod/" &&
 		cp -a "$top/Documentation/netlink/specs" \
 			"$t/Documentation/netlink/" || return 1
-	rm -f "$t"/user/*.o "$t"/user/*.d "$t/user/kvperf"
+	rm -f "$t"/user/*.o "$t"/user/*/*.[oda] "$t/user/kvperf"
 	sed -i '/^    name: qps-max$/{n;s/^    value: 16$/    value: 12/}' \
 		"$t/Documentation/netlink/specs/kvperf.yaml"
 	grep -A1 '^    name: qps-max$' "$t/Documentation/netlink/specs/kvperf.yaml" |

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of user/access.c: allow prefixes parsed, matched and
+ * Unit tests of user/lib/access.c: allow prefixes parsed, matched and
  * printed; keys from hex digits and from files, whose messages never
  * show the key; the constant-time comparison.
  */
@@ -361,7 +361,7 @@ static void access_key_compare(void)
 	CHECK(access_key_equal(a, b, 15));
 }
 
-const struct unit_test access_tests[] = {
+const struct unit_test unit_tests[] = {
 	UNIT(access_prefix_parsing),
 	UNIT(access_prefix_matching),
 	UNIT(access_masks),

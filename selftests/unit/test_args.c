@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of user/args.c: prefix matching, number and address parsing.
+ * Unit tests of user/cli/args.c: prefix matching, number and address parsing.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -200,7 +200,7 @@ static void parse_addr_v4_v6(void)
 		check_addr(bad[i], -EINVAL, NULL);
 }
 
-const struct unit_test args_tests[] = {
+const struct unit_test unit_tests[] = {
 	UNIT(args_matches_prefixes),
 	UNIT(cli_lookup_table_order),
 	UNIT(parse_u64_valid),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of user/attrs.c: the transcribed attribute sets and the
+ * Unit tests of user/lib/attrs.c: the transcribed attribute sets and the
  * checking parser.
  */
 #include <errno.h>
@@ -123,7 +123,7 @@ static void attrs_parse_rejects(void)
 	cap_close(&c);
 }
 
-const struct unit_test attrs_tests[] = {
+const struct unit_test unit_tests[] = {
 	UNIT(attrs_sets_complete),
 	UNIT(attrs_parse_accepts),
 	UNIT(attrs_parse_rejects),

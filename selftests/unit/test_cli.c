@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of user/cli.c: global options, dispatch with abbreviations,
+ * Unit tests of user/cli/cli.c: global options, dispatch with abbreviations,
  * help at every level, usage errors and their exit codes. A fake object
  * table records what ran; the real dev and monitor objects are driven
  * only down paths that end before any netlink socket is opened.
@@ -443,7 +443,7 @@ static void cli_real_objects_help(void)
 	run_done(&r);
 }
 
-const struct unit_test cli_tests[] = {
+const struct unit_test unit_tests[] = {
 	UNIT(cli_global_options),
 	UNIT(cli_bad_options),
 	UNIT(cli_version),

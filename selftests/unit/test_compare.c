@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of kvperf compare (user/compare.c, and of user/compare_exec.c
+ * Unit tests of kvperf compare (user/compare/compare.c, and of user/compare/compare_exec.c
  * what runs nothing): command lines and their usage errors, the message
  * sizes, the configuration of the kvperf runs, the median, spread and
  * ratios over rounds, results read from kvperf runs (struct kv_run) and
@@ -835,7 +835,7 @@ static void cmp_not_local(void)
 	CHECK(strstr(err, "add 'remote'"));
 }
 
-const struct unit_test compare_tests[] = {
+const struct unit_test unit_tests[] = {
 	UNIT(cmp_parse_defaults),
 	UNIT(cmp_parse_all),
 	UNIT(cmp_parse_abbrev),

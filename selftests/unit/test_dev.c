@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of user/dev_print.c: KVPERF_CMD_DEV_GET replies built here
+ * Unit tests of user/cli/dev_print.c: KVPERF_CMD_DEV_GET replies built here
  * attribute by attribute, printed as text and JSON and compared whole.
  */
 #include <errno.h>
@@ -364,7 +364,7 @@ static void dev_tricky_names_json(void)
 	nlmsg_free(msg);
 }
 
-const struct unit_test dev_tests[] = {
+const struct unit_test unit_tests[] = {
 	UNIT(dev_text_full),
 	UNIT(dev_json_full),
 	UNIT(dev_json_pretty_two_devices),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of user/extack.c: reading NLMSG_ERROR and NLMSG_DONE with
+ * Unit tests of user/lib/extack.c: reading NLMSG_ERROR and NLMSG_DONE with
  * extended ACK TLVs, laid out as the kernel's netlink_ack() and
  * netlink_dump_done() lay them out, and the messages the user sees.
  */
@@ -282,7 +282,7 @@ static void extack_report_missing(void)
 	nlmsg_free(req);
 }
 
-const struct unit_test extack_tests[] = {
+const struct unit_test unit_tests[] = {
 	UNIT(extack_parse_capped),
 	UNIT(extack_parse_uncapped),
 	UNIT(extack_parse_plain_and_bad),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of user/fmt.c: GUIDs, GIDs, rates, addresses and enum names.
+ * Unit tests of user/lib/fmt.c: GUIDs, GIDs, rates, addresses and enum names.
  */
 #include <stdint.h>
 #include <string.h>
@@ -167,7 +167,7 @@ static void fmt_enum_names(void)
 	CHECK(fmt_name(&fmt_node_type, UINT64_MAX) == NULL);
 }
 
-const struct unit_test fmt_tests[] = {
+const struct unit_test unit_tests[] = {
 	UNIT(fmt_guids),
 	UNIT(fmt_gids),
 	UNIT(fmt_rates),

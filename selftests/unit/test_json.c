@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of user/json.c: layout, escaping, UTF-8 handling and exact
+ * Unit tests of user/cli/json.c: layout, escaping, UTF-8 handling and exact
  * integers, checked byte for byte and by Python's json module.
  */
 #include <stdint.h>
@@ -230,7 +230,7 @@ static void json_tricky_strings_parse(void)
 	}
 }
 
-const struct unit_test json_tests[] = {
+const struct unit_test unit_tests[] = {
 	UNIT(json_empty_containers),
 	UNIT(json_compact_layout),
 	UNIT(json_pretty_layout),

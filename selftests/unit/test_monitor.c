@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the event lines of user/monitor.c, and of receiving
+ * Unit tests of the event lines of user/cli/monitor.c, and of receiving
  * events at all (knl_event_cb()).
  */
 #include <errno.h>
@@ -232,7 +232,7 @@ out:
 	nl_socket_free(sk);
 }
 
-const struct unit_test monitor_tests[] = {
+const struct unit_test unit_tests[] = {
 	UNIT(monitor_text_lines),
 	UNIT(monitor_json_lines),
 	UNIT(monitor_partial_and_malformed),

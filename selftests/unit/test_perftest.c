@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of user/perftest.c: the tables of ib_*_lat and ib_*_bw read
+ * Unit tests of user/compare/perftest.c: the tables of ib_*_lat and ib_*_bw read
  * from what perftest 6.06 printed in the VM (client and server side), an
  * "-a" sweep with a warning among the rows, older and newer headers, the
  * version, and the command lines kvperf compare runs.
@@ -294,7 +294,7 @@ static void pt_has_option(void)
 	CHECK(!perftest_has_option("", "--ipv6-addr"));
 }
 
-const struct unit_test perftest_tests[] = {
+const struct unit_test unit_tests[] = {
 	UNIT(pt_lat_client),
 	UNIT(pt_lat_server),
 	UNIT(pt_lat_sweep),

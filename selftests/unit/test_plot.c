@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of user/plot.c: the gnuplot script of a latency compare
+ * Unit tests of user/compare/plot.c: the gnuplot script of a latency compare
  * (one panel, several, only the first of many; log scale when wide),
  * of a bandwidth compare, quoting, and the data files it reads.
  */
@@ -237,7 +237,7 @@ static void plot_data(void)
 	CHECK_INT(rmdir(dir), 0);
 }
 
-const struct unit_test plot_tests[] = {
+const struct unit_test unit_tests[] = {
 	UNIT(plot_lat_one),
 	UNIT(plot_lat_panels),
 	UNIT(plot_bw_script),

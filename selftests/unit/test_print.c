@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of user/print.c: the same calls rendered as text and JSON.
+ * Unit tests of user/cli/print.c: the same calls rendered as text and JSON.
  */
 #include <string.h>
 
@@ -104,7 +104,7 @@ static void print_text_line_handling(void)
 	cap_close(&c);
 }
 
-const struct unit_test print_tests[] = {
+const struct unit_test unit_tests[] = {
 	UNIT(print_text),
 	UNIT(print_json),
 	UNIT(print_json_pretty),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of bandwidth runs (user/run.c, user/run_bw_print.c): command
+ * Unit tests of bandwidth runs (user/cli/run.c, user/cli/run_bw_print.c): command
  * lines of "run bw", and the time form of warmup that "run lat" has too,
  * turned into KVPERF_CMD_RUN_START requests or usage errors; bandwidth
  * replies built here as the kernel sends them, printed as perftest's table
@@ -833,7 +833,7 @@ static void bw_wait_live(void)
 	cap_close(&err);
 }
 
-const struct unit_test run_bw_tests[] = {
+const struct unit_test unit_tests[] = {
 	UNIT(bw_parse_minimal),
 	UNIT(bw_parse_every_keyword),
 	UNIT(bw_parse_abbreviations),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the server object (user/server.c): "server start" command
+ * Unit tests of the server object (user/cli/server.c): "server start" command
  * lines turned into KVPERF_CMD_SERVER_START requests, what start prints,
  * and KVPERF_CMD_SERVER_GET replies built here attribute by attribute,
  * printed as text and JSON and compared whole.
@@ -696,7 +696,7 @@ static void server_help_examples(void)
 	cap_close(&c);
 }
 
-const struct unit_test server_tests[] = {
+const struct unit_test unit_tests[] = {
 	UNIT(server_attr_sets),
 	UNIT(server_start_requests),
 	UNIT(server_start_access),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of kmod/stats.c, built for the host on user/kshim.h: percentiles
+ * Unit tests of kmod/stats.c, built for the host on user/engine/kshim.h: percentiles
  * against the exact nearest rank of the same samples sorted, mean and
  * standard deviation against long double, the 128-bit helpers against
  * known values, the bucket layout at every boundary. A program of its own
@@ -11,7 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "../../user/kshim.h"
+#include "../../user/engine/kshim.h"
 #include "../../kmod/stats.c"	/* the static helpers are tested too */
 
 #define NS_PER_S	1000000000ULL

@@ -911,7 +911,7 @@ static void upath_cfg_key(void)
 	CHECK(!memcmp(c.key, zero, 16));
 }
 
-const struct unit_test upath_tests[] = {
+const struct unit_test unit_tests[] = {
 	UNIT(upath_server_admits),
 	UNIT(upath_cfg_key),
 	UNIT(upath_run_path_keyword),

@@ -19,26 +19,6 @@
 
 #define PYTHON	"/usr/bin/python3"
 
-static const struct unit_test *const suites[] = {
-	args_tests,
-	access_tests,
-	cli_tests,
-	json_tests,
-	print_tests,
-	fmt_tests,
-	attrs_tests,
-	dev_tests,
-	monitor_tests,
-	extack_tests,
-	server_tests,
-	run_tests,
-	run_bw_tests,
-	upath_tests,
-	perftest_tests,
-	compare_tests,
-	plot_tests,
-};
-
 static bool failed;
 static const char *skipped;
 
@@ -288,35 +268,30 @@ int main(void)
 {
 	unsigned int n = 0, i = 0, pass = 0, fail = 0, skip = 0;
 	const struct unit_test *t;
-	size_t s;
 
 	/* a python3 that dies early must not kill us through SIGPIPE */
 	signal(SIGPIPE, SIG_IGN);
 
-	for (s = 0; s < ARRAY_SIZE(suites); s++)
-		for (t = suites[s]; t->name; t++)
-			n++;
+	for (t = unit_tests; t->name; t++)
+		n++;
 
 	printf("TAP version 13\n1..%u\n", n);
-	for (s = 0; s < ARRAY_SIZE(suites); s++) {
-		for (t = suites[s]; t->name; t++) {
-			failed = false;
-			skipped = NULL;
-			t->fn();
-			i++;
-			if (failed) {
-				printf("not ok %u - %s\n", i, t->name);
-				fail++;
-			} else if (skipped) {
-				printf("ok %u - %s # SKIP %s\n", i, t->name,
-				       skipped);
-				skip++;
-			} else {
-				printf("ok %u - %s\n", i, t->name);
-				pass++;
-			}
-			fflush(stdout);
+	for (t = unit_tests; t->name; t++) {
+		failed = false;
+		skipped = NULL;
+		t->fn();
+		i++;
+		if (failed) {
+			printf("not ok %u - %s\n", i, t->name);
+			fail++;
+		} else if (skipped) {
+			printf("ok %u - %s # SKIP %s\n", i, t->name, skipped);
+			skip++;
+		} else {
+			printf("ok %u - %s\n", i, t->name);
+			pass++;
 		}
+		fflush(stdout);
 	}
 	printf("# Totals: pass:%u fail:%u xfail:0 xpass:0 skip:%u error:0\n",
 	       pass, fail, skip);

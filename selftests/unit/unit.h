@@ -20,24 +20,11 @@ struct unit_test {
 
 #define UNIT(fn)	{ #fn, fn }
 
-/* The suites, one per test_*.c file; each table ends with { NULL }. */
-extern const struct unit_test args_tests[];
-extern const struct unit_test access_tests[];
-extern const struct unit_test cli_tests[];
-extern const struct unit_test json_tests[];
-extern const struct unit_test print_tests[];
-extern const struct unit_test fmt_tests[];
-extern const struct unit_test attrs_tests[];
-extern const struct unit_test dev_tests[];
-extern const struct unit_test monitor_tests[];
-extern const struct unit_test extack_tests[];
-extern const struct unit_test server_tests[];
-extern const struct unit_test run_tests[];
-extern const struct unit_test run_bw_tests[];
-extern const struct unit_test upath_tests[];
-extern const struct unit_test perftest_tests[];
-extern const struct unit_test compare_tests[];
-extern const struct unit_test plot_tests[];
+/*
+ * The tests of one program: each test_*.c file is a program of its own,
+ * linked with only what it tests; its table ends with { NULL }.
+ */
+extern const struct unit_test unit_tests[];
 
 __printf(3, 4)
 void unit_fail(const char *file, int line, const char *fmt, ...);

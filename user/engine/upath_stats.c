@@ -6,7 +6,7 @@
  * path's. Kernel types stay inside this file.
  */
 #include "kshim.h"
-#include "../kmod/stats.c"
+#include "../../kmod/stats.c"
 
 #include "upath_stats.h"
 
