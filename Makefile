@@ -143,7 +143,7 @@ help:
 	@echo '  install        module to /lib/modules/KVER/extra, tool to PREFIX/sbin'
 	@echo '  clean          remove everything built'
 	@echo '  deps           install every Debian package kvperf needs'
-	@echo '  lint           checkpatch, W=1 and sparse on both Debian kernels'
+	@echo '  lint           checkpatch, W=1 and sparse on both Debian kernels, layers'
 	@echo '  check          every test: unit, spec, lint, VM suite on 6.1 and 6.12'
 	@echo '  check-load     the VM suite on one kernel beside a busy second guest'
 	@echo '  check-pair     the two-guest suite: a 6.12 and a 6.1 guest joined by a link'

@@ -9,9 +9,11 @@
 #include <linux/seq_file.h>
 #include <rdma/ib_verbs.h>
 
+#include "debugfs.h"
 #include "kvperf.h"
 #include "lat.h"
 #include "run.h"
+#include "run_events.h"
 
 static struct dentry *kvperf_debugfs_dir;
 static struct dentry *kvperf_debugfs_runs;
@@ -119,11 +121,8 @@ static int kvperf_series_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(kvperf_series);
 
-/**
- * kvperf_debugfs_run_add() - create /sys/kernel/debug/kvperf/runs/<id>
- * @run: the run
- */
-void kvperf_debugfs_run_add(struct kvperf_run *run)
+/* Added: create /sys/kernel/debug/kvperf/runs/<id>; never fails. */
+static int kvperf_debugfs_run_added(struct kvperf_run *run)
 {
 	char name[16];
 
@@ -135,19 +134,25 @@ void kvperf_debugfs_run_add(struct kvperf_run *run)
 	else
 		debugfs_create_file("histogram", 0444, run->debugfs, run,
 				    &kvperf_histogram_fops);
+	return 0;
 }
 
-/**
- * kvperf_debugfs_run_remove() - remove a run's debugfs directory
- * @run: the run
- *
- * Returns once no reader is left in its files.
+/*
+ * Removed: remove the run's directory. Returns once no reader is left in
+ * its files, which use the run without a reference of their own.
  */
-void kvperf_debugfs_run_remove(struct kvperf_run *run)
+static void kvperf_debugfs_run_removed(struct kvperf_run *run)
 {
 	debugfs_remove_recursive(run->debugfs);
 	run->debugfs = NULL;
 }
+
+/* The runs' directories; registered by module init. */
+struct kvperf_run_observer kvperf_debugfs_observer = {
+	.name = "debugfs",
+	.run_added = kvperf_debugfs_run_added,
+	.run_removed = kvperf_debugfs_run_removed,
+};
 
 /**
  * kvperf_debugfs_init() - create /sys/kernel/debug/kvperf

@@ -3,7 +3,8 @@
  * kvperf: the RDMA devices the module knows about.
  *
  * An ib_client keeps a list of every RDMA device as ib_core adds and
- * removes it, and announces each change on the events multicast group.
+ * removes it, and publishes each change to the observers (netlink
+ * announces it on the events multicast group).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -13,6 +14,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "kvperf.h"
+#include "run_events.h"
 
 /* Upper end of the inline-size probe; no RC send queue inlines more. */
 #define KVPERF_INLINE_PROBE_MAX	4096
@@ -163,7 +165,7 @@ static int kvperf_ib_add(struct ib_device *ibdev)
 	mutex_lock(&kvperf_devices_lock);
 	list_add_tail(&kdev->node, &kvperf_devices);
 	ib_set_client_data(ibdev, &kvperf_ib_client, kdev);
-	kvperf_nl_dev_notify(kdev, KVPERF_CMD_DEV_ADD_NTF);
+	kvperf_dev_publish_added(kdev);
 	mutex_unlock(&kvperf_devices_lock);
 
 	pr_debug("tracking %s\n", dev_name(&ibdev->dev));
@@ -176,7 +178,7 @@ static void kvperf_ib_remove(struct ib_device *ibdev, void *client_data)
 
 	mutex_lock(&kvperf_devices_lock);
 	list_del(&kdev->node);
-	kvperf_nl_dev_notify(kdev, KVPERF_CMD_DEV_DEL_NTF);
+	kvperf_dev_publish_removed(kdev);
 	mutex_unlock(&kvperf_devices_lock);
 
 	pr_debug("released %s\n", dev_name(&ibdev->dev));

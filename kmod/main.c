@@ -4,6 +4,10 @@
  * unwinds in exact reverse on failure; exit is the same reverse order.
  * The netlink family goes last in and first out, so no request can reach
  * a half-built or half-torn-down module.
+ *
+ * The front ends subscribe to the engine's events (run_events.h) after
+ * their own directories exist and before the devices are tracked, the
+ * first events; they unsubscribe once the last run and device are gone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -11,9 +15,41 @@
 #include <linux/kvperf.h>
 #include <net/genetlink.h>
 
+#include "debugfs.h"
 #include "kvperf.h"
+#include "nl.h"
 #include "run.h"
+#include "run_events.h"
 #include "server.h"
+#include "sysfs.h"
+
+/*
+ * The observers, in the order they hear the events: a run's sysfs
+ * directory comes before its debugfs one and goes after it, as before
+ * the split.
+ */
+static struct kvperf_run_observer * const kvperf_observers[] = {
+	&kvperf_run_sysfs_observer,
+	&kvperf_debugfs_observer,
+	&kvperf_nl_run_observer,
+	&kvperf_nl_dev_observer,
+};
+
+static void kvperf_observers_register(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kvperf_observers); i++)
+		kvperf_run_observer_register(kvperf_observers[i]);
+}
+
+static void kvperf_observers_unregister(void)
+{
+	unsigned int i = ARRAY_SIZE(kvperf_observers);
+
+	while (i--)
+		kvperf_run_observer_unregister(kvperf_observers[i]);
+}
 
 static int __init kvperf_init(void)
 {
@@ -24,10 +60,11 @@ static int __init kvperf_init(void)
 		goto out;
 
 	kvperf_debugfs_init();
+	kvperf_observers_register();
 
 	err = kvperf_device_init();
 	if (err)
-		goto err_debugfs;
+		goto err_observers;
 
 	err = kvperf_servers_init();
 	if (err)
@@ -44,7 +81,8 @@ err_servers:
 	kvperf_servers_exit();
 err_device:
 	kvperf_device_exit();
-err_debugfs:
+err_observers:
+	kvperf_observers_unregister();
 	kvperf_debugfs_exit();
 	kvperf_sysfs_exit();
 out:
@@ -58,6 +96,7 @@ static void __exit kvperf_exit(void)
 	kvperf_runs_exit();
 	kvperf_servers_exit();
 	kvperf_device_exit();
+	kvperf_observers_unregister();
 	kvperf_debugfs_exit();
 	kvperf_sysfs_exit();
 	pr_info("unloaded\n");

@@ -15,6 +15,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "kvperf.h"
+#include "nl.h"
 #include "proto.h"
 #include "run.h"
 #include "server.h"

@@ -15,6 +15,8 @@
 
 #include "compat.h"
 #include "kvperf.h"
+#include "nl.h"
+#include "run_events.h"
 
 /* Largest reply to a dev-get do; enough for hundreds of GID entries. */
 #define KVPERF_DEV_MSG_MAX	(64 * 1024)
@@ -405,12 +407,8 @@ int kvperf_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-/**
- * kvperf_nl_dev_notify() - announce a device on the events group
- * @kdev: the device
- * @cmd: KVPERF_CMD_DEV_ADD_NTF or KVPERF_CMD_DEV_DEL_NTF
- */
-void kvperf_nl_dev_notify(struct kvperf_device *kdev, u8 cmd)
+/* Announce a device on the events group: @cmd DEV_ADD_NTF or DEV_DEL_NTF. */
+static void kvperf_nl_dev_notify(struct kvperf_device *kdev, u8 cmd)
 {
 	struct ib_device *ibdev = kdev->ibdev;
 	struct sk_buff *skb;
@@ -427,3 +425,22 @@ void kvperf_nl_dev_notify(struct kvperf_device *kdev, u8 cmd)
 	genlmsg_end(skb, hdr);
 	kvperf_nl_notify(skb);
 }
+
+/* Device added, with the device list lock held. */
+static void kvperf_nl_dev_added(struct kvperf_device *kdev)
+{
+	kvperf_nl_dev_notify(kdev, KVPERF_CMD_DEV_ADD_NTF);
+}
+
+/* Device removed, with the device list lock held. */
+static void kvperf_nl_dev_removed(struct kvperf_device *kdev)
+{
+	kvperf_nl_dev_notify(kdev, KVPERF_CMD_DEV_DEL_NTF);
+}
+
+/* The device events; registered by module init. */
+struct kvperf_run_observer kvperf_nl_dev_observer = {
+	.name = "netlink devices",
+	.dev_added = kvperf_nl_dev_added,
+	.dev_removed = kvperf_nl_dev_removed,
+};

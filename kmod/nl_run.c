@@ -12,8 +12,10 @@
 
 #include "compat.h"
 #include "kvperf.h"
+#include "nl.h"
 #include "proto.h"
 #include "run.h"
+#include "run_events.h"
 
 static u32 kvperf_nl_u32(struct genl_info *info, int attr, u32 def)
 {
@@ -591,11 +593,8 @@ int kvperf_nl_run_delete_doit(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-/**
- * kvperf_nl_run_finished() - announce that a run ended
- * @run: the run
- */
-void kvperf_nl_run_finished(struct kvperf_run *run)
+/* Finished: announce that a run ended. */
+static void kvperf_nl_run_finished(struct kvperf_run *run)
 {
 	struct sk_buff *skb;
 	u32 next;
@@ -613,7 +612,7 @@ void kvperf_nl_run_finished(struct kvperf_run *run)
 
 /* The last interval of a bandwidth run's progress event. */
 static int kvperf_put_bw_progress(struct sk_buff *skb,
-				  const struct kvperf_nl_bw_progress *p)
+				  const struct kvperf_run_bw_progress *p)
 {
 	const int pad = KVPERF_A_RUN_PAD;
 
@@ -628,13 +627,9 @@ static int kvperf_put_bw_progress(struct sk_buff *skb,
 	return 0;
 }
 
-/**
- * kvperf_nl_run_progress() - report a running run's progress
- * @run: the run
- * @bw: the last interval of a bandwidth run, or NULL
- */
-void kvperf_nl_run_progress(struct kvperf_run *run,
-			    const struct kvperf_nl_bw_progress *bw)
+/* Progress: report a running run's progress; @bw NULL for latency. */
+static void kvperf_nl_run_progress(struct kvperf_run *run,
+				   const struct kvperf_run_bw_progress *bw)
 {
 	struct sk_buff *skb;
 	void *hdr;
@@ -655,3 +650,10 @@ void kvperf_nl_run_progress(struct kvperf_run *run,
 	genlmsg_end(skb, hdr);
 	kvperf_nl_notify(skb);
 }
+
+/* The run events; registered by module init. */
+struct kvperf_run_observer kvperf_nl_run_observer = {
+	.name = "netlink runs",
+	.run_progress = kvperf_nl_run_progress,
+	.run_finished = kvperf_nl_run_finished,
+};

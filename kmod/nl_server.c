@@ -9,6 +9,7 @@
 #include <net/genetlink.h>
 
 #include "kvperf.h"
+#include "nl.h"
 #include "proto.h"
 #include "server.h"
 

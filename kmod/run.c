@@ -25,6 +25,7 @@
 #include "lat.h"
 #include "proto.h"
 #include "run.h"
+#include "run_events.h"
 
 static DEFINE_XARRAY_ALLOC1(kvperf_runs);
 /* serializes starting and deleting runs, and the limits on them */
@@ -302,7 +303,7 @@ int kvperf_run_connect(struct kvperf_run *run, struct kvperf_conn *c,
 
 static void kvperf_run_tick(void *arg)
 {
-	kvperf_nl_run_progress(arg, NULL);
+	kvperf_run_publish_progress(arg, NULL);
 }
 
 static int kvperf_run_measure(struct kvperf_run *run)
@@ -440,7 +441,7 @@ static int kvperf_run_thread(void *arg)
 	}
 	mutex_unlock(&run->lock);
 	pr_debug("run %u ended: state %u err %d\n", run->id, state, err);
-	kvperf_nl_run_finished(run);
+	kvperf_run_publish_finished(run);
 	return 0;
 }
 
@@ -563,11 +564,11 @@ int kvperf_run_start(const struct kvperf_run_cfg *cfg,
 	atomic64_set(&run->progress, 0);
 	init_waitqueue_head(&run->bw.wq);
 	run->state = KVPERF_RUN_STATE_CONNECTING;
-	kobject_init(&run->kobj, &kvperf_run_ktype);
+	kref_init(&run->ref);
 	kvperf_conn_init(&run->conn, msecs_to_jiffies(cfg->timeout_ms),
 			 kvperf_run_should_stop, run);
 
-	/* from here on the kobject's release frees everything */
+	/* from here on the last reference's release frees everything */
 	err = kvperf_run_results(run);
 	if (err)
 		goto err_put;
@@ -577,17 +578,16 @@ int kvperf_run_start(const struct kvperf_run_cfg *cfg,
 	if (err < 0)
 		goto err_put;
 
-	err = kvperf_run_sysfs_add(run);
+	err = kvperf_run_publish_added(run);
 	if (err)
-		goto err_sysfs;
-	kvperf_debugfs_run_add(run);
+		goto err_erase;
 
 	run->task = kthread_create(kvperf_run_thread, run, "kvperf-run%u",
 				   run->id);
 	if (IS_ERR(run->task)) {
 		err = PTR_ERR(run->task);
 		run->task = NULL;
-		goto err_debugfs;
+		goto err_removed;
 	}
 	get_task_struct(run->task);
 	*id = run->id;
@@ -602,14 +602,13 @@ int kvperf_run_start(const struct kvperf_run_cfg *cfg,
 	err = 0;
 	goto out;
 
-err_debugfs:
-	kvperf_debugfs_run_remove(run);
-err_sysfs:
-	kvperf_run_sysfs_del(run);
+err_removed:
+	kvperf_run_publish_removed(run);
+err_erase:
 	xa_erase(&kvperf_runs, run->id);
 err_put:
 	NL_SET_ERR_MSG_MOD(extack, "cannot allocate the run");
-	kobject_put(&run->kobj);
+	kvperf_run_put(run);
 out:
 	mutex_unlock(&kvperf_runs_mutex);
 	return err;
@@ -628,7 +627,7 @@ struct kvperf_run *kvperf_run_get(u32 id)
 	xa_lock(&kvperf_runs);
 	run = xa_load(&kvperf_runs, id);
 	if (run)
-		kobject_get(&run->kobj);
+		kref_get(&run->ref);
 	xa_unlock(&kvperf_runs);
 	return run;
 }
@@ -647,19 +646,55 @@ struct kvperf_run *kvperf_run_next(u32 *id)
 	xa_lock(&kvperf_runs);
 	run = xa_find(&kvperf_runs, &index, ULONG_MAX, XA_PRESENT);
 	if (run)
-		kobject_get(&run->kobj);
+		kref_get(&run->ref);
 	xa_unlock(&kvperf_runs);
 	*id = index;
 	return run;
 }
 
 /**
- * kvperf_run_put() - release a reference from kvperf_run_get()
- * @run: the run
+ * kvperf_run_hold() - take another reference on a run
+ * @run: a run the caller holds a reference on, or one being published
+ *	 to the observers (see run_events.h)
+ *
+ * For observers whose objects outlive their run_removed callback, such
+ * as a kobject whose files may still be open. Release it with
+ * kvperf_run_put().
+ *
+ * Return: @run.
+ */
+struct kvperf_run *kvperf_run_hold(struct kvperf_run *run)
+{
+	kref_get(&run->ref);
+	return run;
+}
+
+static void kvperf_run_release(struct kref *ref)
+{
+	struct kvperf_run *run = container_of(ref, struct kvperf_run, ref);
+	u32 i;
+
+	for (i = 0; run->results && i < run->nresults; i++)
+		kvperf_hist_destroy(&run->results[i].hist);
+	kfree(run->results);
+	kvperf_run_bw_free(run);
+	if (run->task)
+		put_task_struct(run->task);
+	kvperf_unpin(KVPERF_PIN_RUNS, &run->pinned);
+	/* its configuration holds the key */
+	kfree_sensitive(run);
+}
+
+/**
+ * kvperf_run_put() - release a reference from kvperf_run_get() or
+ *		      kvperf_run_hold()
+ * @run: the run; freed with the last reference
+ *
+ * Context: may sleep.
  */
 void kvperf_run_put(struct kvperf_run *run)
 {
-	kobject_put(&run->kobj);
+	kref_put(&run->ref, kvperf_run_release);
 }
 
 /**
@@ -691,9 +726,8 @@ static void kvperf_run_destroy(struct kvperf_run *run)
 	wake_up(&run->bw.wq);
 	/* returns at once when the thread has already ended */
 	kthread_stop(run->task);
-	kvperf_debugfs_run_remove(run);
-	kvperf_run_sysfs_del(run);
-	kobject_put(&run->kobj);
+	kvperf_run_publish_removed(run);
+	kvperf_run_put(run);
 }
 
 /**

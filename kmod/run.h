@@ -5,7 +5,7 @@
 #ifndef _KVPERF_RUN_H
 #define _KVPERF_RUN_H
 
-#include <linux/kobject.h>
+#include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/socket.h>
 #include <rdma/ib_verbs.h>
@@ -244,7 +244,8 @@ struct kvperf_result {
 
 /**
  * struct kvperf_run - one run
- * @kobj: /sys/kernel/kvperf/runs/<id>; its release frees the run
+ * @ref: references: the run table's, kvperf_run_get()'s and
+ *	 kvperf_run_hold()'s; the last kvperf_run_put() frees the run
  * @id: the run's id
  * @cfg: its configuration
  * @lock: protects the fields below that change while it runs
@@ -260,13 +261,14 @@ struct kvperf_result {
  * @stop: a stop was requested
  * @conn: the connection (latency runs)
  * @bw: the queue pairs, threads and results of bandwidth runs
- * @qp_kobjs: /sys/kernel/kvperf/runs/<id>/qp<N> of bandwidth runs
- * @debugfs: /sys/kernel/debug/kvperf/runs/<id>
+ * @sysfs: the sysfs observer's objects of the run; the engine never
+ *	   looks at them
+ * @debugfs: the debugfs observer's directory of the run; the same
  * @pinned: what it accounted for with kvperf_pin() in the runs' pool
  * @cpu_offline: its CPU went offline between the check and the start
  */
 struct kvperf_run {
-	struct kobject kobj;
+	struct kref ref;
 	u32 id;
 	struct kvperf_run_cfg cfg;
 	struct mutex lock;	/* see the kernel-doc above */
@@ -282,7 +284,7 @@ struct kvperf_run {
 	bool stop;
 	struct kvperf_conn conn;
 	struct kvperf_run_bw bw;
-	struct kobject **qp_kobjs;
+	struct kvperf_run_sysfs *sysfs;
 	struct dentry *debugfs;
 	struct kvperf_footprint pinned;
 	bool cpu_offline;
@@ -291,6 +293,7 @@ struct kvperf_run {
 int kvperf_run_start(const struct kvperf_run_cfg *cfg,
 		     struct netlink_ext_ack *extack, u32 *id);
 struct kvperf_run *kvperf_run_get(u32 id);
+struct kvperf_run *kvperf_run_hold(struct kvperf_run *run);
 void kvperf_run_put(struct kvperf_run *run);
 struct kvperf_run *kvperf_run_next(u32 *id);
 int kvperf_run_stop(u32 id);
@@ -309,10 +312,5 @@ void kvperf_run_bw_free(struct kvperf_run *run);
 int kvperf_run_bw(struct kvperf_run *run);
 void kvperf_run_bw_conn_attr(const struct kvperf_run_cfg *cfg, int node,
 			     struct kvperf_conn_attr *attr);
-
-/* run_sysfs.c */
-int kvperf_run_sysfs_add(struct kvperf_run *run);
-void kvperf_run_sysfs_del(struct kvperf_run *run);
-extern const struct kobj_type kvperf_run_ktype;
 
 #endif /* _KVPERF_RUN_H */

@@ -25,6 +25,7 @@
 
 #include "kvperf.h"
 #include "run.h"
+#include "run_events.h"
 
 /**
  * kvperf_run_bw_alloc() - allocate a bandwidth run's results and series
@@ -493,7 +494,7 @@ static void kvperf_run_bw_window(struct kvperf_run *run,
 {
 	struct kvperf_run_bw *bw = &run->bw;
 	u64 msgs = kvperf_run_bw_completed(run);
-	struct kvperf_nl_bw_progress ev = {
+	struct kvperf_run_bw_progress ev = {
 		.size = s->size,
 		.bytes = atomic64_read(&bw->bytes) + msgs * s->size,
 		.interval_messages = msgs - s->prev_msgs,
@@ -519,7 +520,7 @@ static void kvperf_run_bw_window(struct kvperf_run *run,
 	s->prev_ns = now;
 	s->prev_msgs = msgs;
 	s->nwin++;
-	kvperf_nl_run_progress(run, &ev);
+	kvperf_run_publish_progress(run, &ev);
 }
 
 /* Sample the measured phase of size @i until every worker is done. */

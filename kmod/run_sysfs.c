@@ -4,16 +4,41 @@
  * Documentation/ABI/testing/sysfs-kernel-kvperf). The statistics files
  * show the last message size the run completed, in the same numbers
  * netlink reports.
+ *
+ * Each directory is a kobject of its own that holds a reference on its
+ * run: the run core's refcount frees the run, whoever puts last. The
+ * directories come and go with the run's added and removed events.
  */
 #include <linux/kobject.h>
 #include <linux/kvperf.h>
 #include <linux/math64.h>
-#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
 #include "kvperf.h"
 #include "run.h"
+#include "run_events.h"
+#include "sysfs.h"
+
+/**
+ * struct kvperf_run_sysfs - /sys/kernel/kvperf/runs/<id> and its qp<N>
+ * @kobj: the run's directory; holds a reference on @run
+ * @run: the run
+ * @nqps: entries in @qps: the queue pairs of a bandwidth run, 0 for a
+ *	  latency run
+ * @qps: the queue pairs' directories
+ */
+struct kvperf_run_sysfs {
+	struct kobject kobj;
+	struct kvperf_run *run;
+	u32 nqps;
+	struct kobject *qps[];
+};
+
+static struct kvperf_run *kvperf_kobj_run(struct kobject *kobj)
+{
+	return container_of(kobj, struct kvperf_run_sysfs, kobj)->run;
+}
 
 static const char * const kvperf_state_names[] = {
 	[KVPERF_RUN_STATE_CONNECTING] = "connecting",
@@ -144,7 +169,7 @@ static ssize_t kvperf_run_show_stat(struct kvperf_run *run,
 static ssize_t kvperf_run_attr_show(struct kobject *kobj,
 				    struct attribute *attr, char *buf)
 {
-	struct kvperf_run *run = container_of(kobj, struct kvperf_run, kobj);
+	struct kvperf_run *run = kvperf_kobj_run(kobj);
 	struct kvperf_run_attr *ra = container_of(attr, struct kvperf_run_attr,
 						  attr);
 	ssize_t ret;
@@ -250,7 +275,7 @@ static struct attribute *kvperf_run_attrs[] = {
 static umode_t kvperf_run_attr_visible(struct kobject *kobj,
 				       struct attribute *attr, int n)
 {
-	struct kvperf_run *run = container_of(kobj, struct kvperf_run, kobj);
+	struct kvperf_run *run = kvperf_kobj_run(kobj);
 	struct kvperf_run_attr *ra = container_of(attr, struct kvperf_run_attr,
 						  attr);
 	bool bw = run->cfg.type == KVPERF_RUN_TYPE_BW;
@@ -281,32 +306,24 @@ static const struct sysfs_ops kvperf_run_sysfs_ops = {
 	.show = kvperf_run_attr_show,
 };
 
-static void kvperf_run_release(struct kobject *kobj)
+static void kvperf_run_sysfs_release(struct kobject *kobj)
 {
-	struct kvperf_run *run = container_of(kobj, struct kvperf_run, kobj);
-	u32 i;
+	struct kvperf_run_sysfs *rs = container_of(kobj, struct kvperf_run_sysfs,
+						   kobj);
 
-	for (i = 0; run->results && i < run->nresults; i++)
-		kvperf_hist_destroy(&run->results[i].hist);
-	kfree(run->results);
-	kvperf_run_bw_free(run);
-	kfree(run->qp_kobjs);
-	if (run->task)
-		put_task_struct(run->task);
-	kvperf_unpin(KVPERF_PIN_RUNS, &run->pinned);
-	/* its configuration holds the key */
-	kfree_sensitive(run);
+	kvperf_run_put(rs->run);
+	kfree(rs);
 }
 
-const struct kobj_type kvperf_run_ktype = {
-	.release = kvperf_run_release,
+static const struct kobj_type kvperf_run_ktype = {
+	.release = kvperf_run_sysfs_release,
 	.sysfs_ops = &kvperf_run_sysfs_ops,
 	.default_groups = kvperf_run_groups,
 };
 
 /**
  * struct kvperf_qp_kobj - /sys/kernel/kvperf/runs/<id>/qp<N>
- * @kobj: its kobject; holds a reference on the run's
+ * @kobj: its kobject; holds a reference on the run's directory
  * @run: the run
  * @index: the queue pair
  */
@@ -389,67 +406,81 @@ static const struct kobj_type kvperf_qp_ktype = {
 	.default_groups = kvperf_qp_groups,
 };
 
-static int kvperf_run_sysfs_add_qps(struct kvperf_run *run)
+static int kvperf_run_sysfs_add_qps(struct kvperf_run_sysfs *rs)
 {
 	u32 i;
 	int err;
 
-	run->qp_kobjs = kcalloc(run->cfg.qps, sizeof(*run->qp_kobjs),
-				GFP_KERNEL);
-	if (!run->qp_kobjs)
-		return -ENOMEM;
-	for (i = 0; i < run->cfg.qps; i++) {
+	for (i = 0; i < rs->nqps; i++) {
 		struct kvperf_qp_kobj *qk = kzalloc(sizeof(*qk), GFP_KERNEL);
 
 		if (!qk)
 			return -ENOMEM;
-		qk->run = run;
+		qk->run = rs->run;
 		qk->index = i;
 		kobject_init(&qk->kobj, &kvperf_qp_ktype);
-		err = kobject_add(&qk->kobj, &run->kobj, "qp%u", i);
+		err = kobject_add(&qk->kobj, &rs->kobj, "qp%u", i);
 		if (err) {
 			kobject_put(&qk->kobj);
 			return err;
 		}
-		run->qp_kobjs[i] = &qk->kobj;
+		rs->qps[i] = &qk->kobj;
 	}
 	return 0;
 }
 
-/**
- * kvperf_run_sysfs_add() - create /sys/kernel/kvperf/runs/<id>, and a
- *			    qp<N> directory per queue pair of bandwidth runs
- * @run: the run, its kobject initialized
- *
- * Return: 0 or a negative errno; kvperf_run_sysfs_del() removes what
- * was added.
+/*
+ * Removed: delete the run's directories. Returns once no reader is left
+ * in their files; the run stays until its kobject's last reference.
  */
-int kvperf_run_sysfs_add(struct kvperf_run *run)
+static void kvperf_run_sysfs_removed(struct kvperf_run *run)
 {
-	int err = kobject_add(&run->kobj, kvperf_sysfs_runs(), "%u", run->id);
-
-	if (err || run->cfg.type != KVPERF_RUN_TYPE_BW)
-		return err;
-	return kvperf_run_sysfs_add_qps(run);
-}
-
-/**
- * kvperf_run_sysfs_del() - remove a run's sysfs directories
- * @run: the run
- *
- * Returns once no reader is left in their files.
- */
-void kvperf_run_sysfs_del(struct kvperf_run *run)
-{
+	struct kvperf_run_sysfs *rs = run->sysfs;
 	u32 i;
 
-	for (i = 0; run->qp_kobjs && i < run->cfg.qps; i++) {
-		if (!run->qp_kobjs[i])
+	if (!rs)
+		return;
+	for (i = 0; i < rs->nqps; i++) {
+		if (!rs->qps[i])
 			continue;
-		kobject_del(run->qp_kobjs[i]);
-		kobject_put(run->qp_kobjs[i]);
-		run->qp_kobjs[i] = NULL;
+		kobject_del(rs->qps[i]);
+		kobject_put(rs->qps[i]);
+		rs->qps[i] = NULL;
 	}
-	if (run->kobj.state_in_sysfs)
-		kobject_del(&run->kobj);
+	if (rs->kobj.state_in_sysfs)
+		kobject_del(&rs->kobj);
+	run->sysfs = NULL;
+	kobject_put(&rs->kobj);
 }
+
+/*
+ * Added: create /sys/kernel/kvperf/runs/<id>, and a qp<N> directory per
+ * queue pair of bandwidth runs. Undoes its work on failure.
+ */
+static int kvperf_run_sysfs_added(struct kvperf_run *run)
+{
+	u32 nqps = run->cfg.type == KVPERF_RUN_TYPE_BW ? run->cfg.qps : 0;
+	struct kvperf_run_sysfs *rs;
+	int err;
+
+	rs = kzalloc(struct_size(rs, qps, nqps), GFP_KERNEL);
+	if (!rs)
+		return -ENOMEM;
+	rs->run = kvperf_run_hold(run);
+	rs->nqps = nqps;
+	kobject_init(&rs->kobj, &kvperf_run_ktype);
+	run->sysfs = rs;
+	err = kobject_add(&rs->kobj, kvperf_sysfs_runs(), "%u", run->id);
+	if (!err && nqps)
+		err = kvperf_run_sysfs_add_qps(rs);
+	if (err)
+		kvperf_run_sysfs_removed(run);
+	return err;
+}
+
+/* The runs' directories; registered by module init. */
+struct kvperf_run_observer kvperf_run_sysfs_observer = {
+	.name = "sysfs",
+	.run_added = kvperf_run_sysfs_added,
+	.run_removed = kvperf_run_sysfs_removed,
+};

@@ -10,6 +10,7 @@
 #include "kvperf.h"
 #include "run.h"
 #include "server.h"
+#include "sysfs.h"
 
 static struct kobject *kvperf_kobj;
 static struct kobject *kvperf_runs_kobj;

@@ -3,11 +3,13 @@
 #
 # Static checks, as KTAP: checkpatch.pl (from linux-source) on every C
 # file, kernel-doc, both Debian kernels installed, the VM suite's plan,
-# and a W=1, sparse (C=2) build of the module on each Debian kernel with
-# no warning at all.
+# a W=1, sparse (C=2) build of the module on each Debian kernel with
+# no warning at all, and the module's layering (selftests/layers.py: no
+# include or call circle, the engine calls no front end) on the objects
+# of the newest kernel's build.
 #
 # usage: lint.sh [GROUP...]   groups: checkpatch kernel-doc kernels plan
-#                             build (default: all of them)
+#                             build layers (default: all of them)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 ksrc=${KSRC:-$top/build/ksrc}
@@ -15,7 +17,7 @@ cd "$top" || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-all_groups="checkpatch kernel-doc kernels plan build"
+all_groups="checkpatch kernel-doc kernels plan build layers"
 groups=${*:-$all_groups}
 for g in $groups; do
 	case " $all_groups " in
@@ -38,6 +40,7 @@ want kernel-doc && plan=$((plan + 1))
 want kernels && plan=$((plan + 1))
 want plan && plan=$((plan + 2))
 want build && plan=$((plan + ${#kvers[@]}))
+want layers && plan=$((plan + 1))
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -95,18 +98,37 @@ if want plan; then
 	plan_check selftests/pair 'pairlib\.sh|run\.sh' two-guest
 fi
 
-want build || kvers=()
-for kver in "${kvers[@]}"; do
-	dir=build/lint-$kver
+# Build the module for KVER in build/lint-KVER, from a fresh copy of the
+# sources; the output goes to $tmp/build.
+lint_build() {	# lint_build KVER [MAKE-ARG...]
+	local kver=$1 dir=build/lint-$1
+	shift
 	rm -rf "$dir" && mkdir -p "$dir" &&
 		cp -p --parents Kbuild kmod/Kbuild kmod/*.[ch] \
-			include/uapi/linux/*.h "$dir/"
-	make -s -C "/lib/modules/$kver/build" M="$top/$dir" W=1 C=2 modules \
-		>"$tmp/build" 2>&1
-	rc=$?
-	grep -v 'Skipping BTF generation' "$tmp/build" >"$tmp/warn"
-	[ "$rc" -eq 0 ] && [ ! -s "$tmp/warn" ]
-	result $? "module builds with W=1 and sparse, no warnings, on $kver" "$tmp/warn"
-done
+			include/uapi/linux/*.h "$dir/" &&
+		make -s -C "/lib/modules/$kver/build" M="$top/$dir" "$@" modules \
+			>"$tmp/build" 2>&1
+}
+
+if want build; then
+	for kver in "${kvers[@]}"; do
+		lint_build "$kver" W=1 C=2
+		rc=$?
+		grep -v 'Skipping BTF generation' "$tmp/build" >"$tmp/warn"
+		[ "$rc" -eq 0 ] && [ ! -s "$tmp/warn" ]
+		result $? "module builds with W=1 and sparse, no warnings, on $kver" "$tmp/warn"
+	done
+fi
+
+# nm needs the objects: the build group's of the newest kernel, or a
+# plain build of its own. Without them layers.py fails.
+if want layers; then
+	kver=none
+	[ ${#kvers[@]} -gt 0 ] && kver=${kvers[-1]}
+	want build || [ "$kver" = none ] || lint_build "$kver"
+	python3 selftests/layers.py --dir kmod --objdir "build/lint-$kver/kmod" \
+		>"$tmp/layers" 2>&1
+	result $? "no include or call circle, no engine->front-end call in kmod/" "$tmp/layers"
+fi
 
 [ "$fail" -eq 0 ]
