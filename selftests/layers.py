@@ -6,7 +6,8 @@ higher one.
 
 A module is a file X.c with its header X.h; MODULES merges files that
 share one header into one module. Each module sits in a layer of LAYERS,
-lowest first. Two graphs are checked:
+or of LAYER_DIRS where the layers are folders, lowest first. Two graphs
+are checked:
 
   include: X includes "Y.h" (from X.c or X.h), Y a file of the directory
   call:    X.o has an undefined symbol that Y.o defines (nm)
@@ -16,7 +17,7 @@ module to one in a higher layer. Problems are printed one per line, and
 the exit status is 1; usage errors exit 2.
 
 usage: layers.py --dir DIR [--objdir OBJDIR] [--table NAME]
-  DIR     the sources (kmod)
+  DIR     the sources (kmod, user)
   OBJDIR  where DIR's objects were built (default DIR); every X.c needs
           an X.o there newer than X.c and DIR's headers, or the check
           fails
@@ -45,6 +46,25 @@ LAYERS = {
     },
 }
 
+# Tables whose layers are folders: each FOLDER of the directory is a
+# layer, lowest first ("." is the directory's own files); the modules are
+# the folders' files, and a module's objects are in the same folder of
+# OBJDIR.
+LAYER_DIRS = {
+    "user": [
+        # the model: typed runs and servers, limits, the netlink client
+        ("lib", "model"),
+        # the user path, client and server, which prints nothing
+        ("engine", "engine"),
+        # the command line and its printers
+        ("cli", "front"),
+        # kvperf compare, above the command line it uses
+        ("compare", "compare"),
+        # main.c, which lists the objects
+        (".", "wiring"),
+    ],
+}
+
 # Files that declare their functions in another file's header belong to
 # that file's module: file -> module.
 MODULES = {
@@ -55,6 +75,10 @@ MODULES = {
         "nl_server": "nl",
         "nl_run": "nl",
         "run_sysfs": "sysfs",
+    },
+    "user": {
+        # the bandwidth runs of the engine's client, in upath_run.h
+        "upath_run_bw": "upath_run",
     },
 }
 
@@ -67,16 +91,30 @@ def die(msg):
 
 
 class Table:
-    def __init__(self, name):
-        if name not in LAYERS:
-            die(f"no layer table {name!r} (tables: {', '.join(LAYERS)})")
+    def __init__(self, name, src):
         self.name = name
-        self.order = list(LAYERS[name])
         self.layer = {}
+        # file name -> its path under the source directory
+        self.path = {}
+        self.merge = MODULES.get(name, {})
+        if name in LAYER_DIRS:
+            self.order = [layer for _, layer in LAYER_DIRS[name]]
+            for folder, layer in LAYER_DIRS[name]:
+                d = os.path.join(src, folder)
+                for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+                    if f.endswith((".c", ".h")) and \
+                       os.path.isfile(os.path.join(d, f)):
+                        self.layer[f[:-2]] = layer
+                        self.path[f] = os.path.normpath(
+                            os.path.join(folder, f))
+            return
+        if name not in LAYERS:
+            die(f"no layer table {name!r} (tables: "
+                f"{', '.join(list(LAYERS) + list(LAYER_DIRS))})")
+        self.order = list(LAYERS[name])
         for layer, stems in LAYERS[name].items():
             for stem in stems:
                 self.layer[stem] = layer
-        self.merge = MODULES.get(name, {})
 
     def module(self, stem):
         return self.merge.get(stem, stem)
@@ -168,10 +206,14 @@ def circles(edges):
 
 def check(src, objdir, table):
     problems = []
-    files = sorted(f for f in os.listdir(src)
-                   if f.endswith((".c", ".h")) and
-                   not f.endswith(".mod.c") and  # kbuild's
-                   os.path.isfile(os.path.join(src, f)))
+    if table.path:
+        files = sorted(table.path)
+    else:
+        files = sorted(f for f in os.listdir(src)
+                       if f.endswith((".c", ".h")) and
+                       not f.endswith(".mod.c") and  # kbuild's
+                       os.path.isfile(os.path.join(src, f)))
+        table.path = {f: f for f in files}
     known = True
     for f in files:
         stem = f[:-2]
@@ -214,7 +256,8 @@ def check(src, objdir, table):
     edges, why = {}, {}
     for f in files:
         a = table.module(f[:-2])
-        for inc in local_includes(os.path.join(src, f), fileset):
+        for inc in local_includes(os.path.join(src, table.path[f]),
+                                  fileset):
             b = table.module(inc[:-2])
             if a == b:
                 continue
@@ -223,22 +266,33 @@ def check(src, objdir, table):
     report("include", edges, why)
 
     # call graph, from the objects
-    newest_h = max((os.path.getmtime(os.path.join(src, f))
-                    for f in files if f.endswith(".h")), default=0)
+    incs = {f: local_includes(os.path.join(src, table.path[f]), fileset)
+            for f in files}
+
+    def newest(f):
+        """The newest of @f and the headers it includes, transitively."""
+        seen, todo, t = {f}, [f], 0
+        while todo:
+            g = todo.pop()
+            t = max(t, os.path.getmtime(os.path.join(src, table.path[g])))
+            for h in incs[g]:
+                if h not in seen:
+                    seen.add(h)
+                    todo.append(h)
+        return t
     defined, undefined = {}, {}
     objs_ok = True
     for f in files:
         if not f.endswith(".c"):
             continue
         stem = f[:-2]
-        obj = os.path.join(objdir, stem + ".o")
+        obj = os.path.join(objdir, table.path[f][:-2] + ".o")
         if not os.path.isfile(obj):
             problems.append(f"{obj}: missing: build the module first "
                             f"(selftests/lint.sh build layers)")
             objs_ok = False
             continue
-        if os.path.getmtime(obj) < max(os.path.getmtime(
-                os.path.join(src, f)), newest_h):
+        if os.path.getmtime(obj) < newest(f):
             problems.append(f"{obj}: older than its sources: rebuild the "
                             f"module (selftests/lint.sh build layers)")
             objs_ok = False
@@ -288,7 +342,7 @@ def main():
     src = os.path.normpath(args.dir)
     if not os.path.isdir(src):
         die(f"{src}: not a directory")
-    table = Table(args.table or os.path.basename(os.path.abspath(src)))
+    table = Table(args.table or os.path.basename(os.path.abspath(src)), src)
     problems = check(src, args.objdir or src, table)
     for p in problems:
         print(p)

@@ -40,7 +40,7 @@ want kernel-doc && plan=$((plan + 1))
 want kernels && plan=$((plan + 1))
 want plan && plan=$((plan + 2))
 want build && plan=$((plan + ${#kvers[@]}))
-want layers && plan=$((plan + 1))
+want layers && plan=$((plan + 3))
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -129,6 +129,19 @@ if want layers; then
 	python3 selftests/layers.py --dir kmod --objdir "build/lint-$kver/kmod" \
 		>"$tmp/layers" 2>&1
 	result $? "no include or call circle, no engine->front-end call in kmod/" "$tmp/layers"
+	# the tool and its unit tests, built as make builds them
+	{ make -s -C user kvperf unit &&
+		python3 selftests/layers.py --dir user; } >"$tmp/layers" 2>&1
+	result $? "no include or call circle, no call up a layer in user/ (lib, engine, cli, compare)" \
+		"$tmp/layers"
+	# a unit test links only what it tests: the JSON writer's, neither
+	# libnl nor libibverbs; the model's, no libibverbs
+	{
+		! ldd selftests/unit/test_json | grep -E 'libnl|libibverbs|librdmacm' &&
+		! ldd selftests/unit/test_attrs | grep -E 'libibverbs|librdmacm'
+	} >"$tmp/linked" 2>&1
+	result $? "unit tests link only what they test (test_json: no libnl or libibverbs)" \
+		"$tmp/linked"
 fi
 
 [ "$fail" -eq 0 ]
