@@ -13,6 +13,7 @@
 #include <linux/kthread.h>
 #include <linux/kvperf.h>
 #include <linux/log2.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
@@ -201,6 +202,36 @@ static u8 kvperf_run_rd_atom(const struct kvperf_run *run,
 		    255);
 }
 
+/*
+ * The local ACK timeout of runs' queue pairs, as an exponent: 4.096 us
+ * times 2^ack_timeout, retried 7 times. 0 keeps RDMA CM's (about half a
+ * second on RoCE); a slow or emulated fabric that takes longer to answer
+ * a deep queue (Soft-RoCE on a debug kernel) needs more.
+ */
+static unsigned int ack_timeout;
+
+static int kvperf_ack_timeout_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	unsigned int v;
+	int err = kstrtouint(val, 0, &v);
+
+	if (err)
+		return err;
+	if (v > 31)
+		return -ERANGE;
+	return param_set_uint(val, kp);
+}
+
+static const struct kernel_param_ops kvperf_ack_timeout_ops = {
+	.set = kvperf_ack_timeout_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(ack_timeout, &kvperf_ack_timeout_ops, &ack_timeout, 0644);
+MODULE_PARM_DESC(ack_timeout,
+		 "Local ACK timeout of runs' queue pairs, 4.096 us * 2^N, N 1 to 31; 0 for RDMA CM's default (default 0)");
+
 static int kvperf_run_resolve(struct kvperf_run *run, struct kvperf_conn *c)
 {
 	struct rdma_cm_id *id;
@@ -213,6 +244,13 @@ static int kvperf_run_resolve(struct kvperf_run *run, struct kvperf_conn *c)
 		return PTR_ERR(id);
 	}
 	c->cm_id = id;
+	if (READ_ONCE(ack_timeout)) {
+		err = rdma_set_ack_timeout(id, READ_ONCE(ack_timeout));
+		if (err) {
+			kvperf_conn_fail(c, err, "cannot set the ACK timeout");
+			return err;
+		}
+	}
 
 	err = rdma_resolve_addr(id, NULL, (struct sockaddr *)&run->cfg.addr,
 				run->cfg.timeout_ms);

@@ -58,7 +58,7 @@ conn_pinned=$((2 * 65536))
 
 # Undone in reverse order, whatever happened.
 # shellcheck disable=SC2016 # expanded when the hook runs
-kv_on_exit 'kv_module_loaded || insmod "$KVPERF_KO"'
+kv_on_exit 'kv_module_loaded || kv_insmod'
 kv_on_exit "echo N > $stall"
 kv_on_exit "ip link del $nd9"
 kv_on_exit "rdma link delete $dev9"
@@ -487,7 +487,7 @@ rmmod_mid_run() {
 }
 
 after_reload() {
-	insmod "$KVPERF_KO" || { echo "insmod failed"; return 1; }
+	kv_insmod || { echo "insmod failed"; return 1; }
 	grep -H . "$sysfs"/*_count "$sysfs/pinned_bytes" | grep -v ':0$' &&
 		{ echo "counters not 0 after insmod"; return 1; }
 	[ "$(kvperf -j run show)" = "[]" ] || { echo "runs after insmod"; return 1; }

@@ -39,7 +39,7 @@ ip link show "$nd9" >/dev/null 2>&1 && kv_skip_all "$nd9 already exists"
 
 # Undone in reverse order, whatever happened.
 # shellcheck disable=SC2016 # expanded when the hook runs
-kv_on_exit 'kv_module_loaded || insmod "$KVPERF_KO"'
+kv_on_exit 'kv_module_loaded || kv_insmod'
 kv_on_exit "ip link del $nd9"
 kv_on_exit "rdma link delete $dev9"
 # shellcheck disable=SC2016
@@ -457,7 +457,7 @@ rmmod_mid_run() {
 }
 
 after_reload() {
-	insmod "$KVPERF_KO" || { echo "insmod failed"; return 1; }
+	kv_insmod || { echo "insmod failed"; return 1; }
 	grep -H . "$sysfs"/*_count "$sysfs/pinned_bytes" | grep -v ':0$' &&
 		{ echo "counters not 0 after insmod"; return 1; }
 	[ "$(kvperf -j run show)" = "[]" ] || { echo "runs after insmod"; return 1; }

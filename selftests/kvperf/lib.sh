@@ -191,12 +191,19 @@ kv_module_loaded() {
 	[ -d /sys/module/kvperf ]
 }
 
+# kv_insmod: load $KVPERF_KO with the parameters of $KVPERF_MODULE_PARAMS
+# (the debug lane's, e.g. "ack_timeout=20"), split on blanks.
+kv_insmod() {
+	# shellcheck disable=SC2086
+	insmod "$KVPERF_KO" ${KVPERF_MODULE_PARAMS:-}
+}
+
 # Load kvperf.ko if it is not loaded; skip the test when there is none.
 kv_require_module() {
 	kv_module_loaded && return 0
 	[ -n "${KVPERF_KO:-}" ] ||
 		kv_skip_all "kvperf.ko is not loaded and KVPERF_KO is empty (KVPERF_NO_MODULE=1?)"
-	insmod "$KVPERF_KO" || kv_bail "insmod $KVPERF_KO failed"
+	kv_insmod || kv_bail "insmod $KVPERF_KO failed"
 }
 
 kv_require_rxe() {

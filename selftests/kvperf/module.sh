@@ -19,7 +19,7 @@ kv_require_rxe
 [ -r "$KVPERF_KO" ] || kv_skip_all "KVPERF_KO=$KVPERF_KO is not readable"
 kv_require_module
 # shellcheck disable=SC2016 # expanded when the hook runs
-kv_on_exit 'kv_module_loaded || insmod "$KVPERF_KO"'
+kv_on_exit 'kv_module_loaded || kv_insmod'
 
 sysfs=/sys/kernel/kvperf
 debugfs=/sys/kernel/debug/kvperf
@@ -120,7 +120,7 @@ cycles() {
 		# "in use", but only for as long as a dump lasts.
 		kv_wait 10 rmmod kvperf ||
 			{ echo "cycle $i: rmmod failed for $(kv_scaled 10) s:"; rmmod kvperf; rc=1; break; }
-		insmod "$KVPERF_KO" || { echo "cycle $i: insmod failed"; rc=1; break; }
+		kv_insmod || { echo "cycle $i: insmod failed"; rc=1; break; }
 	done
 	touch "$KV_TMP/stop"
 	wait "$dumper"
@@ -129,12 +129,31 @@ cycles() {
 	echo "$(wc -l <"$KV_TMP/dump-rc") dumps, exit codes:" \
 		"$(sort "$KV_TMP/dump-rc" | uniq -c | tr -s ' \n' ' ')"
 	[ "$bad" = 0 ] || { echo "$bad dumps died or hung"; rc=1; }
-	kv_module_loaded || { insmod "$KVPERF_KO"; rc=1; }
+	kv_module_loaded || { kv_insmod; rc=1; }
 	return "$rc"
 }
 
 kv_dmesg_mark
-ktap_set_plan 17
+# The runs' ACK timeout exponent: 0 (RDMA CM's) to 31, nothing else.
+ack_timeout_param() {
+	local p=/sys/module/kvperf/parameters/ack_timeout v rc=0
+
+	[ -w "$p" ] || { echo "no $p"; return 1; }
+	for v in 31 0; do
+		if ! { echo "$v" >"$p" && [ "$(cat "$p")" = "$v" ]; }; then
+			echo "ack_timeout $v: not taken"
+			rc=1
+		fi
+	done
+	for v in 32 x; do
+		echo "$v" >"$p" 2>/dev/null &&
+			{ echo "ack_timeout $v: taken"; rc=1; }
+		[ "$(cat "$p")" = 0 ] || { echo "ack_timeout changed to $(cat "$p")"; rc=1; }
+	done
+	return "$rc"
+}
+
+ktap_set_plan 18
 
 kv_check "module is live" grep -qx live /sys/module/kvperf/initstate
 kv_check "sysfs version and abi_version hold one value each, debugfs is there" \
@@ -151,10 +170,11 @@ kv_check "kvperf dev exits 3 saying the module is not loaded" \
 	says_not_loaded dev
 kv_check "kvperf -j dev show exits 3 too" says_not_loaded -j dev show
 kv_check "kvperf monitor exits 3 too" says_not_loaded monitor
-kv_check "insmod again" insmod "$KVPERF_KO"
+kv_check "insmod again" kv_insmod
 kv_check "sysfs and debugfs are back" sysfs_present
 kv_check "the netlink family is back" family_present
 kv_check "the existing devices are found again" lists_both
+kv_check "ack_timeout: 0 and 31 taken, 32 and x refused, unchanged" ack_timeout_param
 kv_check "5 unload/load cycles raced by dumps" cycles
 kv_dmesg_check
 
