@@ -20,7 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$top/selftests/ktap.sh"
 
 echo "TAP version 13"
-echo "1..7"
+echo "1..8"
 
 "$python" - "$spec" "$ksrc/Documentation/netlink/genetlink.yaml" \
 	>"$tmp/schema.log" 2>&1 <<'PY'
@@ -110,3 +110,20 @@ result $? "a constant changed in the spec alone changes the tool's and the modul
 	"$tmp/change"
 
 [ "$fail" -eq 0 ]
+
+# The tool's attribute sets (user/lib/attrs.c, by hand) are the spec's,
+# attribute by attribute: number, name, type, length, nested set.
+attrs_dump() {
+	make -s -C "$top/user" lib/libkvperf.a || return 1
+	# shellcheck disable=SC2046
+	cc -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
+		-I"$top/include/uapi" -I"$top/user/lib" \
+		$(pkg-config --cflags libnl-genl-3.0) -o "$tmp/attrs_dump" \
+		"$top/selftests/spec/attrs_dump.c" "$top/user/lib/libkvperf.a" \
+		$(pkg-config --libs libnl-genl-3.0) || return 1
+	"$tmp/attrs_dump" >"$tmp/attrs.txt" || return 1
+	"$python" "$top/selftests/spec/spec_attrs.py" "$spec" "$tmp/attrs.txt"
+}
+attrs_dump >"$tmp/attrs" 2>&1
+result $? "the tool's attribute sets are the spec's, attribute by attribute" \
+	"$tmp/attrs"
