@@ -20,9 +20,10 @@
 #include "access.h"
 #include "args.h"
 #include "attrs.h"
+#include "cli.h"
 #include "compiler.h"
 #include "fmt.h"
-#include "cli.h"
+#include "keywords.h"
 #include "kvperf.h"
 #include "nl.h"
 #include "print.h"
@@ -390,13 +391,17 @@ static void run_given(struct run_opts *o)
 }
 
 /* pairs of keywords that say the same thing two ways */
-static const struct {
-	enum run_kw a, b;
-} run_exclusive[] = {
+static const int run_exclusive[][2] = {
 	{ RUN_KW_SIZE, RUN_KW_SIZES },
 	{ RUN_KW_ITERS, RUN_KW_TIME },
 	{ RUN_KW_KEY, RUN_KW_KEY_FILE },
+	{ -1, -1 },
 };
+
+static int run_value(struct kvperf *kv, int kw, const char *val, void *arg)
+{
+	return parse_value(kv, kw, val, arg);
+}
 
 /**
  * run_parse() - the arguments of "run lat" or "run bw"
@@ -418,46 +423,21 @@ static const struct {
 int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	      struct run_opts *o)
 {
+	struct cli_keywords k = {
+		.obj = "run", .names = run_keywords, .count = RUN_KW_COUNT,
+		.flags = RUN_KW_FLAGS,
+		.refused = type == KVPERF_RUN_TYPE_BW ? 0 : RUN_KW_BW_ONLY,
+		.refused_fmt = "'%s' is only for run bw",
+		.exclusive = run_exclusive, .value = run_value,
+	};
 	char why[RUN_CFG_WHY_LEN];
-	const char *w, *val;
-	unsigned int bit;
-	int kw, ret, attr;
-	size_t i;
+	int ret, attr;
 
 	memset(o, 0, sizeof(*o));
 	run_cfg_init(&o->cfg, type);
-	while ((w = args_next(a))) {
-		kw = args_keyword(run_keywords, RUN_KW_COUNT, w);
-		if (kw < 0)
-			return kvperf_usage(kv, "run", "unknown keyword '%s'",
-					    w);
-		bit = RUN_KW_BIT(kw);
-		if ((bit & RUN_KW_BW_ONLY) && type != KVPERF_RUN_TYPE_BW)
-			return kvperf_usage(kv, "run",
-					    "'%s' is only for run bw",
-					    run_keywords[kw]);
-		if (o->given & bit)
-			return kvperf_usage(kv, "run", "'%s' given twice",
-					    run_keywords[kw]);
-		o->given |= bit;
-		if (bit & RUN_KW_FLAGS)
-			continue;
-		val = args_next(a);
-		if (!val)
-			return kvperf_usage(kv, "run",
-					    "missing value after '%s'",
-					    run_keywords[kw]);
-		ret = parse_value(kv, kw, val, o);
-		if (ret)
-			return ret;
-	}
-	for (i = 0; i < ARRAY_SIZE(run_exclusive); i++)
-		if (run_opt(o, run_exclusive[i].a) &&
-		    run_opt(o, run_exclusive[i].b))
-			return kvperf_usage(kv, "run",
-					    "%s and %s exclude each other",
-					    run_keywords[run_exclusive[i].a],
-					    run_keywords[run_exclusive[i].b]);
+	ret = cli_parse_keywords(kv, a, &k, &o->given, o);
+	if (ret)
+		return ret;
 	if (!run_opt(o, RUN_KW_OP))
 		return kvperf_usage(kv, "run",
 				    "missing op (send, write or read)");

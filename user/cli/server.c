@@ -11,10 +11,11 @@
 #include "access.h"
 #include "args.h"
 #include "attrs.h"
+#include "cli.h"
 #include "compiler.h"
 #include "fmt.h"
 #include "json.h"
-#include "cli.h"
+#include "keywords.h"
 #include "kvperf.h"
 #include "nl.h"
 #include "print.h"
@@ -167,6 +168,12 @@ static int server_value(struct kvperf *kv, enum server_kw kw,
 	return KVPERF_EXIT_OK;
 }
 
+static int server_kw_value(struct kvperf *kv, int kw, const char *val,
+			   void *arg)
+{
+	return server_value(kv, kw, val, arg);
+}
+
 /* The attribute each keyword sets; 0 for those of the command alone. */
 static const uint8_t server_kw_attr[SKW_COUNT] = {
 	[SKW_DEV]		= KVPERF_A_SERVER_DEV,
@@ -207,34 +214,23 @@ static void server_given(struct server_opts *o)
 int server_start_parse(struct kvperf *kv, struct args *a,
 		       struct server_opts *o)
 {
-	const char *w, *val;
-	int kw, ret;
+	static const int exclusive[][2] = {
+		{ SKW_KEY, SKW_KEY_FILE },
+		{ -1, -1 },
+	};
+	const struct cli_keywords k = {
+		.obj = "server", .names = start_keywords,
+		.count = ARRAY_SIZE(start_keywords),
+		.repeatable = 1U << SKW_ALLOW, .exclusive = exclusive,
+		.value = server_kw_value,
+	};
+	int ret;
 
 	memset(o, 0, sizeof(*o));
 	server_cfg_init(&o->cfg);
-	while ((w = args_next(a))) {
-		kw = args_keyword(start_keywords, ARRAY_SIZE(start_keywords),
-				  w);
-		if (kw < 0)
-			return kvperf_usage(kv, "server",
-					    "unknown keyword '%s'", w);
-		if (kw != SKW_ALLOW && server_opt(o, kw))
-			return kvperf_usage(kv, "server", "'%s' given twice",
-					    start_keywords[kw]);
-		if ((kw == SKW_KEY && server_opt(o, SKW_KEY_FILE)) ||
-		    (kw == SKW_KEY_FILE && server_opt(o, SKW_KEY)))
-			return kvperf_usage(kv, "server",
-					    "key and key-file exclude each other");
-		o->given |= 1U << kw;
-		val = args_next(a);
-		if (!val)
-			return kvperf_usage(kv, "server",
-					    "missing value after '%s'",
-					    start_keywords[kw]);
-		ret = server_value(kv, kw, val, o);
-		if (ret)
-			return ret;
-	}
+	ret = cli_parse_keywords(kv, a, &k, &o->given, o);
+	if (ret)
+		return ret;
 	if (!server_opt(o, SKW_ADDR))
 		return kvperf_usage(kv, "server", "missing addr");
 	if (o->path == KV_RUN_PATH_USER && server_opt(o, SKW_IDLE_TIMEOUT))

@@ -12,10 +12,11 @@
 #include <linux/kvperf.h>
 
 #include "args.h"
+#include "cli.h"
 #include "compare.h"
 #include "fmt.h"
 #include "json.h"
-#include "cli.h"
+#include "keywords.h"
 #include "kvperf.h"
 #include "perftest.h"
 #include "print.h"
@@ -234,6 +235,12 @@ static int cmp_value(struct kvperf *kv, enum cmp_kw kw, const char *val,
 }
 
 /* The tx-depth the kvperf runs of a compare bw take. */
+static int cmp_kw_value(struct kvperf *kv, int kw, const char *val,
+			void *arg)
+{
+	return cmp_value(kv, kw, val, arg);
+}
+
 static uint32_t cmp_tx_depth(const struct cmp_opts *o)
 {
 	return cmp_opt(o, CMP_KW_TX_DEPTH) ? o->tx_depth :
@@ -253,9 +260,18 @@ static uint32_t cmp_tx_depth(const struct cmp_opts *o)
 int cmp_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	      struct cmp_opts *o)
 {
-	const char *w, *val;
-	unsigned int bit;
-	int kw, ret;
+	static const int exclusive[][2] = {
+		{ CMP_KW_SIZE, CMP_KW_SIZES },
+		{ -1, -1 },
+	};
+	const struct cli_keywords k = {
+		.obj = "compare", .names = cmp_keywords, .count = CMP_KW_COUNT,
+		.flags = CMP_KW_FLAGS,
+		.refused = type == KVPERF_RUN_TYPE_BW ? 0 : CMP_KW_BW_ONLY,
+		.refused_fmt = "'%s' is only for compare bw",
+		.exclusive = exclusive, .value = cmp_kw_value,
+	};
+	int ret;
 
 	memset(o, 0, sizeof(*o));
 	o->type = type;
@@ -265,34 +281,9 @@ int cmp_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	/* the sizes kvperf run and perftest default to */
 	o->size = type == KVPERF_RUN_TYPE_BW ? KVPERF_BW_SIZE_DEFAULT :
 					       KVPERF_SIZE_DEFAULT;
-	while ((w = args_next(a))) {
-		kw = args_keyword(cmp_keywords, CMP_KW_COUNT, w);
-		if (kw < 0)
-			return kvperf_usage(kv, "compare",
-					    "unknown keyword '%s'", w);
-		bit = CMP_KW_BIT(kw);
-		if ((bit & CMP_KW_BW_ONLY) && type != KVPERF_RUN_TYPE_BW)
-			return kvperf_usage(kv, "compare",
-					    "'%s' is only for compare bw",
-					    cmp_keywords[kw]);
-		if (o->given & bit)
-			return kvperf_usage(kv, "compare", "'%s' given twice",
-					    cmp_keywords[kw]);
-		o->given |= bit;
-		if (bit & CMP_KW_FLAGS)
-			continue;
-		val = args_next(a);
-		if (!val)
-			return kvperf_usage(kv, "compare",
-					    "missing value after '%s'",
-					    cmp_keywords[kw]);
-		ret = cmp_value(kv, kw, val, o);
-		if (ret)
-			return ret;
-	}
-	if (cmp_opt(o, CMP_KW_SIZE) && cmp_opt(o, CMP_KW_SIZES))
-		return kvperf_usage(kv, "compare",
-				    "size and sizes exclude each other");
+	ret = cli_parse_keywords(kv, a, &k, &o->given, o);
+	if (ret)
+		return ret;
 	if (!cmp_opt(o, CMP_KW_OP))
 		return kvperf_usage(kv, "compare",
 				    "missing op (send, write or read)");

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The keywords of a command (run lat, server start, compare bw): one
+ * table-driven parser for all of them, so that every command says the
+ * same mistake the same way.
+ */
+#ifndef KVPERF_KEYWORDS_H
+#define KVPERF_KEYWORDS_H
+
+#include <stddef.h>
+
+struct args;
+struct kvperf;
+
+/**
+ * struct cli_keywords - the keywords of a command
+ * @obj: the object, for usage hints ("run", "server", "compare")
+ * @names: the keywords, in the order prefixes resolve
+ * @count: how many
+ * @flags: bit (1 << keyword) of each keyword that takes no value
+ * @repeatable: bit of each keyword that may be given more than once
+ * @refused: bit of each keyword this variant of the command does not
+ *	     take, said with @refused_fmt ("'%s' is only for run bw")
+ * @refused_fmt: printf format with one %s, the keyword
+ * @exclusive: pairs of keywords that say the same thing two ways, ended
+ *	       by a pair of -1
+ * @value: parses the value of a keyword (not called for @flags): returns
+ *	   KVPERF_EXIT_OK or an exit code after reporting
+ */
+struct cli_keywords {
+	const char *obj;
+	const char *const *names;
+	size_t count;
+	unsigned int flags;
+	unsigned int repeatable;
+	unsigned int refused;
+	const char *refused_fmt;
+	const int (*exclusive)[2];
+	int (*value)(struct kvperf *kv, int kw, const char *val, void *arg);
+};
+
+int cli_parse_keywords(struct kvperf *kv, struct args *a,
+		       const struct cli_keywords *k, unsigned int *given,
+		       void *arg);
+
+#endif /* KVPERF_KEYWORDS_H */
