@@ -178,7 +178,7 @@ static void cmp_parse_errors(void)
 	CMP_ERR(LAT, "size '16M' is out of range (1 to 8M)", "size", "16M");
 	CMP_ERR(LAT, "invalid size '1X' (bytes, with an optional K or M suffix)",
 		"size", "1X");
-	CMP_ERR(LAT, "invalid sizes '64' (all, or MIN-MAX such as 64-64K)",
+	CMP_ERR(LAT, "invalid sizes '64' (all, or MIN-MAX such as 2-64K)",
 		"sizes", "64");
 	CMP_ERR(LAT, "sizes '8K-4K': MIN is larger than MAX", "sizes",
 		"8K-4K");

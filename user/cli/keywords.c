@@ -4,10 +4,17 @@
  * does not take, keywords given twice, missing values, keywords that
  * exclude each other; each value is the command's to parse.
  */
+#include <errno.h>
+#include <string.h>
+#include <linux/kvperf.h>
+
 #include "args.h"
 #include "cli.h"
 #include "keywords.h"
 #include "kvperf.h"
+
+/* "sizes all", as perftest -a: the powers of two from 2 B to 8 MiB */
+#define CLI_SIZES_ALL_MIN	2
 
 /**
  * cli_parse_keywords() - the keywords of a command and their values
@@ -64,5 +71,78 @@ int cli_parse_keywords(struct kvperf *kv, struct args *a,
 					    "%s and %s exclude each other",
 					    k->names[(*x)[0]],
 					    k->names[(*x)[1]]);
+	return KVPERF_EXIT_OK;
+}
+
+/**
+ * cli_parse_size() - a message size keyword's value
+ * @kv: the invocation
+ * @obj: the object, for the usage hint
+ * @kw: the keyword, for messages
+ * @s: the value: bytes, with an optional K or M suffix
+ * @all: the whole value, for messages (@s is part of it for sizes)
+ * @size: receives it
+ *
+ * Return: KVPERF_EXIT_OK, or KVPERF_EXIT_USAGE after reporting a value
+ * that is no size or is out of the spec's range.
+ */
+int cli_parse_size(struct kvperf *kv, const char *obj, const char *kw,
+		   const char *s, const char *all, uint32_t *size)
+{
+	uint64_t v;
+	int err;
+
+	err = parse_size(s, &v);
+	if (err == -EINVAL)
+		return kvperf_usage(kv, obj,
+				    "invalid %s '%s' (bytes, with an optional K or M suffix)",
+				    kw, all);
+	if (err || v < KVPERF_SIZE_MIN || v > KVPERF_SIZE_MAX)
+		return kvperf_usage(kv, obj,
+				    "%s '%s' is out of range (%u to %uM)", kw,
+				    all, KVPERF_SIZE_MIN, KVPERF_SIZE_MAX >> 20);
+	*size = v;
+	return KVPERF_EXIT_OK;
+}
+
+/**
+ * cli_parse_sizes() - the value of a sizes keyword
+ * @kv: the invocation
+ * @obj: the object, for the usage hint
+ * @s: "all" (the powers of two from 2 B to 8 MiB, as perftest -a), or
+ *     MIN-MAX
+ * @min: receives the smallest size
+ * @max: receives the largest
+ * @all: receives whether @s was "all"
+ *
+ * Return: KVPERF_EXIT_OK, or KVPERF_EXIT_USAGE after reporting.
+ */
+int cli_parse_sizes(struct kvperf *kv, const char *obj, const char *s,
+		    uint32_t *min, uint32_t *max, bool *all)
+{
+	const char *dash = strchr(s, '-');
+	char lo[32];
+	int ret;
+
+	*all = !strcmp(s, "all");
+	if (*all) {
+		*min = CLI_SIZES_ALL_MIN;
+		*max = KVPERF_SIZE_MAX;
+		return KVPERF_EXIT_OK;
+	}
+	if (!dash || dash == s || (size_t)(dash - s) >= sizeof(lo))
+		return kvperf_usage(kv, obj,
+				    "invalid sizes '%s' (all, or MIN-MAX such as 2-64K)",
+				    s);
+	memcpy(lo, s, dash - s);
+	lo[dash - s] = '\0';
+	ret = cli_parse_size(kv, obj, "sizes", lo, s, min);
+	if (!ret)
+		ret = cli_parse_size(kv, obj, "sizes", dash + 1, s, max);
+	if (ret)
+		return ret;
+	if (*min > *max)
+		return kvperf_usage(kv, obj,
+				    "sizes '%s': MIN is larger than MAX", s);
 	return KVPERF_EXIT_OK;
 }

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The keywords of a command (run lat, server start, compare bw): one
- * table-driven parser for all of them, so that every command says the
- * same mistake the same way.
+ * table-driven parser for all of them, and the values they share (message
+ * sizes), so that every command says the same mistake the same way.
  */
 #ifndef KVPERF_KEYWORDS_H
 #define KVPERF_KEYWORDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct args;
 struct kvperf;
@@ -42,5 +44,10 @@ struct cli_keywords {
 int cli_parse_keywords(struct kvperf *kv, struct args *a,
 		       const struct cli_keywords *k, unsigned int *given,
 		       void *arg);
+
+int cli_parse_size(struct kvperf *kv, const char *obj, const char *kw,
+		   const char *s, const char *all, uint32_t *size);
+int cli_parse_sizes(struct kvperf *kv, const char *obj, const char *s,
+		    uint32_t *min, uint32_t *max, bool *all);
 
 #endif /* KVPERF_KEYWORDS_H */

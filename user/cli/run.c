@@ -114,54 +114,6 @@ bool run_cpus_valid(const char *s)
 	}
 }
 
-static int parse_msg_size(struct kvperf *kv, const char *kw, const char *s,
-			  const char *all, uint32_t *size)
-{
-	uint64_t v;
-	int err;
-
-	err = parse_size(s, &v);
-	if (err == -EINVAL)
-		return kvperf_usage(kv, "run",
-				    "invalid %s '%s' (bytes, with an optional K or M suffix)",
-				    kw, all);
-	if (err || v < RUN_SIZE_MIN || v > RUN_SIZE_MAX)
-		return kvperf_usage(kv, "run",
-				    "%s '%s' is out of range (%u to %uM)", kw,
-				    all, RUN_SIZE_MIN, RUN_SIZE_MAX >> 20);
-	*size = v;
-	return KVPERF_EXIT_OK;
-}
-
-/* sizes all | sizes MIN-MAX */
-static int parse_sizes(struct kvperf *kv, const char *s, struct run_opts *o)
-{
-	const char *dash = strchr(s, '-');
-	char min[32];
-	int ret;
-
-	if (!strcmp(s, "all")) {
-		o->cfg.size = RUN_SIZES_ALL_MIN;
-		o->cfg.size_max = RUN_SIZE_MAX;
-		return KVPERF_EXIT_OK;
-	}
-	if (!dash || dash == s || (size_t)(dash - s) >= sizeof(min))
-		return kvperf_usage(kv, "run",
-				    "invalid sizes '%s' (all, or MIN-MAX such as 2-64K)",
-				    s);
-	memcpy(min, s, dash - s);
-	min[dash - s] = '\0';
-	ret = parse_msg_size(kv, "sizes", min, s, &o->cfg.size);
-	if (!ret)
-		ret = parse_msg_size(kv, "sizes", dash + 1, s, &o->cfg.size_max);
-	if (ret)
-		return ret;
-	if (o->cfg.size > o->cfg.size_max)
-		return kvperf_usage(kv, "run",
-				    "sizes '%s': MIN is larger than MAX", s);
-	return KVPERF_EXIT_OK;
-}
-
 /* What a time looks like, for messages. */
 #define RUN_TIME_HINT	"a time such as 10, 0.5, 2s or 500ms; no unit is seconds"
 
@@ -234,6 +186,7 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 		       struct run_opts *o)
 {
 	uint32_t port;
+	bool all;
 	int i;
 
 	switch (kw) {
@@ -284,9 +237,10 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 		o->key_file = val;
 		return KVPERF_EXIT_OK;
 	case RUN_KW_SIZE:
-		return parse_msg_size(kv, "size", val, val, &o->cfg.size);
+		return cli_parse_size(kv, "run", "size", val, val, &o->cfg.size);
 	case RUN_KW_SIZES:
-		return parse_sizes(kv, val, o);
+		return cli_parse_sizes(kv, "run", val, &o->cfg.size,
+				       &o->cfg.size_max, &all);
 	case RUN_KW_ITERS:
 		return parse_ranged(kv, kw, KVPERF_A_RUN_ITERATIONS, val,
 				    &o->cfg.iterations);

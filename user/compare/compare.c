@@ -72,11 +72,6 @@ const char *const cmp_keywords[CMP_KW_COUNT] = {
 #define CMP_KW_BW_ONLY	(CMP_KW_BIT(CMP_KW_COUNT) -			\
 			 CMP_KW_BIT(CMP_KW_TX_DEPTH))
 
-/* the message sizes of kvperf runs: 1 B to 8 MiB */
-#define CMP_SIZE_MAX		8388608
-/* "sizes all", as perftest -a */
-#define CMP_SIZES_ALL_MIN	2
-/* without size or sizes: perftest's defaults, 2 B and 64 KiB */
 #define CMP_PORT_DEFAULT	18515
 
 static int cmp_usage_range(struct kvperf *kv, const char *kw, const char *s,
@@ -99,54 +94,6 @@ static int cmp_number(struct kvperf *kv, const char *kw, const char *s,
 	if (err || v < min || v > max)
 		return cmp_usage_range(kv, kw, s, min, max);
 	*val = v;
-	return KVPERF_EXIT_OK;
-}
-
-static int cmp_msg_size(struct kvperf *kv, const char *kw, const char *s,
-			const char *all, uint32_t *size)
-{
-	uint64_t v;
-	int err;
-
-	err = parse_size(s, &v);
-	if (err == -EINVAL)
-		return kvperf_usage(kv, "compare",
-				    "invalid %s '%s' (bytes, with an optional K or M suffix)",
-				    kw, all);
-	if (err || v < 1 || v > CMP_SIZE_MAX)
-		return kvperf_usage(kv, "compare",
-				    "%s '%s' is out of range (1 to 8M)", kw, all);
-	*size = v;
-	return KVPERF_EXIT_OK;
-}
-
-static int cmp_parse_sizes(struct kvperf *kv, const char *s,
-			   struct cmp_opts *o)
-{
-	const char *dash = strchr(s, '-');
-	char min[32];
-	int ret;
-
-	if (!strcmp(s, "all")) {
-		o->sizes_all = true;
-		o->size = CMP_SIZES_ALL_MIN;
-		o->size_max = CMP_SIZE_MAX;
-		return KVPERF_EXIT_OK;
-	}
-	if (!dash || dash == s || (size_t)(dash - s) >= sizeof(min))
-		return kvperf_usage(kv, "compare",
-				    "invalid sizes '%s' (all, or MIN-MAX such as 64-64K)",
-				    s);
-	memcpy(min, s, dash - s);
-	min[dash - s] = '\0';
-	ret = cmp_msg_size(kv, "sizes", min, s, &o->size);
-	if (!ret)
-		ret = cmp_msg_size(kv, "sizes", dash + 1, s, &o->size_max);
-	if (ret)
-		return ret;
-	if (o->size > o->size_max)
-		return kvperf_usage(kv, "compare",
-				    "sizes '%s': MIN is larger than MAX", s);
 	return KVPERF_EXIT_OK;
 }
 
@@ -190,9 +137,11 @@ static int cmp_value(struct kvperf *kv, enum cmp_kw kw, const char *val,
 		o->port = port;
 		return KVPERF_EXIT_OK;
 	case CMP_KW_SIZE:
-		return cmp_msg_size(kv, "size", val, val, &o->size);
+		return cli_parse_size(kv, "compare", "size", val, val,
+				      &o->size);
 	case CMP_KW_SIZES:
-		return cmp_parse_sizes(kv, val, o);
+		return cli_parse_sizes(kv, "compare", val, &o->size,
+				       &o->size_max, &o->sizes_all);
 	case CMP_KW_ROUNDS:
 		return cmp_number(kv, "rounds", val, 1, CMP_ROUNDS_MAX,
 				  &o->rounds);
