@@ -49,7 +49,7 @@ KSRC_FILES := scripts/checkpatch.pl scripts/spelling.txt scripts/kernel-doc \
 SPEC := Documentation/netlink/specs/kvperf.yaml
 UAPI := include/uapi/linux/kvperf.h
 
-.PHONY: all modules tools install clean help deps lint check check-load check-pair demo bench \
+.PHONY: all modules tools install clean help deps lint check check-load check-pair demo bench bench-check \
 	uapi ksrc vm-module selftests kdir check-debug
 
 all: modules tools
@@ -132,8 +132,15 @@ demo:
 	$(Q)selftests/demo.sh
 
 # The benchmark: every Debian kernel, or KVER's; see selftests/bench.sh.
+# CLOCK=wall: the wall clock (busy polling too, noisy) instead of icount.
 bench: all ksrc
-	$(Q)selftests/bench.sh $(if $(KVER),-k $(KVER))
+	$(Q)selftests/bench.sh $(if $(KVER),-k $(KVER)) $(if $(CLOCK),--clock $(CLOCK))
+
+# The regression gate: the short deterministic bench against the
+# checked-in baseline of the same kernel (UPDATE=1 rewrites it).
+bench-check: all ksrc
+	$(Q)selftests/bench.sh --short --gate selftests/bench-baseline \
+		$(if $(UPDATE),--update) $(if $(KVER),-k $(KVER))
 
 help:
 	@echo 'Targets:'
@@ -150,5 +157,6 @@ help:
 	@echo '  check-debug    the VM suite on a KASAN/lockdep/kmemleak debug kernel'
 	@echo '  demo           build, boot a Soft-RoCE VM, compare kernel and user path'
 	@echo '  bench          the benchmark matrix in the VM, into Documentation/benchmarks/'
+	@echo '  bench-check    the short deterministic bench against selftests/bench-baseline/'
 	@echo '  uapi           regenerate include/uapi/linux/kvperf.h from the spec'
 	@echo 'Variables: KDIR, KVER, V=1, PREFIX, DESTDIR'

@@ -8,12 +8,22 @@
 # A measurement that fails leaves an .err file next to where its result
 # would have been; the report says so.
 #
+# The matrix depends on the guest's clock (KVPERF_CLOCK, set by
+# vmtest.sh). On the deterministic clock (icount, one vCPU): softirq
+# polling only, and no write latency: a busy poller, and write
+# latency's receiver, which watches its buffer's last byte as perftest
+# does, spin on the only CPU until the scheduler's tick, so they would
+# measure the tick (4 ms). On the wall clock: busy and softirq polling,
+# with more rounds against the host's noise. bench_report.py's matrix()
+# is the same table: change both together.
+#
 # usage: bench_guest.sh OUTDIR [--short]
 
 set -u
 out=$1
 short=${2:-}
 addr=$KVPERF_ADDR0
+clock=${KVPERF_CLOCK:-wall}
 mkdir -p "$out"
 
 # measure NAME CMD...: CMD's stdout into OUTDIR/NAME.json, or its
@@ -33,19 +43,36 @@ measure() {
 	rm -f "$out/$name.err"
 }
 
-if [ "$short" = --short ]; then
-	polls="busy" lat_sizes="64" bw_sizes="65536" rounds=1
-	lat_iters=200 ovh_rounds=2 ovh_iters=300
+if [ "$clock" = icount ]; then
+	# instruction time repeats to about 1 %: three rounds show it
+	polls="softirq" rounds=3 ovh_poll=softirq lat_ops="send read"
+	lat_sizes="2 64 4096 65536 1048576"
+	bw_sizes="2 64 4096 65536 1048576"
+	lat_iters=1000 ovh_rounds=3 ovh_iters=2000
 else
-	polls="busy softirq" lat_sizes="2 64 4096 65536"
+	polls="busy softirq" rounds=5 ovh_poll=busy lat_ops="send write read"
+	lat_sizes="2 64 4096 65536"
 	bw_sizes="4096 65536 1048576"
 	lat_iters=1000 ovh_rounds=5 ovh_iters=3000
-	# TCG's noise needs more than 3 rounds for a stable median
-	rounds=5
+fi
+if [ "$short" = --short ]; then
+	polls=${polls%% *} lat_sizes="64" bw_sizes="65536" lat_ops="send read"
+	lat_iters=200 ovh_rounds=2 ovh_iters=300
+	[ "$clock" = icount ] && rounds=2 || rounds=1
 fi
 
+# Latency iterations for a size: round trips of 64 KiB and more take
+# milliseconds under TCG.
+lat_iters_for() {
+	local n=$lat_iters
+
+	[ "$1" -ge 65536 ] && [ "$n" -gt 300 ] && n=300
+	[ "$1" -ge 1048576 ] && [ "$n" -gt 50 ] && n=50
+	echo "$n"
+}
+
 # Messages per queue pair for a bandwidth size: about 32 MiB of traffic
-# (8 MiB in the short run), at least 50 messages.
+# (8 MiB in the short run), at least 50 and at most 5000 messages.
 bw_iters() {
 	local total=$((32 << 20)) n
 
@@ -61,12 +88,11 @@ kvperf server start addr "$addr" >/dev/null || exit 1
 for poll in $polls; do
 	for op in send write read; do
 		for size in $lat_sizes; do
-			# (64 KiB round trips take milliseconds under TCG)
-			n=$lat_iters
-			[ "$size" -ge 65536 ] && [ "$n" -gt 300 ] && n=300
+			[[ " $lat_ops " = *" $op "* ]] || continue
 			measure "lat-$op-$size-$poll" kvperf -j compare lat \
 				op "$op" addr "$addr" size "$size" \
-				rounds "$rounds" iters "$n" poll "$poll"
+				rounds "$rounds" iters "$(lat_iters_for "$size")" \
+				poll "$poll"
 		done
 		for size in $bw_sizes; do
 			[ "$short" = --short ] && [ "$op" != write ] && continue
@@ -78,13 +104,13 @@ for poll in $polls; do
 	done
 done
 
-# Statistics on and off, alternating, the same loop: send 64 B, busy.
+# Statistics on and off, alternating, the same loop: send 64 B.
 for ((r = 1; r <= ovh_rounds; r++)); do
 	for path in kernel user; do
 		for stats in on off; do
 			measure "ovh-$path-$stats-$r" kvperf -j run lat \
 				op send addr "$addr" size 64 iters "$ovh_iters" \
-				stats "$stats" path "$path"
+				stats "$stats" path "$path" poll "$ovh_poll"
 		done
 	done
 done
@@ -100,6 +126,7 @@ kvperf server stop "$(kvperf -j server show | grep -o '{"id":[0-9]*' |
 	echo "dev=$KVPERF_DEV0"
 	echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 	echo "cpus=$(getconf _NPROCESSORS_ONLN)"
+	echo "clock=$clock"
 	# without the harness's own kvtop=/kvrun= words: paths of the host
 	echo "cmdline=$(sed -E 's/ kv(top|run)=[^ ]*//g' /proc/cmdline)"
 } >"$out/env.txt"

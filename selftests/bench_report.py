@@ -6,15 +6,28 @@ short benchmark of make check prints as KTAP.
 
 usage:
   bench_report.py report RAWDIR BASE [--short] [--command CMD]
-        write BASE.json, BASE.md and BASE.svg
+                  [--previous PREV.json]
+        write BASE.json, BASE.md and BASE.svg; with a previous report of
+        the same kernel and clock, its numbers beside these and the
+        largest difference (the repeatability)
   bench_report.py check BASE [--short]
         KTAP: the three files exist and hold every cell of the matrix
+  bench_report.py gate BASE BASELINE
+        KTAP: no cell of BASE.json is more than 3 % worse than in
+        BASELINE (a report of the same kernel on the deterministic clock)
+  bench_report.py baseline BASE BASELINE
+        write BASE.json's cells as BASELINE
 
 Numbers: latency is each compare's median over its rounds of the p50 in
 usec (perftest: t_typical); bandwidth the median of the average MiB/s.
-The statistics overhead is, per path, the median over the rounds of the
-time per iteration (elapsed_ns / iterations) with statistics on, over
-the same with statistics off, minus one. Nothing here fails on a number.
+A cell's spread is, per path, (largest - smallest) / median of its
+rounds. The statistics overhead is, per path, the median over the rounds
+of the time per iteration (elapsed_ns / iterations) with statistics on,
+over the same with statistics off, minus one. On the icount clock every
+time is instruction time: QEMU's -icount shift=0,sleep=off makes one
+guest instruction one nanosecond and skips idle time, so a number is
+the length of the path (kvperf, ib_core, rdma_rxe, the network stack),
+not what a real host would take. Only the gate fails on a number.
 """
 
 import datetime
@@ -27,19 +40,41 @@ import xml.etree.ElementTree as ET
 
 PATHS = ("kernel", "user", "perftest")
 OPS = ("send", "write", "read")
+# the gate: a cell of kvperf's own paths this much worse fails
+GATE = 0.03
+ICOUNT_TIME = ("instruction time: QEMU -icount shift=0,sleep=off, one "
+               "guest instruction = 1 ns, idle time skipped, one vCPU")
 
 
-def matrix(short):
-    """(kind, op, size, poll) of every compare the benchmark runs"""
+def matrix(short, clock):
+    """(kind, op, size, poll) of every compare the benchmark runs: the
+    same table as bench_guest.sh's"""
+    polls = ("softirq",) if clock == "icount" else ("busy", "softirq")
+    # write latency's receiver spins on its buffer: on one vCPU that is
+    # the scheduler's tick
+    lat_ops = ("send", "read") if clock == "icount" or short else OPS
     if short:
-        return [("lat", op, 64, "busy") for op in OPS] + \
-            [("bw", "write", 65536, "busy")]
+        return [("lat", op, 64, polls[0]) for op in lat_ops] + \
+            [("bw", "write", 65536, polls[0])]
+    if clock == "icount":
+        lat = bw = (2, 64, 4096, 65536, 1048576)
+    else:
+        lat, bw = (2, 64, 4096, 65536), (4096, 65536, 1048576)
     cells = []
-    for poll in ("busy", "softirq"):
+    for poll in polls:
         for op in OPS:
-            cells += [("lat", op, s, poll) for s in (2, 64, 4096, 65536)]
-            cells += [("bw", op, s, poll) for s in (4096, 65536, 1048576)]
+            if op in lat_ops:
+                cells += [("lat", op, s, poll) for s in lat]
+            cells += [("bw", op, s, poll) for s in bw]
     return cells
+
+
+def spread(values):
+    """(largest - smallest) / median of a path's rounds, None without
+    two numbers"""
+    v = [x for x in values or [] if isinstance(x, (int, float))]
+    m = median(v)
+    return (max(v) - min(v)) / m if len(v) > 1 and m else None
 
 
 def median(v):
@@ -99,16 +134,21 @@ def overhead(raw):
     return out
 
 
-def cell_value(c, path):
+def cell_col(c, path):
     row = (c or {}).get("rows", [{}])
     col = row[0].get(path) if row else None
-    return col.get("median") if isinstance(col, dict) else None
+    return col if isinstance(col, dict) else {}
 
 
-def cmd_report(raw, base, short, command):
+def cell_name(c):
+    return f"{c['kind']} {c['op']} {c['size']} {c['poll']}"
+
+
+def cmd_report(raw, base, short, command, previous):
     env = read_env(raw)
+    clock = env.get("clock", "wall")
     cells = []
-    for kind, op, size, poll in matrix(short):
+    for kind, op, size, poll in matrix(short, clock):
         name = f"{kind}-{op}-{size}-{poll}"
         c = load(os.path.join(raw, name + ".json"))
         err = None
@@ -120,22 +160,36 @@ def cmd_report(raw, base, short, command):
         except OSError:
             if c is None:
                 err = "not measured"
-        values = {p: cell_value(c, p) for p in PATHS}
+        values = {p: cell_col(c, p).get("median") for p in PATHS}
+        spreads = {p: spread(cell_col(c, p).get("values")) for p in PATHS}
         cells.append({"kind": kind, "op": op, "size": size, "poll": poll,
                       "unit": "MiB/s" if kind == "bw" else "usec",
-                      "median": values, "error": err, "compare": c})
+                      "median": values, "spread": spreads, "error": err,
+                      "compare": c})
     # the guest has no dpkg database: compare found perftest's version
     env["perftest"] = next((c["compare"]["env"]["perftest"] for c in cells
                             if c["compare"] and
-                            c["compare"].get("env", {}).get("perftest")),
+                            c["compare"].get("env", {}).get("perftest")
+                            not in (None, "", "unknown")),
                            None)
     env["tcg"] = any(bool((c["compare"] or {}).get("env", {}).get("tcg"))
                      for c in cells)
+    env["clock"] = clock
+    env["time"] = ICOUNT_TIME if clock == "icount" else \
+        "wall-clock time of an emulated (TCG) guest"
+    big = max(((s, cell_name(c), p) for c in cells
+               for p, s in c["spread"].items() if s is not None),
+              default=None)
     doc = {"date": datetime.date.today().isoformat(),
            "command": command, "short": short, "environment": env,
            "git": git_describe(), "cells": cells,
+           "largest_spread": big and {"spread": big[0], "cell": big[1],
+                                      "path": big[2]},
            "stats_overhead": overhead(raw),
            "method": __doc__.split("Numbers: ", 1)[1].strip()}
+    prev = load(previous) if previous else None
+    if prev:
+        doc["repeat"] = repeat(doc, prev, previous)
     with open(base + ".json", "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
@@ -143,6 +197,90 @@ def cmd_report(raw, base, short, command):
         f.write(markdown(doc))
     draw(doc, base + ".svg")
     return 0
+
+
+def repeat(doc, prev, name):
+    """this report's cells beside a previous report's of the same kernel
+    and clock: per cell and path both numbers and this / previous - 1"""
+    old = {cell_name(c): c for c in prev.get("cells", [])}
+    rows = []
+    for c in doc["cells"]:
+        o = old.get(cell_name(c))
+        for p in PATHS:
+            a = c["median"].get(p)
+            b = (o or {}).get("median", {}).get(p)
+            if a and b:
+                rows.append({"cell": cell_name(c), "path": p, "this": a,
+                             "previous": b, "diff": a / b - 1})
+    big = max(rows, key=lambda r: abs(r["diff"]), default=None)
+    return {"previous": os.path.basename(name).removeprefix("previous-"),
+            "previous_git": prev.get("git"), "cells": rows,
+            "largest": big}
+
+
+def gate_value(c, path):
+    v = c.get("median", {}).get(path)
+    return v if isinstance(v, (int, float)) and v > 0 else None
+
+
+def cmd_gate(base, baseline):
+    """KTAP: each cell of kvperf's paths against the baseline"""
+    doc = load(base + ".json") or {}
+    ref = load(baseline) or {}
+    results = []
+    env, renv = doc.get("environment", {}), ref.get("environment", {})
+    same = (env.get("kernel") == renv.get("kernel") and
+            env.get("clock") == renv.get("clock") == "icount")
+    results.append((same, f"{baseline} is of the same kernel on the icount "
+                    "clock", f"report: {env.get('kernel')} "
+                    f"{env.get('clock')}; baseline: {renv.get('kernel')} "
+                    f"{renv.get('clock')}"))
+    old = {cell_name(c): c for c in ref.get("cells", [])}
+    for c in doc.get("cells", []):
+        for p in ("kernel", "user"):
+            name = f"{cell_name(c)} {p}"
+            a = gate_value(c, p)
+            b = gate_value(old.get(cell_name(c), {}), p)
+            if a is None or b is None:
+                results.append((False, f"{name}: measured in both",
+                                f"this {a}, baseline {b}"))
+                continue
+            # worse: a latency that grew, a bandwidth that shrank
+            worse = a / b - 1 if c["kind"] == "lat" else 1 - a / b
+            unit = c.get("unit", "")
+            results.append((worse <= GATE,
+                            f"{name}: {a:.3f} {unit} against {b:.3f} in "
+                            f"the baseline ({100 * worse:+.2f} % worse, "
+                            f"limit {100 * GATE:.0f} %)", ""))
+    return ktap(results)
+
+
+def cmd_baseline(base, out):
+    doc = load(base + ".json")
+    if not doc or doc.get("environment", {}).get("clock") != "icount":
+        print(f"{base}.json: no report on the icount clock",
+              file=sys.stderr)
+        return 1
+    keep = {"date": doc["date"], "git": doc["git"],
+            "command": doc["command"], "environment": doc["environment"],
+            "cells": [{k: c[k] for k in ("kind", "op", "size", "poll",
+                                         "unit", "median", "spread")}
+                      for c in doc["cells"]]}
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(keep, f, indent=1)
+        f.write("\n")
+    return 0
+
+
+def ktap(results):
+    print("TAP version 13")
+    print(f"1..{len(results)}")
+    for i, (ok, desc, why) in enumerate(results, 1):
+        if not ok and why:
+            for line in why.splitlines():
+                print(f"# {line}")
+        print(f"{'ok' if ok else 'not ok'} {i} {desc}")
+    return 0 if all(r[0] for r in results) else 1
 
 
 def git_describe():
@@ -169,22 +307,35 @@ def ratio(a, b):
     return None if a is None or b is None or b <= 0 else a / b
 
 
+def icount(doc):
+    return doc["environment"].get("clock") == "icount"
+
+
+def pct(v):
+    return "-" if v is None else f"{100 * v:.1f}"
+
+
 def table(doc, kind):
     d = 2
     unit = "usec, p50" if kind == "lat" else "MiB/s, average"
+    if icount(doc):
+        unit += ", instruction time"
     lines = [f"| op | size | poll | kernel ({unit}) | user | perftest "
-             "| kernel/user | user/perftest |",
-             "|---|---:|---|---:|---:|---:|---:|---:|"]
+             "| kernel/user | user/perftest | spread % (k / u / p) |",
+             "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
     for c in doc["cells"]:
         if c["kind"] != kind:
             continue
         m = c["median"]
+        sp = c.get("spread", {})
         lines.append(
             f"| {c['op']} | {c['size']} | {c['poll']} | "
             f"{fmt(m['kernel'], d)} | {fmt(m['user'], d)} | "
             f"{fmt(m['perftest'], d)} | "
             f"{fmt(ratio(m['kernel'], m['user']), 3)} | "
-            f"{fmt(ratio(m['user'], m['perftest']), 3)} |")
+            f"{fmt(ratio(m['user'], m['perftest']), 3)} | "
+            f"{pct(sp.get('kernel'))} / {pct(sp.get('user'))} / "
+            f"{pct(sp.get('perftest'))} |")
     errs = [f"- {c['kind']} {c['op']} {c['size']} {c['poll']}"
             f"{' (the other columns kept)' if c['compare'] else ''}: "
             f"{c['error'].splitlines()[0]}"
@@ -203,15 +354,27 @@ def markdown(doc):
            "",
            "Each cell is the median over the compare's rounds (kernel "
            "path, user path and perftest run one after the other in each "
-           "round). Latency: p50 (perftest: t_typical), half the round "
+           "round); its spread is (largest - smallest) / median of the "
+           "rounds. Latency: p50 (perftest: t_typical), half the round "
            "trip for send and write, the round trip for read. Bandwidth: "
            "average MiB/s (2^20 bytes). kernel/user below 1 means the "
            "kernel path is faster for latency; above 1 for bandwidth.",
            "",
+           ("Clock: **instruction time** (" + ICOUNT_TIME + "). A "
+            "number is the length of the whole path (kvperf, ib_core, "
+            "rdma_rxe, the network stack) in guest instructions, not what "
+            "a real host would take; the ratios between the paths are "
+            "what it resolves." if icount(doc) else
+            "Clock: wall-clock time of an emulated (TCG) guest; a cell "
+            "spreads by 20-50 % between runs."),
+           "",
+           largest_spread(doc),
+           "",
            "## Latency", "", table(doc, "lat"),
            "## Bandwidth", "", table(doc, "bw"),
            "## Statistics overhead", "",
-           "Send 64 B, busy polling, the same loop with per-iteration "
+           f"Send 64 B, {ovh_poll(doc)} polling, the same loop with "
+           "per-iteration "
            "timestamps and histogram recording (stats on) and without "
            "(stats off), alternating; time per iteration is elapsed_ns / "
            "iterations, overhead the median over the rounds of on/off - 1.",
@@ -227,6 +390,7 @@ def markdown(doc):
         out.append(f"| {path} | {o['rounds']} | {o['ns_per_iter_on']:.0f} "
                    f"| {o['ns_per_iter_off']:.0f} | "
                    f"{100 * o['overhead']:+.2f} % |")
+    out += repeat_section(doc)
     notes = sorted({(c["compare"] or {}).get("perftest_note")
                     for c in doc["cells"]
                     if (c["compare"] or {}).get("perftest_note")})
@@ -238,16 +402,50 @@ def markdown(doc):
             f"- device: {env.get('dev', '?')} (Soft-RoCE, rdma_rxe)",
             f"- CPU: {env.get('cpu', '?')}, {env.get('cpus', '?')} vCPUs",
             f"- emulated (QEMU TCG): {'yes' if env.get('tcg') else 'no'}",
+            f"- clock: {env.get('time', env.get('clock', '?'))}",
             f"- guest command line: `{env.get('cmdline', '?')}`",
             f"- perftest: {env.get('perftest') or 'not installed'}",
             f"- kvperf: {doc['git'] or '?'}", ""]
     return "\n".join(out)
 
 
+def ovh_poll(doc):
+    return "softirq" if icount(doc) else "busy"
+
+
+def largest_spread(doc):
+    big = doc.get("largest_spread")
+    if not big:
+        return "Largest spread over rounds: none measured."
+    return (f"Largest spread over rounds: {100 * big['spread']:.2f} % "
+            f"({big['cell']}, {big['path']}).")
+
+
+def repeat_section(doc):
+    rep = doc.get("repeat")
+    if not rep:
+        return []
+    big = rep["largest"]
+    out = ["", "## Repeatability", "",
+           f"Against the previous report of this kernel and clock, "
+           f"`{rep['previous']}` (kvperf {rep['previous_git'] or '?'}): "
+           + (f"largest difference {100 * big['diff']:+.2f} % ({big['cell']}"
+              f", {big['path']}: {big['this']:.3f} now, "
+              f"{big['previous']:.3f} then)." if big else "no common cell."),
+           "", "| cell | path | this run | previous | difference |",
+           "|---|---|---:|---:|---:|"]
+    out += [f"| {r['cell']} | {r['path']} | {r['this']:.3f} | "
+            f"{r['previous']:.3f} | {100 * r['diff']:+.2f} % |"
+            for r in rep["cells"]]
+    return out
+
+
 def draw(doc, svg):
     """gnuplot: latency p50 and bandwidth against size, busy poll"""
     data = svg[:-4] + ".dat"
     blocks, plots = [], []
+    poll = doc["cells"][0]["poll"] if doc["cells"] else "busy"
+    itime = " (instruction time)" if icount(doc) else ""
     idx = 0
     for kind in ("lat", "bw"):
         for op in OPS:
@@ -255,14 +453,15 @@ def draw(doc, svg):
             for path in PATHS:
                 pts = [(c["size"], c["median"][path]) for c in doc["cells"]
                        if c["kind"] == kind and c["op"] == op and
-                       c["poll"] == "busy" and c["median"][path]]
+                       c["poll"] == poll and c["median"][path]]
                 if not pts:
                     continue
                 blocks.append("\n".join(f"{s} {v}" for s, v in pts))
                 cmds.append(f"'{data}' index {idx} using 1:2 with "
                             f"linespoints lw 2 title '{path}'")
                 idx += 1
-            ylabel = "p50 latency (usec)" if kind == "lat" else "MiB/s"
+            ylabel = ("p50 latency (usec" if kind == "lat" else
+                      "bandwidth (MiB/s") + itime.replace(" (", ", ") + ")"
             title = f"{op} {'latency' if kind == 'lat' else 'bandwidth'}"
             plots.append(f"set title '{title}'\nset ylabel '{ylabel}'\n" +
                          ("plot " + ", ".join(cmds) if cmds else
@@ -275,7 +474,7 @@ def draw(doc, svg):
         f"set output '{svg}'",
         "set multiplot layout 2,3 title 'kvperf: kernel path, user path, "
         f"perftest ({env.get('kernel', '?')}, {env.get('dev', '?')}, "
-        "busy poll)'",
+        f"{poll} poll){itime}'",
         "set logscale x 2", "set xlabel 'message size (bytes)'",
         "set key top left", "set grid"] + plots + ["unset multiplot", ""])
     try:
@@ -294,7 +493,7 @@ def cmd_check(base, short):
     doc = load(base + ".json")
     result(doc is not None, f"{base}.json is JSON")
     doc = doc or {"cells": [], "stats_overhead": {}}
-    want = matrix(short)
+    want = matrix(short, doc.get("environment", {}).get("clock", "wall"))
     got = [(c["kind"], c["op"], c["size"], c["poll"]) for c in doc["cells"]]
     result(got == want, "the JSON has every cell of the matrix",
            f"got {got}")
@@ -307,9 +506,11 @@ def cmd_check(base, short):
                if not (isinstance(c["median"].get(p), (int, float)) and
                        c["median"][p] > 0) and
                not (p == "perftest" and
-                    re.search(r"ib_\w+_(lat|bw)", c["error"] or ""))]
+                    (re.search(r"ib_\w+_(lat|bw)", c["error"] or "") or
+                     (c["compare"] or {}).get("perftest_note")))]
     result(not missing, f"every cell has a number > 0 for {', '.join(paths)}"
-           " (perftest: or its failure recorded)", "\n".join(missing))
+           " (perftest: or its failure or why it is off recorded)",
+           "\n".join(missing))
     ovh = doc.get("stats_overhead", {})
     result(all(isinstance(ovh.get(p, {}).get("overhead"), float)
                for p in ("kernel", "user")),
@@ -333,29 +534,28 @@ def cmd_check(base, short):
                f"root {root.tag}, {len(curves)} paths")
     except (ET.ParseError, OSError) as e:
         result(False, f"{base}.svg is an SVG with curves", str(e))
-    print("TAP version 13")
-    print(f"1..{len(results)}")
-    for i, (ok, desc, why) in enumerate(results, 1):
-        if not ok and why:
-            for line in why.splitlines():
-                print(f"# {line}")
-        print(f"{'ok' if ok else 'not ok'} {i} {desc}")
-    return 0 if all(r[0] for r in results) else 1
+    return ktap(results)
 
 
 def main():
     a = sys.argv[1:]
     short = "--short" in a
-    command = "make bench"
-    if "--command" in a:
-        i = a.index("--command")
-        command = a[i + 1]
-        del a[i:i + 2]
+    opt = {"--command": "make bench", "--previous": None}
+    for o in opt:
+        if o in a:
+            i = a.index(o)
+            opt[o] = a[i + 1]
+            del a[i:i + 2]
     a = [x for x in a if x != "--short"]
     if len(a) == 3 and a[0] == "report":
-        return cmd_report(a[1], a[2], short, command)
+        return cmd_report(a[1], a[2], short, opt["--command"],
+                          opt["--previous"])
     if len(a) == 2 and a[0] == "check":
         return cmd_check(a[1], short)
+    if len(a) == 3 and a[0] == "gate":
+        return cmd_gate(a[1], a[2])
+    if len(a) == 3 and a[0] == "baseline":
+        return cmd_baseline(a[1], a[2])
     print(__doc__, file=sys.stderr)
     return 2
 

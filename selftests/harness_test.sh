@@ -33,7 +33,7 @@ expect_tally() {
 }
 
 echo "TAP version 13"
-echo "1..21"
+echo "1..24"
 
 # --- the tally ------------------------------------------------------------
 cat >"$tmp/nested.log" <<'EOF'
@@ -202,6 +202,50 @@ chmod +x "$tmp/fake-vmtest-ok"
 KVPERF_VMTEST=$tmp/fake-vmtest-ok selftests/bench.sh --short -k "$k" \
 	-o "$tmp/bench-ok" >"$tmp/bench-ok.log" 2>&1
 result $? "bench.sh: the same files from a clean VM run pass" "$tmp/bench-ok.log"
+
+# --- make bench-check: the gate against a baseline ----------------------------
+# The fixture's own cells as the baseline pass; a baseline whose kernel
+# path read latency was 5 % shorter fails, naming the cell and both
+# numbers; a kernel without a baseline is skipped, saying so.
+full=$(sed -n 's/^kernel=//p' "$top/selftests/harness/bench-raw/env.txt")
+mkdir -p "$tmp/gate-same" "$tmp/gate-faster" "$tmp/gate-none"
+report=$(ls "$tmp/bench-ok/"*"-$full.json")
+python3 selftests/bench_report.py baseline "${report%.json}" \
+	"$tmp/gate-same/$full.json" >"$tmp/gate-base.log" 2>&1
+python3 - "$tmp/gate-same/$full.json" "$tmp/gate-faster/$full.json" \
+	<<'PY' >>"$tmp/gate-base.log" 2>&1
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for c in doc["cells"]:
+    if (c["kind"], c["op"], c["size"]) == ("lat", "read", 64):
+        c["median"]["kernel"] = round(c["median"]["kernel"] / 1.05, 3)
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+KVPERF_VMTEST=$tmp/fake-vmtest-ok selftests/bench.sh --short -k "$full" \
+	--gate "$tmp/gate-same" -o "$tmp/gate1" >"$tmp/gate1.log" 2>&1 &&
+	grep -q '^ok 1 .* same kernel on the icount clock' "$tmp/gate1.log" &&
+	! grep -q '^not ok' "$tmp/gate1.log"
+result $? "bench.sh --gate: the same numbers pass" "$tmp/gate1.log"
+
+KVPERF_VMTEST=$tmp/fake-vmtest-ok selftests/bench.sh --short -k "$full" \
+	--gate "$tmp/gate-faster" -o "$tmp/gate2" >"$tmp/gate2.log" 2>&1
+rc=$?
+want=$(python3 -c 'import json, sys
+for c in json.load(open(sys.argv[1]))["cells"]:
+    if (c["kind"], c["op"], c["size"]) == ("lat", "read", 64):
+        print("%.3f" % c["median"]["kernel"])' "$tmp/gate-faster/$full.json")
+[ "$rc" = 1 ] && [ "$(grep -c '^not ok' "$tmp/gate2.log")" = 1 ] &&
+	grep -q "^not ok .* lat read 64 softirq kernel: .* against $want in the baseline (+5.00 % worse, limit 3 %)" \
+		"$tmp/gate2.log"
+result $? "bench.sh --gate: a cell 5 % worse fails, naming it and both numbers" \
+	"$tmp/gate2.log"
+
+KVPERF_VMTEST=$tmp/fake-vmtest-ok selftests/bench.sh --short -k "$full" \
+	--gate "$tmp/gate-none" -o "$tmp/gate3" >"$tmp/gate3.log" 2>&1 &&
+	grep -q "^# bench-check: $full skipped: no baseline" "$tmp/gate3.log" &&
+	! ls "$tmp/gate3/"*.json >/dev/null 2>&1
+result $? "bench.sh --gate: a kernel without a baseline is skipped, saying so" \
+	"$tmp/gate3.log"
 
 # --- the guest's kernel log fails a run ------------------------------------
 KVPERF_NO_MODULE=1 selftests/vmtest.sh -k "$k" -- \

@@ -12,7 +12,7 @@ set -o pipefail
 
 usage() {
 	cat <<EOF
-usage: $prog [-k KVER | -K DIR] [-d] [-t SECONDS] [-a KERNEL-ARGS] [-s | -- COMMAND [ARGS...]]
+usage: $prog [-k KVER | -K DIR] [-d] [-i] [-t SECONDS] [-a KERNEL-ARGS] [-s | -- COMMAND [ARGS...]]
 
 Boot an installed kernel under QEMU (TCG), create rxe0 on kvd0 ($addr0/24)
 and rxe1 on kvd1 ($addr1/24), load the freshly built kvperf.ko and then:
@@ -33,6 +33,13 @@ Options:
                  intel-iommu) and a Soft-RoCE patched to map DMA through
                  it (selftests/rxe-dma/), so DMA addresses are IO virtual
                  addresses as on an HCA, not kernel pointers
+  -i             deterministic clock: QEMU counts instructions (-icount
+                 shift=0,sleep=off: one guest instruction is one
+                 nanosecond of guest time, idle time is skipped) and the
+                 guest has one vCPU, so guest timings are instruction
+                 time and repeat to about 1 % whatever the host's load
+                 (busy polling is meaningless there; see
+                 Documentation/benchmarks.rst)
   -t SECONDS     hard time limit for the whole guest run (default $timeout_run;
                  $timeout_shell for -s)
   -a ARGS        append ARGS to the guest kernel command line (e.g. idle=poll)
@@ -48,9 +55,10 @@ Environment:
 In the guest: PATH starts with $top/user; KVPERF_DEV0/1 (rxe0, rxe1),
 KVPERF_NETDEV0/1, KVPERF_ADDR0/1 (their IPv4 addresses), KVPERF_ADDR6_0/1
 (their IPv6 addresses, 2001:2::1/64 and 2001:2:0:1::1/64, whose RoCE GIDs
-exist before COMMAND starts), KVPERF_KVER, KVPERF_TOP, KVPERF_KO and
-KVPERF_RUNDIR are set; a word of COMMAND that is one of them, quoted on
-the host ('\$KVPERF_ADDR0'), is expanded in the guest. COMMAND runs in
+exist before COMMAND starts), KVPERF_KVER, KVPERF_TOP, KVPERF_KO,
+KVPERF_RUNDIR and KVPERF_CLOCK (icount with -i, else wall) are set; a
+word of COMMAND that is one of them, quoted on the host
+('\$KVPERF_ADDR0'), is expanded in the guest. COMMAND runs in
 the current directory (when the
 guest has it) with stdin from /dev/null; its stdout and stderr are
 streamed to this stdout and stderr. The guest's kernel log is saved in
@@ -223,11 +231,13 @@ limit=
 shell=0
 append=
 dma=0
-while getopts ":k:K:t:a:dsh" opt; do
+icount=0
+while getopts ":k:K:t:a:dish" opt; do
 	case "$opt" in
 	k) kver_arg=$OPTARG ;;
 	K) kdir_arg=$OPTARG ;;
 	d) dma=1 ;;
+	i) icount=1 ;;
 	t) limit=$OPTARG ;;
 	a) append=$OPTARG ;;
 	s) shell=1 ;;
@@ -340,6 +350,7 @@ fi
 	printf 'TERM_HOST=%q\n' "${TERM:-vt100}"
 	printf 'TIME_SCALE=%q\n' "$scale"
 	printf 'RXE_KO=%q\n' "$rxe_ko"
+	printf 'CLOCK=%q\n' "$([ "$icount" = 1 ] && echo icount || echo wall)"
 } >"$run/config"
 if [ "$mode" = run ]; then
 	# Words that are just a guest variable ('$KVPERF_ADDR0', quoted on
@@ -377,14 +388,21 @@ cmdline+=" sysctl.kernel.hung_task_timeout_secs=$((120 * scale))"
 # about a minute of ACPI AML loop timeouts under TCG.
 [ -n "$modroot" ] && cmdline+=" kvmods=1 acpi=noirq"
 cmdline+=" kvtop=$top kvrun=$run${append:+ $append}"
+vcpus=2
+[ "$icount" = 1 ] && vcpus=1
 # shellcheck disable=SC2054 # qemu's option values are comma-separated
-qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2G
+qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "$vcpus" -m 2G
 	-nodefaults -no-reboot -display none
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap
 	-virtfs "local,path=$top,mount_tag=kvtop,security_model=none,multidevs=remap"
 	-serial "file:$run/console.log")
 [ -r "$qboot" ] && qemu+=(-bios "$qboot")
+# One vCPU: icount runs every vCPU on one host thread in turns, so a
+# second vCPU only adds QEMU's round-robin slice to every wake-up (and
+# 6.1 hangs bringing it up); see Documentation/benchmarks.rst.
+# shellcheck disable=SC2054
+[ "$icount" = 1 ] && qemu+=(-icount shift=0,sleep=off)
 [ -n "$modroot" ] && qemu+=(-virtfs
 	"local,path=$modroot/lib/modules,mount_tag=kvmods,security_model=none,readonly=on")
 if [ "$dma" = 1 ]; then

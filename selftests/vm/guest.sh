@@ -37,8 +37,9 @@ if [ -z "$run" ] || [ ! -r "$run/config" ]; then
 fi
 
 # Written by vmtest.sh: MODE (run, suite, shell), KVER, KO, CWD, ROWS,
-# COLS, TERM_HOST, and maybe TIME_SCALE and RXE_KO (the DMA lane's
-# Soft-RoCE, loaded instead of the kernel's own).
+# COLS, TERM_HOST, and maybe TIME_SCALE, RXE_KO (the DMA lane's
+# Soft-RoCE, loaded instead of the kernel's own) and CLOCK (icount for
+# vmtest.sh -i, wall otherwise).
 # shellcheck source=/dev/null
 . "$run/config"
 
@@ -218,6 +219,7 @@ export KVPERF_VM=1
 # 1 on the DMA lane (vmtest.sh -d): DMA addresses are IOMMU addresses.
 export KVPERF_DMA_LANE=$([ -n "${RXE_KO:-}" ] && echo 1 || echo 0)
 export KVPERF_TIME_SCALE=$time_scale
+export KVPERF_CLOCK=${CLOCK:-wall}
 export HOME=/root
 export PATH=$top/user:$PATH
 
