@@ -188,7 +188,7 @@ def cmd_report(raw, base, short, command, previous):
            "stats_overhead": overhead(raw),
            "method": __doc__.split("Numbers: ", 1)[1].strip()}
     prev = load(previous) if previous else None
-    if prev:
+    if prev and repeat(doc, prev, previous):
         doc["repeat"] = repeat(doc, prev, previous)
     with open(base + ".json", "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1)
@@ -202,6 +202,9 @@ def cmd_report(raw, base, short, command, previous):
 def repeat(doc, prev, name):
     """this report's cells beside a previous report's of the same kernel
     and clock: per cell and path both numbers and this / previous - 1"""
+    if (prev.get("environment", {}).get("clock", "wall") !=
+            doc["environment"]["clock"] or prev.get("short") != doc["short"]):
+        return None
     old = {cell_name(c): c for c in prev.get("cells", [])}
     rows = []
     for c in doc["cells"]:
