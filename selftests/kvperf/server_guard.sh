@@ -61,7 +61,7 @@ start() {
 	local name=$1
 
 	shift
-	command kvperf -j server start "$@" >"$KV_TMP/$name.json" \
+	"$KV_KVPERF" -j server start "$@" >"$KV_TMP/$name.json" \
 		2>"$KV_TMP/$name.err" ||
 		{ cat "$KV_TMP/$name.err"; return 1; }
 	sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$KV_TMP/$name.json" >"$KV_TMP/$name.id"
