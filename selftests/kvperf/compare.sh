@@ -190,6 +190,32 @@ stopped_mid_run() {
 	nothing_left
 }
 
+# The kernel server compare starts reaps completions with the compare's
+# poll (workqueue here, the module's default being softirq), as the
+# user-path server and perftest's do.
+server_takes_poll() {
+	local pid rc poll='' end
+
+	kvperf -j compare lat op send addr "$addr" poll workqueue no-perftest \
+		rounds 3 iters 3000 >"$KV_TMP/spoll.out" 2>"$KV_TMP/spoll.err" &
+	pid=$!
+	end=$((SECONDS + $(kv_scaled 60)))
+	while [ -z "$poll" ] && [ $SECONDS -lt $end ] &&
+	      kill -0 "$pid" 2>/dev/null; do
+		poll=$(kvperf -j server show 2>/dev/null |
+		       grep -o '"poll":"[a-z]*"' | head -n 1)
+		[ -n "$poll" ] || sleep 0.2
+	done
+	wait "$pid"
+	rc=$?
+	if [ "$rc" != 0 ] || [ "$poll" != '"poll":"workqueue"' ]; then
+		echo "compare exit $rc; the server it started: ${poll:-none seen}"
+		cat "$KV_TMP/spoll.err"
+		return 1
+	fi
+	nothing_left
+}
+
 # refused WANT ARGS...: kvperf ARGS exits 2 with WANT on stderr, and
 # starts nothing.
 refused() {
@@ -232,7 +258,7 @@ nothing_left() {
 	return 1
 }
 
-ktap_set_plan 12
+ktap_set_plan 13
 kv_dmesg_mark
 
 kv_check "compare lat op send size 64 rounds 3: kernel, user and perftest columns, ratios of the medians" \
@@ -246,6 +272,8 @@ kv_check "compare -j bw op write sizes 4K-64K rounds 2: a row per size, each con
 kv_check "plot bw.png: a PNG" cmp png "$KV_TMP/bw.png"
 kv_check "compare lat op read no-perftest poll softirq: kernel and user columns only" \
 	lat_read_no_perftest
+kv_check "the kernel server compare starts polls as the compare does (poll workqueue)" \
+	server_takes_poll
 kv_check "rounds 0: refused, 'out of range (1 to 100)'" \
 	refused "rounds '0' is out of range (1 to 100)" \
 	compare lat op send addr "$addr" rounds 0

@@ -561,6 +561,9 @@ static int cmp_kernel_server(struct cmp_exec *ex)
 	cfg.addr_len = o->addr_len;
 	cfg.port = o->port;
 	KV_SET(&cfg, KVPERF_A_SERVER_ADDR);
+	/* the servers reap completions as the clients do, as perftest's */
+	cfg.poll = o->poll;
+	KV_SET(&cfg, KVPERF_A_SERVER_POLL);
 	kv = cmp_capture_open(ex, &cap);
 	ret = server_kernel_start(kv, &cfg, &id);
 	cmp_capture_close(ex, &cap, "starting the kvperf server", ret);
@@ -664,6 +667,8 @@ static int cmp_user_server(struct cmp_exec *ex)
 	s->cfg.addr_len = ex->o->addr_len;
 	s->cfg.port = ex->o->port + 1;
 	KV_SET(&s->cfg, KVPERF_A_SERVER_ADDR);
+	s->cfg.poll = ex->o->poll;
+	KV_SET(&s->cfg, KVPERF_A_SERVER_POLL);
 	err = pthread_create(&s->thread, NULL, cmp_user_server_thread, s);
 	if (err) {
 		kvperf_errorf(ex->kv, "cannot start the user-path server: %s",
@@ -1422,7 +1427,8 @@ static void cmp_help(FILE *f)
 	      "against. The kernel path uses the kvperf server on ADDR:PORT (started,\n"
 	      "and stopped at the end, when kvperf server show has none), the user path\n"
 	      "a user-path server it runs on PORT+1, perftest a server per measurement\n"
-	      "on PORT+2, on the RDMA device that owns ADDR. With remote, ADDR is\n"
+	      "on PORT+2, on the RDMA device that owns ADDR; the servers it starts\n"
+	      "reap completions with its poll. With remote, ADDR is\n"
 	      "another host's, where these are started by hand:\n"
 	      "  kvperf server start addr ADDR port PORT\n"
 	      "  kvperf server start addr ADDR port PORT+1 path user\n"
@@ -1436,7 +1442,8 @@ static void cmp_help(FILE *f)
 	      "  rounds       rounds, 1 to 100 (default 5)\n"
 	      "  iters        iterations per size (lat, default 1000), or messages\n"
 	      "               per queue pair (bw, default 5000), for every column\n"
-	      "  poll         completion handling of kvperf (default busy);\n"
+	      "  poll         completion handling of kvperf (default busy), of\n"
+	      "               its clients and of the servers compare starts;\n"
 	      "               perftest polls for busy, waits for events (-e) else\n"
 	      "  inline       send inline up to N bytes (send and write; perftest\n"
 	      "               gets -I 0 unless given, as kvperf's default)\n"
