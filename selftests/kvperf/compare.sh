@@ -121,7 +121,7 @@ only_perftest_forked() {
 	for try in 1 2 3; do
 		kv_run "$KV_TMP/strace.out" "$KV_TMP/strace.err" \
 			timeout "$(kv_scaled 600)" strace -f --seccomp-bpf \
-			-e trace=execve -o "$trace" kvperf compare lat op send \
+			-e trace=execve -o "$trace" "$KV_KVPERF" compare lat op send \
 			addr "$addr" size 64 rounds 1 iters 200
 		rc=$?
 		[ "$rc" = 0 ] && break
