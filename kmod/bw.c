@@ -279,7 +279,7 @@ static int kvperf_bw_post(struct kvperf_bw_qp *q, bool expired)
 		kvperf_bw_signal(q, i, n, last_signaled);
 	if (!q->start_ns)
 		q->start_ns = ktime_get_ns();
-	err = ib_post_send(q->c->cm_id->qp, &q->wrs[0].wr, NULL);
+	err = kvperf_conn_post_wrs(q->c, &q->wrs[0].wr);
 	if (err) {
 		kvperf_conn_fail(q->c, err, "cannot post a work request");
 		return err;

@@ -8,6 +8,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bottom_half.h>
 #include <linux/delay.h>
 #include <linux/gfp.h>
 #include <linux/kvperf.h>
@@ -435,6 +436,28 @@ int kvperf_conn_probe(struct kvperf_conn *c)
 	return err;
 }
 
+/*
+ * Post a receive for a whole message; with @bh, bottom halves are
+ * disabled around the post alone, as kvperf_conn_post_wrs() does.
+ */
+static int kvperf_conn_recv_wr(struct kvperf_conn *c, bool bh)
+{
+	struct ib_sge sge[KVPERF_MAX_SGE];
+	struct ib_recv_wr wr = {
+		.wr_cqe = &c->recv_cqe,
+		.sg_list = sge,
+	};
+	int err;
+
+	wr.num_sge = kvperf_conn_sges(c, &c->rx, c->rx.len, sge);
+	if (!bh)
+		return ib_post_recv(c->cm_id->qp, &wr, NULL);
+	local_bh_disable();
+	err = ib_post_recv(c->cm_id->qp, &wr, NULL);
+	local_bh_enable();
+	return err;
+}
+
 /* A data message of a bandwidth run: count it and receive the next. */
 static void kvperf_recv_data(struct kvperf_conn *c, struct ib_wc *wc)
 {
@@ -446,7 +469,8 @@ static void kvperf_recv_data(struct kvperf_conn *c, struct ib_wc *wc)
 	/* a failed connection is being drained: nothing more to receive */
 	if (READ_ONCE(c->error))
 		return;
-	err = kvperf_conn_post_recv(c);
+	/* a completion handler posts in its own context, whatever the run's */
+	err = kvperf_conn_recv_wr(c, false);
 	if (err)
 		kvperf_conn_fail(c, err, "cannot post a receive");
 }
@@ -851,18 +875,14 @@ u32 kvperf_conn_inline_sges(struct kvperf_buf *b, u32 len, struct ib_sge *sge)
  * kvperf_conn_post_recv() - post a receive for a whole message
  * @c: the connection
  *
+ * Called by the connection's owner thread: with @c->post_bh the post is
+ * made with bottom halves disabled.
+ *
  * Return: 0 or a negative errno.
  */
 int kvperf_conn_post_recv(struct kvperf_conn *c)
 {
-	struct ib_sge sge[KVPERF_MAX_SGE];
-	struct ib_recv_wr wr = {
-		.wr_cqe = &c->recv_cqe,
-		.sg_list = sge,
-	};
-
-	wr.num_sge = kvperf_conn_sges(c, &c->rx, c->rx.len, sge);
-	return ib_post_recv(c->cm_id->qp, &wr, NULL);
+	return kvperf_conn_recv_wr(c, c->post_bh);
 }
 
 /**
@@ -893,6 +913,7 @@ int kvperf_conn_post_recvs(struct kvperf_conn *c)
  *
  * SENDs and WRITEs go out of @c->tx (inline when short enough), READs
  * land in @c->rx; WRITEs and READs address the peer's receive buffer.
+ * Posted as kvperf_conn_post_wrs() does.
  *
  * Return: 0 or a negative errno.
  */
@@ -924,9 +945,35 @@ int kvperf_conn_post_send(struct kvperf_conn *c, enum ib_wr_opcode opcode,
 		wr.rkey = c->remote_rkey;
 	}
 
-	err = ib_post_send(c->cm_id->qp, &wr.wr, NULL);
+	err = kvperf_conn_post_wrs(c, &wr.wr);
 	if (!err)
 		c->sends_posted++;
+	return err;
+}
+
+/**
+ * kvperf_conn_post_wrs() - post a chain of send-queue work requests in the
+ *			    connection's posting context
+ * @c: the connection
+ * @wr: the first request of the chain
+ *
+ * For the owner thread's data path: with @c->post_bh, bottom halves are
+ * disabled around ib_post_send() alone, so that softirq work the post
+ * raises runs at local_bh_enable(), in this thread. That is legal in
+ * process context and nests in softirq context; ib_post_send() does not
+ * sleep.
+ *
+ * Return: 0 or a negative errno.
+ */
+int kvperf_conn_post_wrs(struct kvperf_conn *c, const struct ib_send_wr *wr)
+{
+	int err;
+
+	if (!c->post_bh)
+		return ib_post_send(c->cm_id->qp, wr, NULL);
+	local_bh_disable();
+	err = ib_post_send(c->cm_id->qp, wr, NULL);
+	local_bh_enable();
 	return err;
 }
 

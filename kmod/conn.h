@@ -140,6 +140,8 @@ struct kvperf_recv {
  * @probe_cqe: completion of a keep-alive probe
  * @probe_busy: bit 0, a probe is in flight
  * @peer_gone: a probe failed: the peer stopped acknowledging
+ * @post_bh: the owner's thread posts its work requests with bottom halves
+ *	     disabled (post-context bh); completion handlers post as they are
  */
 struct kvperf_conn {
 	struct rdma_cm_id *cm_id;
@@ -181,6 +183,7 @@ struct kvperf_conn {
 	struct ib_cqe probe_cqe;
 	unsigned long probe_busy;
 	bool peer_gone;
+	bool post_bh;
 };
 
 int kvperf_conns_live_count(void);
@@ -201,6 +204,7 @@ u32 kvperf_conn_sges(struct kvperf_conn *c, struct kvperf_buf *b, u32 len,
 int kvperf_conn_post_recv(struct kvperf_conn *c);
 int kvperf_conn_post_send(struct kvperf_conn *c, enum ib_wr_opcode opcode,
 			  u32 len, u32 imm);
+int kvperf_conn_post_wrs(struct kvperf_conn *c, const struct ib_send_wr *wr);
 int kvperf_conn_register(struct kvperf_conn *c);
 int kvperf_conn_probe(struct kvperf_conn *c);
 int kvperf_conn_wait(struct kvperf_conn *c,

@@ -102,7 +102,7 @@ static struct netlink_range_validation kvperf_interval_range = {
 	.min = KVPERF_INTERVAL_MS_MIN, .max = KVPERF_INTERVAL_MS_MAX,
 };
 
-static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_KEY + 1] = {
+static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_POST_CONTEXT + 1] = {
 	[KVPERF_A_RUN_TYPE] = NLA_POLICY_MAX(NLA_U8, KVPERF_RUN_TYPE_BW),
 	[KVPERF_A_RUN_OP] = NLA_POLICY_MAX(NLA_U8, KVPERF_OP_READ),
 	[KVPERF_A_RUN_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
@@ -138,6 +138,8 @@ static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_KEY + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_warmup_ms_range),
 	[KVPERF_A_RUN_STATS] = NLA_POLICY_MAX(NLA_U8, KVPERF_STATS_MODE_OFF),
 	[KVPERF_A_RUN_KEY] = NLA_POLICY_EXACT_LEN(KVPERF_KEY_LEN),
+	[KVPERF_A_RUN_POST_CONTEXT] =
+		NLA_POLICY_MAX(NLA_U8, KVPERF_POST_CONTEXT_BH),
 };
 
 static const struct nla_policy kvperf_run_id_policy[KVPERF_A_RUN_ID + 1] = {

@@ -169,6 +169,9 @@ static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 	cfg->verify = nla_get_flag(tb[KVPERF_A_RUN_VERIFY]);
 	cfg->stats = tb[KVPERF_A_RUN_STATS] ?
 		     nla_get_u8(tb[KVPERF_A_RUN_STATS]) : KVPERF_STATS_MODE_ON;
+	cfg->post_context = tb[KVPERF_A_RUN_POST_CONTEXT] ?
+			    nla_get_u8(tb[KVPERF_A_RUN_POST_CONTEXT]) :
+			    KVPERF_POST_CONTEXT_PROCESS;
 	cfg->timeout_ms = kvperf_nl_u32(info, KVPERF_A_RUN_TIMEOUT_MS,
 					KVPERF_TIMEOUT_MS_DEFAULT);
 	if (tb[KVPERF_A_RUN_KEY])
@@ -379,7 +382,8 @@ static int kvperf_fill_run_cfg(struct sk_buff *skb, const struct kvperf_run *run
 	    nla_put_u32(skb, KVPERF_A_RUN_INLINE, cfg->inline_size) ||
 	    (cfg->verify && nla_put_flag(skb, KVPERF_A_RUN_VERIFY)) ||
 	    (cfg->cpu >= 0 && nla_put_u32(skb, KVPERF_A_RUN_CPU, cfg->cpu)) ||
-	    nla_put_u32(skb, KVPERF_A_RUN_TIMEOUT_MS, cfg->timeout_ms))
+	    nla_put_u32(skb, KVPERF_A_RUN_TIMEOUT_MS, cfg->timeout_ms) ||
+	    nla_put_u8(skb, KVPERF_A_RUN_POST_CONTEXT, cfg->post_context))
 		return -EMSGSIZE;
 	if (cfg->type == KVPERF_RUN_TYPE_BW)
 		return kvperf_fill_run_bw_cfg(skb, cfg);

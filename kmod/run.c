@@ -279,7 +279,8 @@ static int kvperf_run_resolve(struct kvperf_run *run, struct kvperf_conn *c)
  *
  * Resolves the address and route, creates the resources, connects with
  * the run's parameters in the private data and registers the receive
- * buffer. The caller tears down whatever exists on failure too.
+ * buffer; the posts that follow are made in the run's post context. The
+ * caller tears down whatever exists on failure too.
  *
  * Return: 0 or a negative errno with @c->reason set.
  */
@@ -336,7 +337,11 @@ int kvperf_run_connect(struct kvperf_run *run, struct kvperf_conn *c,
 		run->mtu = ib_mtu_enum_to_int(qattr.path_mtu);
 		mutex_unlock(&run->lock);
 	}
-	return kvperf_conn_register(c);
+	err = kvperf_conn_register(c);
+	/* set up: from here on the loops post in the run's context */
+	if (!err)
+		c->post_bh = run->cfg.post_context == KVPERF_POST_CONTEXT_BH;
+	return err;
 }
 
 static void kvperf_run_tick(void *arg)

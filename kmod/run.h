@@ -33,6 +33,8 @@
  * @poll: enum kvperf_poll
  * @verify: check every received payload
  * @stats: enum kvperf_stats_mode: latency runs, per-iteration statistics
+ * @post_context: enum kvperf_post_context: the context the client's
+ *		  data-path work requests are posted from
  * @size: (smallest) message size
  * @size_max: largest message size; the powers of two between are swept
  * @iterations: measured iterations per size (when @duration_ms is 0)
@@ -60,6 +62,7 @@ struct kvperf_run_cfg {
 	u8 poll;
 	bool verify;
 	u8 stats;
+	u8 post_context;
 	u32 size;
 	u32 size_max;
 	u32 iterations;

@@ -48,6 +48,11 @@ static const char * const kvperf_state_names[] = {
 	[KVPERF_RUN_STATE_STOPPED] = "stopped",
 };
 
+static const char * const kvperf_post_context_names[] = {
+	[KVPERF_POST_CONTEXT_PROCESS] = "process",
+	[KVPERF_POST_CONTEXT_BH] = "bh",
+};
+
 static const char * const kvperf_op_names[] = {
 	[KVPERF_OP_SEND] = "send",
 	[KVPERF_OP_WRITE] = "write",
@@ -57,7 +62,7 @@ static const char * const kvperf_op_names[] = {
 enum kvperf_run_field {
 	F_STATE, F_OP, F_SIZE, F_ITERATIONS, F_MIN, F_P50, F_P90, F_P99,
 	F_P999, F_P9999, F_MAX, F_MEAN, F_STDEV, F_MISMATCHES, F_ERROR,
-	F_DEV, F_TYPE, F_STATS,
+	F_DEV, F_TYPE, F_STATS, F_POST_CONTEXT,
 	/* bandwidth runs only */
 	F_BYTES, F_MESSAGES, F_BW_AVG, F_BW_PEAK, F_MSG_RATE, F_CPU_PER_MSG,
 	F_CPU_PERCENT,
@@ -196,6 +201,10 @@ static ssize_t kvperf_run_attr_show(struct kobject *kobj,
 		ret = sysfs_emit(buf, "%s\n",
 				 run->cfg.stats == KVPERF_STATS_MODE_ON ? "on" : "off");
 		break;
+	case F_POST_CONTEXT:
+		ret = sysfs_emit(buf, "%s\n",
+				 kvperf_post_context_names[run->cfg.post_context]);
+		break;
 	default:
 		if (run->cfg.type == KVPERF_RUN_TYPE_BW)
 			ret = kvperf_run_show_bw(run, ra->field, buf);
@@ -231,6 +240,7 @@ KVPERF_RUN_ATTR(error, F_ERROR);
 KVPERF_RUN_ATTR(dev, F_DEV);
 KVPERF_RUN_ATTR(type, F_TYPE);
 KVPERF_RUN_ATTR(stats, F_STATS);
+KVPERF_RUN_ATTR(post_context, F_POST_CONTEXT);
 KVPERF_RUN_ATTR(bytes, F_BYTES);
 KVPERF_RUN_ATTR(messages, F_MESSAGES);
 KVPERF_RUN_ATTR(bw_avg_mibps, F_BW_AVG);
@@ -258,6 +268,7 @@ static struct attribute *kvperf_run_attrs[] = {
 	&kvperf_run_attr_dev.attr,
 	&kvperf_run_attr_type.attr,
 	&kvperf_run_attr_stats.attr,
+	&kvperf_run_attr_post_context.attr,
 	&kvperf_run_attr_bytes.attr,
 	&kvperf_run_attr_messages.attr,
 	&kvperf_run_attr_bw_avg_mibps.attr,

@@ -159,16 +159,6 @@ op_case() {
 		--field "dev=$KVPERF_DEV0" --field warmup=16
 }
 
-start_server() {
-	local out
-
-	out=$(kvperf server start addr "$addr" 2>&1) ||
-		{ echo "$out"; return 1; }
-	[[ $out =~ ^server\ ([0-9]+)\ listening\ on\ $addr:18515$ ]] ||
-		{ echo "unexpected output: '$out'"; return 1; }
-	echo "${BASH_REMATCH[1]}" >"$KV_TMP/server"
-}
-
 mon_out=$KV_TMP/monitor.out
 mon_err=$KV_TMP/monitor.err
 
@@ -444,7 +434,7 @@ mon_pid=$!
 kv_on_exit "kill -KILL $mon_pid"
 kv_check "kvperf -j monitor starts" monitor_started
 kv_check "server start addr $addr: 'server N listening on $addr:18515'" \
-	start_server || kv_bail "no server, no runs"
+	kv_server_start "$addr" || kv_bail "no server, no runs"
 kv_on_exit "kvperf server stop $(cat "$KV_TMP/server")"
 
 # NAME OP QPS CPUS QP-CPUS POLL POST-LIST SIGNAL-EVERY ITERS

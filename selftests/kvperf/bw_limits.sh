@@ -57,45 +57,7 @@ run_count() {
 	cat "$sysfs/run_count"
 }
 
-# usage_error REGEX ARGS...: kvperf ARGS exits 2 with a message matching
-# REGEX on stderr and nothing on stdout, creating no run.
-usage_error() {
-	local re=$1 rc n
-
-	shift
-	n=$(run_count)
-	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout "$(kv_scaled 20)" kvperf "$@"
-	rc=$?
-	if [ "$rc" != 2 ] || ! grep -qE -- "^kvperf: .*($re)" "$KV_TMP/err" ||
-	   [ -s "$KV_TMP/out" ]; then
-		echo "kvperf $*: exit $rc, want 2 and /$re/ on stderr only"
-		sed 's/^/stdout: /' "$KV_TMP/out"
-		sed 's/^/stderr: /' "$KV_TMP/err"
-		return 1
-	fi
-	[ "$(run_count)" = "$n" ] ||
-		{ echo "kvperf $*: run_count $n -> $(run_count)"; return 1; }
-}
-
-# same_usage_error REGEX ARGS...: usage_error of kvperf ARGS and of kvperf
-# ARGS path user, with the same line: the run model judges before either
-# path starts.
-same_usage_error() {
-	local re=$1
-
-	shift
-	usage_error "$re" "$@" || return 1
-	cp "$KV_TMP/err" "$KV_TMP/err.kernel"
-	usage_error "$re" "$@" path user || return 1
-	cmp -s "$KV_TMP/err.kernel" "$KV_TMP/err" || {
-		echo "kernel path and user path differ:"
-		sed 's/^/kernel: /' "$KV_TMP/err.kernel"
-		sed 's/^/user: /' "$KV_TMP/err"
-		return 1
-	}
-}
-
-# usage_errors REGEX ARGS... [-- REGEX ARGS...]...: usage_error of each.
+# usage_errors REGEX ARGS... [-- REGEX ARGS...]...: kv_usage_error of each.
 usage_errors() {
 	local args=() rc=0
 
@@ -109,7 +71,7 @@ usage_errors() {
 			shift
 		done
 		[ $# -gt 0 ] && shift
-		usage_error "$re" "${args[@]}" || rc=1
+		kv_usage_error "$re" "${args[@]}" || rc=1
 	done
 	return "$rc"
 }
@@ -152,7 +114,7 @@ bw_only_on_lat() {
 	for kw in "tx-depth 4" "qps 2" "cpus 0" "post-list 2" \
 		  "signal-every 2" bidir "interval 100ms" gbits; do
 		# shellcheck disable=SC2086 # keyword and value
-		usage_error "'${kw%% *}' is only for run bw" \
+		kv_usage_error "'${kw%% *}' is only for run bw" \
 			run lat op send addr "$addr" $kw || rc=1
 	done
 	return "$rc"
@@ -173,7 +135,7 @@ cpus_list_errors() {
 		"cpus is too long \(at most 255 characters\)" \
 			"${bwrun[@]}" cpus "${long},0" || return 1
 	# 255 characters pass the length check (here: cpu given too)
-	same_usage_error "cpu and cpus exclude each other" \
+	kv_same_usage_error "cpu and cpus exclude each other" \
 		"${bwrun[@]}" cpus "$long" cpu 0
 }
 
@@ -552,7 +514,7 @@ for r in "tx-depth 0 4096" "tx-depth 4097 4096" "qps 0 16" "qps 17 16" \
 	lo=1
 	[ "$kw" = interval ] && lo=10ms
 	kv_check "$kw $val: usage error, out of range ($lo to $max)" \
-		usage_error "$kw '$val' is out of range \($lo to $max\)" \
+		kv_usage_error "$kw '$val' is out of range \($lo to $max\)" \
 		"${bwrun[@]}" "$kw" "$val"
 done
 kv_check "tx-depth, qps, cpus, post-list, signal-every, bidir, interval, gbits on run lat: 'only for run bw'" \
@@ -566,16 +528,16 @@ kv_check "unknown keyword, twice, missing value, bad numbers, op, addr, sizes: u
 # The settings that exclude each other: the run model's, before either
 # path, exit 2 and the same line on both.
 kv_check "tx-depth 4 post-list 8: usage error on both paths, 'post-list is larger than tx-depth'" \
-	same_usage_error "post-list is larger than tx-depth" \
+	kv_same_usage_error "post-list is larger than tx-depth" \
 	"${bwrun[@]}" tx-depth 4 post-list 8
 kv_check "signal-every 129 (tx-depth 128): usage error on both paths, 'signal-every is larger than tx-depth'" \
-	same_usage_error "signal-every is larger than tx-depth" \
+	kv_same_usage_error "signal-every is larger than tx-depth" \
 	"${bwrun[@]}" signal-every 129
 kv_check "read verify: usage error on both paths, 'verify applies to send and write bandwidth only'" \
-	same_usage_error "verify applies to send and write bandwidth only" \
+	kv_same_usage_error "verify applies to send and write bandwidth only" \
 	run bw op read addr "$addr" verify
 kv_check "read inline 64: usage error on both paths, 'inline applies to send and write only'" \
-	same_usage_error "inline applies to send and write only" \
+	kv_same_usage_error "inline applies to send and write only" \
 	run bw op read addr "$addr" inline 64
 
 # What only the host can judge: the kernel's checks, exit 1 and its message.
@@ -583,7 +545,7 @@ kv_check "cpus 0-1 with 1 qp: refused, 'more cpus than qps'" \
 	refused "more cpus than qps: each CPU's thread needs a queue pair" \
 	"$einval" 'cpus "0-1"' -- "${bwrun[@]}" cpus 0-1
 kv_check "cpus 0 cpu 0: usage error on both paths, 'cpu and cpus exclude each other'" \
-	same_usage_error "cpu and cpus exclude each other" \
+	kv_same_usage_error "cpu and cpus exclude each other" \
 	"${bwrun[@]}" cpus 0 cpu 0
 kv_check "cpus $ncpus (no such CPU): refused, 'cpus names a CPU that is not online'" \
 	cpus_absent
@@ -594,10 +556,10 @@ else
 	kv_skip "cpus 0-1 with CPU 1 offline: refused" "$cpu1_online is not writable"
 fi
 kv_check "iters 0: usage error on both paths, out of range" \
-	same_usage_error "iters '0' is out of range \(1 to 100000000\)" \
+	kv_same_usage_error "iters '0' is out of range \(1 to 100000000\)" \
 	"${bwrun[@]}" iters 0
 kv_check "warmup 1000001: usage error on both paths, out of range" \
-	same_usage_error "warmup '1000001' is out of range \(0 to 1000000\)" \
+	kv_same_usage_error "warmup '1000001' is out of range \(0 to 1000000\)" \
 	"${bwrun[@]}" warmup 1000001
 kv_check "qps 16 x 8 MiB with other pins: 'pinned-memory limit reached'" \
 	pinned_limit

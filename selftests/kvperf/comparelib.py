@@ -17,7 +17,8 @@ usage:
         the JSON: every path has a value per round, none failed, the
         median, min and max are those of the values, the ratios those
         of the medians; for lat each round's distribution is ordered;
-        the environment is recorded
+        the environment is recorded; post_context is "both" exactly
+        when PATHS has kernel-bh (the kernel path with post-context bh)
   comparelib.py svg FILE WORD[,WORD..]
         an SVG gnuplot drew: XML, with curves, and each WORD in its text
   comparelib.py png FILE
@@ -156,6 +157,10 @@ def cmd_json(path, typ, op, rounds, paths, sizes):
                     ("paths", paths)):
         if c.get(k) != want:
             bad.append(f"{k} {c.get(k)!r}, want {want!r}")
+    ctx = c.get("post_context")
+    if ("kernel-bh" in paths) != (ctx == "both") or \
+       ctx not in ("process", "bh", "both"):
+        bad.append(f"post_context {ctx!r} with paths {paths}")
     env = c.get("env", {})
     for k in ("kernel", "dev", "cpu"):
         if not isinstance(env.get(k), str) or not env[k]:
@@ -169,7 +174,7 @@ def cmd_json(path, typ, op, rounds, paths, sizes):
         bad.append(f"rows {[r.get('size') for r in rows]}, want {sizes}")
     for r in rows:
         med = {}
-        for p in ("kernel", "user", "perftest"):
+        for p in ("kernel", "kernel-bh", "user", "perftest"):
             where = f"size {r.get('size')} {p}"
             if p not in paths:
                 if r.get(p) is not None:

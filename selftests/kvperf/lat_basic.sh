@@ -93,16 +93,6 @@ run_id() {
 	json_id "$KV_TMP/$1.json"
 }
 
-start_server() {
-	local out
-
-	out=$(kvperf server start addr "$addr" 2>&1) ||
-		{ echo "$out"; return 1; }
-	[[ $out =~ ^server\ ([0-9]+)\ listening\ on\ $addr:18515$ ]] ||
-		{ echo "unexpected output: '$out'"; return 1; }
-	echo "${BASH_REMATCH[1]}" >"$KV_TMP/server"
-}
-
 # op_poll OP POLL: 300 iterations of 64 bytes, done, ordered statistics.
 op_poll() {
 	local op=$1 poll=$2
@@ -283,7 +273,7 @@ kv_dmesg_mark
 ktap_set_plan 32
 
 kv_check "server start addr $addr: 'server N listening on $addr:18515'" \
-	start_server || kv_bail "no server, no runs"
+	kv_server_start "$addr" || kv_bail "no server, no runs"
 kv_on_exit "kvperf server stop $(cat "$KV_TMP/server")"
 
 for op in send write read; do

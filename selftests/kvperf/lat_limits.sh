@@ -49,41 +49,6 @@ lat() {
 # 64-byte ping-pong that long.
 patient=(timeout "$(kv_scaled 5000)ms")
 
-# usage_error REGEX ARGS...: kvperf ARGS exits 2 with a message matching
-# REGEX on stderr and nothing on stdout.
-usage_error() {
-	local re=$1 rc
-
-	shift
-	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout "$(kv_scaled 20)" kvperf "$@"
-	rc=$?
-	if [ "$rc" != 2 ] || ! grep -qE -- "^kvperf: .*($re)" "$KV_TMP/err" ||
-	   [ -s "$KV_TMP/out" ]; then
-		echo "kvperf $*: exit $rc, want 2 and /$re/ on stderr only"
-		sed 's/^/stdout: /' "$KV_TMP/out"
-		sed 's/^/stderr: /' "$KV_TMP/err"
-		return 1
-	fi
-}
-
-# same_usage_error REGEX ARGS...: kvperf ARGS exits 2 with REGEX on stderr,
-# and so does kvperf ARGS path user, with the same line: the run model
-# judges before either path starts.
-same_usage_error() {
-	local re=$1
-
-	shift
-	usage_error "$re" "$@" || return 1
-	cp "$KV_TMP/err" "$KV_TMP/err.kernel"
-	usage_error "$re" "$@" path user || return 1
-	cmp -s "$KV_TMP/err.kernel" "$KV_TMP/err" || {
-		echo "kernel path and user path differ:"
-		sed 's/^/kernel: /' "$KV_TMP/err.kernel"
-		sed 's/^/user: /' "$KV_TMP/err"
-		return 1
-	}
-}
-
 # refused MSG STRERROR [ATTR] -- ARGS...: kvperf ARGS exits 1 with
 # "kvperf: kernel refused the request: MSG (STRERROR)", MSG an extended
 # regex, naming the offending attribute ATTR when given.
@@ -383,53 +348,53 @@ kv_check "server start addr $addr" start_server || kv_bail "no server"
 
 # What the tool judges alone: exit 2.
 kv_check "size 0: usage error" \
-	usage_error "out of range" run lat op send addr "$addr" size 0
+	kv_usage_error "out of range" run lat op send addr "$addr" size 0
 kv_check "size 8388609: usage error" \
-	usage_error "out of range" run lat op send addr "$addr" size 8388609
+	kv_usage_error "out of range" run lat op send addr "$addr" size 8388609
 kv_check "sizes 64-2: usage error" \
-	usage_error "MIN is larger than MAX" run lat op send addr "$addr" sizes 64-2
+	kv_usage_error "MIN is larger than MAX" run lat op send addr "$addr" sizes 64-2
 kv_check "time 3601: usage error" \
-	usage_error "out of range" run lat op send addr "$addr" time 3601
+	kv_usage_error "out of range" run lat op send addr "$addr" time 3601
 kv_check "iters and time together: usage error" \
-	usage_error "exclude each other" run lat op send addr "$addr" iters 10 time 1
+	kv_usage_error "exclude each other" run lat op send addr "$addr" iters 10 time 1
 kv_check "qps on run lat: usage error, only for run bw" \
-	usage_error "'qps' is only for run bw" run lat op send addr "$addr" qps 2
+	kv_usage_error "'qps' is only for run bw" run lat op send addr "$addr" qps 2
 kv_check "op foo: usage error" \
-	usage_error "unknown op 'foo'" run lat op foo addr "$addr"
+	kv_usage_error "unknown op 'foo'" run lat op foo addr "$addr"
 kv_check "no addr: usage error" \
-	usage_error "missing addr" run lat op send
+	kv_usage_error "missing addr" run lat op send
 kv_check "addr 1.2.3: usage error" \
-	usage_error "invalid address '1.2.3'" run lat op send addr 1.2.3
+	kv_usage_error "invalid address '1.2.3'" run lat op send addr 1.2.3
 kv_check "stats maybe: usage error" \
-	usage_error "unknown stats 'maybe' \(on or off\)" run lat op send addr "$addr" stats maybe
+	kv_usage_error "unknown stats 'maybe' \(on or off\)" run lat op send addr "$addr" stats maybe
 
 # The spec's limits and the settings that exclude each other: the run
 # model's, before either path: exit 2, the keyword typed, the same line
 # on the kernel path and the user path.
 kv_check "iters 0: usage error on both paths, out of range" \
-	same_usage_error "iters '0' is out of range \(1 to 100000000\)" \
+	kv_same_usage_error "iters '0' is out of range \(1 to 100000000\)" \
 	run lat op send addr "$addr" iters 0
 kv_check "iters 100000001: usage error on both paths, out of range" \
-	same_usage_error "iters '100000001' is out of range \(1 to 100000000\)" \
+	kv_same_usage_error "iters '100000001' is out of range \(1 to 100000000\)" \
 	run lat op send addr "$addr" iters 100000001
 kv_check "warmup 1000001: usage error on both paths, out of range" \
-	same_usage_error "warmup '1000001' is out of range \(0 to 1000000\)" \
+	kv_same_usage_error "warmup '1000001' is out of range \(0 to 1000000\)" \
 	run lat op send addr "$addr" warmup 1000001
 kv_check "timeout 9ms: usage error on both paths, out of range" \
-	same_usage_error "timeout '9ms' is out of range \(10ms to 600s\)" \
+	kv_same_usage_error "timeout '9ms' is out of range \(10ms to 600s\)" \
 	run lat op send addr "$addr" timeout 9ms
 kv_check "timeout 601 (seconds): usage error on both paths, out of range" \
-	same_usage_error "timeout '601' is out of range \(10ms to 600s\)" \
+	kv_same_usage_error "timeout '601' is out of range \(10ms to 600s\)" \
 	run lat op send addr "$addr" timeout 601
 kv_check "inline 4097: usage error on both paths, out of range" \
-	same_usage_error "inline '4097' is out of range \(0 to 4096\)" \
+	kv_same_usage_error "inline '4097' is out of range \(0 to 4096\)" \
 	run lat op send addr "$addr" inline 4097
 kv_check "read with inline 64: usage error on both paths, 'inline applies to send and write only'" \
-	same_usage_error "inline applies to send and write only" \
+	kv_same_usage_error "inline applies to send and write only" \
 	run lat op read addr "$addr" inline 64
 no_stats="stats off applies to latency runs only: bandwidth runs take no per-iteration statistics"
 kv_check "bw with stats off: usage error on both paths, '$no_stats'" \
-	same_usage_error "$no_stats" run bw op write addr "$addr" stats off
+	kv_same_usage_error "$no_stats" run bw op write addr "$addr" stats off
 kv_check "cpu 9999: refused, 'that CPU is not online'" \
 	refused "that CPU is not online" "Invalid argument" cpu \
 	-- run lat op send addr "$addr" cpu 9999

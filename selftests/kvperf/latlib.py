@@ -515,7 +515,7 @@ NETLINK_EXT_ACK = 11
 NLMSGERR_ATTR_MSG = 1
 
 # Attribute types by name, as the netlink spec declares them.
-U8 = ("type", "op", "poll", "stats")
+U8 = ("type", "op", "poll", "stats", "post_context")
 U16 = ("port",)
 FLAGS = ("verify", "bidir")
 BINARY = ("addr",)

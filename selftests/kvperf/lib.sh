@@ -288,6 +288,57 @@ kv_counters_back_to_zero() {
 	return 1
 }
 
+# kv_server_start ADDR: start a kernel server on ADDR, port 18515; it
+# says "server N listening on ADDR:18515", and N goes to $KV_TMP/server.
+kv_server_start() {
+	local addr=$1 out
+
+	out=$(kvperf server start addr "$addr" 2>&1) ||
+		{ echo "$out"; return 1; }
+	[[ $out =~ ^server\ ([0-9]+)\ listening\ on\ $addr:18515$ ]] ||
+		{ echo "unexpected output: '$out'"; return 1; }
+	echo "${BASH_REMATCH[1]}" >"$KV_TMP/server"
+}
+
+# kv_usage_error REGEX ARGS...: kvperf ARGS exits 2 with a message
+# matching REGEX (extended) on stderr, in $KV_TMP/err, and nothing on
+# stdout, creating no run.
+kv_usage_error() {
+	local re=$1 rc n
+
+	shift
+	n=$(cat /sys/kernel/kvperf/run_count)
+	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout "$(kv_scaled 20)" kvperf "$@"
+	rc=$?
+	if [ "$rc" != 2 ] || ! grep -qE -- "^kvperf: .*($re)" "$KV_TMP/err" ||
+	   [ -s "$KV_TMP/out" ]; then
+		echo "kvperf $*: exit $rc, want 2 and /$re/ on stderr only"
+		sed 's/^/stdout: /' "$KV_TMP/out"
+		sed 's/^/stderr: /' "$KV_TMP/err"
+		return 1
+	fi
+	[ "$(cat /sys/kernel/kvperf/run_count)" = "$n" ] ||
+		{ echo "kvperf $*: run_count $n -> $(cat /sys/kernel/kvperf/run_count)"; return 1; }
+}
+
+# kv_same_usage_error REGEX ARGS...: kv_usage_error of kvperf ARGS and of
+# kvperf ARGS path user, with the same line: the run model judges before
+# either path starts.
+kv_same_usage_error() {
+	local re=$1
+
+	shift
+	kv_usage_error "$re" "$@" || return 1
+	cp "$KV_TMP/err" "$KV_TMP/err.kernel"
+	kv_usage_error "$re" "$@" path user || return 1
+	cmp -s "$KV_TMP/err.kernel" "$KV_TMP/err" || {
+		echo "kernel path and user path differ:"
+		sed 's/^/kernel: /' "$KV_TMP/err.kernel"
+		sed 's/^/user: /' "$KV_TMP/err"
+		return 1
+	}
+}
+
 # kv_json_id FILE: the id in `kvperf -j run ...` or `server start` output.
 kv_json_id() {
 	sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' "$1" | grep .

@@ -1065,6 +1065,7 @@ static int plausible_value(struct msg *m, uint8_t cmd, uint16_t type)
 		put_u8(m, type, rn(3));
 		return 1;
 	case KVPERF_A_RUN_STATS:
+	case KVPERF_A_RUN_POST_CONTEXT:
 		put_u8(m, type, rn(2));
 		return 1;
 	case KVPERF_A_RUN_SIZE:

@@ -295,6 +295,64 @@ static void cmp_run_cfgs(void)
 	run_cfg_clear(&cfg);
 }
 
+/*
+ * post-context: process, bh or both, for lat and bw; the kernel column
+ * posts as asked (process with both), the kernel-bh column with bh, the
+ * user path as it does.
+ */
+static void cmp_post_context(void)
+{
+	struct kv_run_cfg cfg;
+	struct cmp_line l;
+
+	CMP_LINE(&l, LAT, "op", "send", "addr", "198.18.0.1");
+	CHECK_INT(l.o.post_context, CMP_POST_PROCESS);
+	cmp_run_cfg(&cfg, &l.o, CMP_KERNEL);
+	CHECK(!KV_HAS(&cfg, KVPERF_A_RUN_POST_CONTEXT));
+
+	CMP_LINE(&l, LAT, "op", "send", "addr", "198.18.0.1", "post-context",
+		 "both");
+	CHECK_INT(l.ret, 0);
+	CHECK_STR(l.err, "");
+	CHECK_INT(l.o.post_context, CMP_POST_BOTH);
+	cmp_run_cfg(&cfg, &l.o, CMP_KERNEL);
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_POST_CONTEXT,
+		     KVPERF_POST_CONTEXT_PROCESS));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_PORT, 18515));
+	cmp_run_cfg(&cfg, &l.o, CMP_KERNEL_BH);
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_POST_CONTEXT, KVPERF_POST_CONTEXT_BH));
+	/* the kernel's server, as the kernel column */
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_PORT, 18515));
+	CHECK(cfg.has == (CFG_BIT(TYPE) | CFG_BIT(OP) | CFG_BIT(ADDR) |
+			  CFG_BIT(PORT) | CFG_BIT(SIZE) | CFG_BIT(POLL) |
+			  CFG_BIT(POST_CONTEXT)));
+	cmp_run_cfg(&cfg, &l.o, CMP_USER);
+	CHECK(!KV_HAS(&cfg, KVPERF_A_RUN_POST_CONTEXT));
+
+	CMP_LINE(&l, BW, "op", "write", "addr", "198.18.0.1", "post-c", "bh",
+		 "qps", "2");
+	CHECK_INT(l.ret, 0);
+	CHECK_INT(l.o.post_context, CMP_POST_BH);
+	cmp_run_cfg(&cfg, &l.o, CMP_KERNEL);
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_POST_CONTEXT, KVPERF_POST_CONTEXT_BH));
+	cmp_run_cfg(&cfg, &l.o, CMP_USER);
+	CHECK(!KV_HAS(&cfg, KVPERF_A_RUN_POST_CONTEXT));
+
+	CMP_LINE(&l, BW, "op", "write", "addr", "198.18.0.1", "post-context",
+		 "process");
+	CHECK_INT(l.ret, 0);
+	cmp_run_cfg(&cfg, &l.o, CMP_KERNEL);
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_POST_CONTEXT,
+		     KVPERF_POST_CONTEXT_PROCESS));
+
+	CMP_ERR(LAT, "unknown post-context 'soft' (process, bh or both)",
+		"op", "send", "post-context", "soft");
+	CMP_ERR(BW, "unknown post-context 'bo' (process, bh or both)",
+		"post-context", "bo");
+	CMP_ERR(LAT, "missing value after 'post-context'", "op", "send",
+		"post-context");
+}
+
 /* perftest's -Q is the signal-every the kvperf runs of the compare use. */
 static void cmp_perftest_signal_every(void)
 {
@@ -589,8 +647,9 @@ static void cmp_tcg(void)
 static void fill_lat(struct cmp_result *r)
 {
 	static const double v[CMP_PATHS][3] = {
-		{ 15.1, 13.9, 14.2 }, { 17.8, 19.0, 17.1 },
-		{ 18.1, 17.5, 18.3 },
+		[CMP_KERNEL] = { 15.1, 13.9, 14.2 },
+		[CMP_USER] = { 17.8, 19.0, 17.1 },
+		[CMP_PERFTEST] = { 18.1, 17.5, 18.3 },
 	};
 	int p, i, k;
 
@@ -657,6 +716,69 @@ static void cmp_print_text(void)
 	cmp_result_free(&r);
 }
 
+/*
+ * post-context both: a kernel-bh column after the kernel column, in the
+ * table and in JSON; the header says so. bh alone: only the header.
+ */
+static void cmp_print_post_context(void)
+{
+	static const double bh[3] = { 9.1, 9.9, 9.5 };
+	struct cmp_result r;
+	struct capture c;
+	struct printer p;
+	int i;
+
+	fill_lat(&r);
+	r.post_context = CMP_POST_BOTH;
+	r.active[CMP_KERNEL_BH] = true;
+	for (i = 0; i < 3; i++) {
+		r.rows[0].cell[CMP_KERNEL_BH].value[i] = bh[i];
+		r.rows[0].cell[CMP_KERNEL_BH].points[i][CMP_PT_P50] = bh[i];
+	}
+	r.rows[0].cell[CMP_KERNEL_BH].failed = 0;
+	pr_init(&p, cap_open(&c), false, false);
+	cmp_print(&p, &r);
+	CHECK_STR(cap_str(&c),
+		  "# compare lat send, 64 B, 3 rounds, poll busy, post-context both, dev rxe0, kernel 6.12.117+deb12-amd64 (TCG)\n"
+		  "# cpu QEMU TCG CPU version 2.5+; perftest 6.06, polling\n"
+		  "# median (min-max) over the rounds of the p50 latency (perftest: t_typical)\n"
+		  " #bytes     kernel[usec]               kernel-bh[usec]            user[usec]                 perftest[usec]             kernel/user   kernel/perftest\n"
+		  " 64         14.20 (13.90-15.10)        9.50 (9.10-9.90)           17.80 (17.10-19.00)        18.10 (17.50-18.30)        0.80          0.78\n");
+	cap_close(&c);
+
+	pr_init(&p, cap_open(&c), true, false);
+	cmp_print(&p, &r);
+	CHECK_JSON(cap_str(&c),
+		   "assert d['post_context'] == 'both'\n"
+		   "assert d['paths'] == ['kernel', 'kernel-bh', 'user', 'perftest']\n"
+		   "row = d['rows'][0]\n"
+		   "b = row['kernel-bh']\n"
+		   "assert (b['median'], b['min'], b['max']) == (9.5, 9.1, 9.9), b\n"
+		   "assert b['values'] == [9.1, 9.9, 9.5] and b['failed'] == 0\n"
+		   "assert b['points'][2]['p50'] == 9.5\n"
+		   "assert row['kernel']['median'] == 14.2\n"
+		   "assert row['user']['median'] == 17.8\n"
+		   "assert row['kernel_user_ratio'] == 0.798\n");
+	cap_close(&c);
+
+	/* bh alone: the kernel column is bh, no fourth column */
+	r.post_context = CMP_POST_BH;
+	r.active[CMP_KERNEL_BH] = false;
+	pr_init(&p, cap_open(&c), false, false);
+	cmp_print(&p, &r);
+	CHECK(STARTS(cap_str(&c), "# compare lat send, 64 B, 3 rounds, poll busy, post-context bh, dev rxe0,"));
+	CHECK(!strstr(cap_str(&c), "kernel-bh"));
+	cap_close(&c);
+	pr_init(&p, cap_open(&c), true, false);
+	cmp_print(&p, &r);
+	CHECK_JSON(cap_str(&c),
+		   "assert d['post_context'] == 'bh'\n"
+		   "assert d['paths'] == ['kernel', 'user', 'perftest']\n"
+		   "assert d['rows'][0]['kernel-bh'] is None\n");
+	cap_close(&c);
+	cmp_result_free(&r);
+}
+
 /* How perftest waited for completions, on the second line. */
 static void cmp_print_perftest_mode(void)
 {
@@ -688,16 +810,17 @@ static void cmp_print_bw_text(void)
 	struct cmp_result r;
 	struct capture c;
 	struct printer p;
-	int i, k;
+	int i;
 
 	RESULT(&r, BW, "op", "write", "addr", "198.18.0.1", "sizes",
 	       "4K-8K", "rounds", "1", "no-perftest");
 	r.active[CMP_PERFTEST] = false;
 	r.perftest_note = "off (no-perftest)";
 	snprintf(r.env.kernel, sizeof(r.env.kernel), "6.1.0-56-amd64");
-	for (i = 0; i < 2; i++)
-		for (k = 0; k < 2; k++)
-			r.rows[i].cell[k].value[0] = 20 + i + 2 * k;
+	for (i = 0; i < 2; i++) {
+		r.rows[i].cell[CMP_KERNEL].value[0] = 20 + i;
+		r.rows[i].cell[CMP_USER].value[0] = 22 + i;
+	}
 	pr_init(&p, cap_open(&c), false, false);
 	cmp_print(&p, &r);
 	CHECK_STR(cap_str(&c),
@@ -745,7 +868,9 @@ static void cmp_print_json(void)
 		   "assert row['perftest']['points'][0]['p90'] is None\n"
 		   "assert row['kernel_user_ratio'] == 0.814\n"
 		   "assert row['kernel_perftest_ratio'] == 0.785\n"
-		   "assert d['perftest_events'] is False\n");
+		   "assert d['perftest_events'] is False\n"
+		   "assert d['post_context'] == 'process'\n"
+		   "assert row['kernel-bh'] is None\n");
 	cap_close(&c);
 
 	/* perftest off: null, with the reason; bw has no points */
@@ -842,6 +967,7 @@ const struct unit_test unit_tests[] = {
 	UNIT(cmp_parse_errors),
 	UNIT(cmp_sizes_list),
 	UNIT(cmp_run_cfgs),
+	UNIT(cmp_post_context),
 	UNIT(cmp_perftest_signal_every),
 	UNIT(cmp_summary_stats),
 	UNIT(cmp_read_kvperf),
@@ -849,6 +975,7 @@ const struct unit_test unit_tests[] = {
 	UNIT(cmp_tcg),
 	UNIT(cmp_print_text),
 	UNIT(cmp_print_perftest_mode),
+	UNIT(cmp_print_post_context),
 	UNIT(cmp_print_bw_text),
 	UNIT(cmp_print_json),
 	UNIT(cmp_cli),

@@ -75,6 +75,45 @@ int cli_parse_keywords(struct kvperf *kv, struct args *a,
 }
 
 /**
+ * cli_parse_name() - a keyword's value that is one of a list of names
+ * @kv: the invocation
+ * @obj: the object, for the usage hint
+ * @what: what the value is, for messages ("op", "poll mode")
+ * @names: the names (of an enum: the index is the value); NULL entries
+ *	   are none
+ * @count: how many
+ * @s: the value, spelled out (values do not abbreviate: args_value())
+ * @val: receives the index of the name
+ *
+ * Return: KVPERF_EXIT_OK, or KVPERF_EXIT_USAGE after saying "unknown
+ * WHAT 'S' (A, B or C)" with every name.
+ */
+int cli_parse_name(struct kvperf *kv, const char *obj, const char *what,
+		   const char *const *names, size_t count, const char *s,
+		   uint8_t *val)
+{
+	int v = args_value(names, count, s);
+	size_t i, n = 0, k = 0, len = 0;
+	char list[128] = "";
+
+	if (v >= 0) {
+		*val = v;
+		return KVPERF_EXIT_OK;
+	}
+	for (i = 0; i < count; i++)
+		n += names[i] != NULL;
+	/* "a", "a or b", "a, b or c" */
+	for (i = 0; i < count && len < sizeof(list); i++) {
+		if (!names[i])
+			continue;
+		len += snprintf(list + len, sizeof(list) - len, "%s%s",
+				!k ? "" : k + 1 == n ? " or " : ", ", names[i]);
+		k++;
+	}
+	return kvperf_usage(kv, obj, "unknown %s '%s' (%s)", what, s, list);
+}
+
+/**
  * cli_parse_size() - a message size keyword's value
  * @kv: the invocation
  * @obj: the object, for the usage hint

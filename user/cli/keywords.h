@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The keywords of a command (run lat, server start, compare bw): one
- * table-driven parser for all of them, and the values they share (message
- * sizes), so that every command says the same mistake the same way.
+ * table-driven parser for all of them, and the values they share (names
+ * of an enum, message sizes), so that every command says the same
+ * mistake the same way.
  */
 #ifndef KVPERF_KEYWORDS_H
 #define KVPERF_KEYWORDS_H
@@ -45,6 +46,9 @@ int cli_parse_keywords(struct kvperf *kv, struct args *a,
 		       const struct cli_keywords *k, unsigned int *given,
 		       void *arg);
 
+int cli_parse_name(struct kvperf *kv, const char *obj, const char *what,
+		   const char *const *names, size_t count, const char *s,
+		   uint8_t *val);
 int cli_parse_size(struct kvperf *kv, const char *obj, const char *kw,
 		   const char *s, const char *all, uint32_t *size);
 int cli_parse_sizes(struct kvperf *kv, const char *obj, const char *s,

@@ -65,6 +65,7 @@ static const char *const run_keywords[RUN_KW_COUNT] = {
 	[RUN_KW_STATS]		= "stats",
 	[RUN_KW_KEY]		= "key",
 	[RUN_KW_KEY_FILE]	= "key-file",
+	[RUN_KW_POST_CONTEXT]	= "post-context",
 };
 
 #define RUN_KW_BIT(kw)	(1U << (kw))
@@ -191,13 +192,8 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 
 	switch (kw) {
 	case RUN_KW_OP:
-		i = args_value(fmt_op.names, fmt_op.count, val);
-		if (i < 0)
-			return kvperf_usage(kv, "run",
-					    "unknown op '%s' (send, write or read)",
-					    val);
-		o->cfg.op = i;
-		return KVPERF_EXIT_OK;
+		return cli_parse_name(kv, "run", "op", fmt_op.names,
+				      fmt_op.count, val, &o->cfg.op);
 	case RUN_KW_ADDR:
 		i = parse_addr(val, o->cfg.addr);
 		if (i < 0)
@@ -214,22 +210,16 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 		o->cfg.port = port;
 		return KVPERF_EXIT_OK;
 	case RUN_KW_PATH:
-		i = run_path_parse(val);
-		if (i < 0)
-			return kvperf_usage(kv, "run",
-					    "unknown path '%s' (kernel or user)",
-					    val);
-		o->path = i;
-		return KVPERF_EXIT_OK;
+		return cli_parse_name(kv, "run", "path", kv_run_path_names,
+				      KV_RUN_PATHS, val, &o->path);
 	case RUN_KW_STATS:
-		i = args_value(fmt_stats_mode.names, fmt_stats_mode.count,
-				 val);
-		if (i < 0)
-			return kvperf_usage(kv, "run",
-					    "unknown stats '%s' (on or off)",
-					    val);
-		o->cfg.stats = i;
-		return KVPERF_EXIT_OK;
+		return cli_parse_name(kv, "run", "stats", fmt_stats_mode.names,
+				      fmt_stats_mode.count, val, &o->cfg.stats);
+	case RUN_KW_POST_CONTEXT:
+		return cli_parse_name(kv, "run", "post-context",
+				      fmt_post_context.names,
+				      fmt_post_context.count, val,
+				      &o->cfg.post_context);
 	case RUN_KW_KEY:
 		return access_key_arg(kv, "run", false, val, o->cfg.key);
 	case RUN_KW_KEY_FILE:
@@ -250,13 +240,8 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 	case RUN_KW_WARMUP:
 		return parse_warmup(kv, val, o);
 	case RUN_KW_POLL:
-		i = args_value(fmt_poll.names, fmt_poll.count, val);
-		if (i < 0)
-			return kvperf_usage(kv, "run",
-					    "unknown poll mode '%s' (busy, softirq or workqueue)",
-					    val);
-		o->cfg.poll = i;
-		return KVPERF_EXIT_OK;
+		return cli_parse_name(kv, "run", "poll mode", fmt_poll.names,
+				      fmt_poll.count, val, &o->cfg.poll);
 	case RUN_KW_INLINE:
 		return parse_ranged(kv, kw, KVPERF_A_RUN_INLINE, val,
 				    &o->cfg.inline_size);
@@ -319,6 +304,7 @@ static const uint8_t run_kw_attr[RUN_KW_COUNT] = {
 	[RUN_KW_STATS]		= KVPERF_A_RUN_STATS,
 	[RUN_KW_KEY]		= KVPERF_A_RUN_KEY,
 	[RUN_KW_KEY_FILE]	= KVPERF_A_RUN_KEY,
+	[RUN_KW_POST_CONTEXT]	= KVPERF_A_RUN_POST_CONTEXT,
 };
 
 /* The configuration's attributes, from the keywords given. */
@@ -402,7 +388,7 @@ int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
 				    "no-wait applies to the kernel path only");
 	run_given(o);
 	/* what the module would refuse: the same answer on either path */
-	if (run_cfg_check(&o->cfg, &attr, why, sizeof(why)))
+	if (run_cfg_check(&o->cfg, o->path, &attr, why, sizeof(why)))
 		return kvperf_usage(kv, "run", "%s", why);
 	if (o->key_file)
 		return access_key_arg(kv, "run", true, o->key_file, o->cfg.key);
@@ -764,14 +750,15 @@ static void run_help(FILE *f)
 	      "              [warmup N | warmup TIME] [poll {busy|softirq|workqueue}]\n"
 	      "              [inline N] [verify] [cpu N] [timeout TIME] [no-wait]\n"
 	      "              [path {kernel|user}] [stats {on|off}]\n"
-	      "              [key HEX | key-file PATH]\n"
+	      "              [post-context {process|bh}] [key HEX | key-file PATH]\n"
 	      "       kvperf [-j [-p]] run bw op {send|write|read} addr ADDR [port PORT]\n"
 	      "              [size N | sizes all | sizes MIN-MAX] [iters N | time TIME]\n"
 	      "              [warmup N | warmup TIME] [poll {busy|softirq|workqueue}]\n"
 	      "              [inline N] [verify] [cpu N] [timeout TIME] [no-wait]\n"
 	      "              [tx-depth N] [qps N] [cpus LIST] [post-list N]\n"
 	      "              [signal-every N] [bidir] [interval TIME] [gbits]\n"
-	      "              [path {kernel|user}] [key HEX | key-file PATH]\n"
+	      "              [path {kernel|user}] [post-context {process|bh}]\n"
+	      "              [key HEX | key-file PATH]\n"
 	      "       kvperf [-j [-p]] run [show [ID]]\n"
 	      "       kvperf run {stop|delete} ID\n"
 	      "       kvperf run help\n"
@@ -828,6 +815,13 @@ static void run_help(FILE *f)
 	      "           for the rest, JSON leaves those keys out. The difference\n"
 	      "           of the two t_avg is what the statistics cost. bw runs\n"
 	      "           take no per-iteration statistics and refuse off\n"
+	      "  post-context\n"
+	      "           kernel path: process (default) has the run's kernel\n"
+	      "           thread post the loops' work requests as it is, as\n"
+	      "           nvme-rdma and xprtrdma submit; bh posts them with bottom\n"
+	      "           halves disabled, as ULPs posting from softirq completion\n"
+	      "           handlers do (on Soft-RoCE the device's tasklet then runs\n"
+	      "           in the posting thread). path user refuses bh\n"
 	      "  key      the server's shared secret (server start ... key),\n"
 	      "           exactly 32 hex digits, sent in the connect request;\n"
 	      "           never printed\n"
@@ -877,6 +871,7 @@ static void run_help(FILE *f)
 	      "  kvperf run bw op write addr 198.18.0.1 bidir interval 0.5 gbits\n"
 	      "  kvperf run lat op send addr 198.18.0.1 size 64 path user\n"
 	      "  kvperf run lat op send addr 198.18.0.1 size 64 stats off\n"
+	      "  kvperf run lat op send addr 198.18.0.1 size 64 post-context bh\n"
 	      "  kvperf run bw op read addr 198.18.0.1 size 64K qps 2 path user\n"
 	      "  kvperf run lat op send addr 198.18.0.1 key-file ~/.kvperf.key\n"
 	      "  kvperf r l o send a 198.18.0.1 no-wait\n"

@@ -67,6 +67,7 @@ enum run_kw {
 	RUN_KW_STATS,
 	RUN_KW_KEY,
 	RUN_KW_KEY_FILE,
+	RUN_KW_POST_CONTEXT,
 	RUN_KW_COUNT
 };
 

@@ -187,20 +187,21 @@ static void print_title_flag(struct printer *p, bool val, const char *key)
 }
 
 /*
- * The statistics mode of a latency run: JSON "on" or "off", text ",
- * stats off" only when off (on is the default and every table shows it).
+ * A mode of the title: JSON its name, text ", FMT" only when it is not
+ * the default @dflt (such as "stats off", "post-context bh").
  */
-static void print_title_stats(struct printer *p, const struct kv_run *run)
+static void print_title_mode(struct printer *p, const struct kv_run *run,
+			     int attr, const char *key, const char *fmt,
+			     const struct name_table *names, uint64_t dflt)
 {
-	bool off;
+	bool shown;
 
-	if (!has(run, KVPERF_A_RUN_STATS))
+	if (!has(run, attr))
 		return;
-	off = run->stats == KVPERF_STATS_MODE_OFF;
-	if (off)
+	shown = uval(run, attr) != dflt;
+	if (shown)
 		pr_text(p, ",");
-	pr_enum(p, "stats", off ? "stats %s" : NULL, run->stats,
-		&fmt_stats_mode);
+	pr_enum(p, key, shown ? fmt : NULL, uval(run, attr), names);
 }
 
 /* A count of the title: in text only while the run is @live. */
@@ -229,7 +230,12 @@ static void print_title(struct printer *p, const struct kv_run *run, bool bw)
 	if (bw)
 		print_title_flag(p, run->bidir, "bidir");
 	else
-		print_title_stats(p, run);
+		print_title_mode(p, run, KVPERF_A_RUN_STATS, "stats",
+				 "stats %s", &fmt_stats_mode,
+				 KVPERF_STATS_MODE_ON);
+	print_title_mode(p, run, KVPERF_A_RUN_POST_CONTEXT, "post_context",
+			 "post-context %s", &fmt_post_context,
+			 KVPERF_POST_CONTEXT_PROCESS);
 	if (state) {
 		pr_text(p, ",");
 		pr_enum(p, "state", "state %s", run->state, &fmt_run_state);
@@ -334,14 +340,16 @@ static void print_setup(struct printer *p, const struct kv_run *run)
  *    64      10000          12.34 ...
  *
  * with "verify" (for latency runs with stats off "stats off", for
- * bandwidth runs "bidir") and, while the run runs,
+ * bandwidth runs "bidir", with post-context bh "post-context bh") and,
+ * while the run runs,
  * "progress N" (and "bytes N") in the first line, "path kernel" (or
  * "path user") and the rest of the setup in the second ("cpu N",
  * "duration N ms", "qps N" ...), an "error: TEXT" line when the run
  * failed, and the table only when there are results: the latency table,
  * or for bandwidth runs the bandwidth table (see run_print_bw()). JSON:
  * the run's fields that are set as keys, "verify" and "path" always (and
- * "bidir" for bandwidth runs, "stats" "on" or "off" for latency runs),
+ * "bidir" for bandwidth runs, "stats" "on" or "off" for latency runs,
+ * "post_context" "process" or "bh" where the run reports it),
  * and "results", an array of one object per message size; mean_ns and
  * stdev_ns have exactly 3 decimals, from picoseconds. A result without a
  * field (min, max, stdev and the percentiles of a run with stats off)

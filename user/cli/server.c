@@ -128,21 +128,11 @@ static int server_value(struct kvperf *kv, enum server_kw kw,
 		o->cfg.port = port;
 		break;
 	case SKW_PATH:
-		i = args_value(kv_run_path_names, KV_RUN_PATHS, val);
-		if (i < 0)
-			return kvperf_usage(kv, "server",
-					    "unknown path '%s' (kernel or user)",
-					    val);
-		o->path = i;
-		break;
+		return cli_parse_name(kv, "server", "path", kv_run_path_names,
+				      KV_RUN_PATHS, val, &o->path);
 	case SKW_POLL:
-		i = args_value(fmt_poll.names, fmt_poll.count, val);
-		if (i < 0)
-			return kvperf_usage(kv, "server",
-					    "unknown poll mode '%s' (busy, softirq or workqueue)",
-					    val);
-		o->cfg.poll = i;
-		break;
+		return cli_parse_name(kv, "server", "poll mode", fmt_poll.names,
+				      fmt_poll.count, val, &o->cfg.poll);
 	case SKW_IDLE_TIMEOUT:
 		return server_time(kv, "idle-timeout", val,
 				   SERVER_IDLE_TIMEOUT_MIN,

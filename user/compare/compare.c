@@ -26,6 +26,7 @@
 
 const char *const cmp_path_names[CMP_PATHS] = {
 	[CMP_KERNEL]	= "kernel",
+	[CMP_KERNEL_BH]	= "kernel-bh",
 	[CMP_USER]	= "user",
 	[CMP_PERFTEST]	= "perftest",
 };
@@ -64,12 +65,20 @@ const char *const cmp_keywords[CMP_KW_COUNT] = {
 	[CMP_KW_TX_DEPTH]	= "tx-depth",
 	[CMP_KW_QPS]		= "qps",
 	[CMP_KW_SIGNAL_EVERY]	= "signal-every",
+	[CMP_KW_POST_CONTEXT]	= "post-context",
+};
+
+const char *const cmp_post_names[CMP_POSTS] = {
+	[CMP_POST_PROCESS]	= "process",
+	[CMP_POST_BH]		= "bh",
+	[CMP_POST_BOTH]		= "both",
 };
 
 #define CMP_KW_BIT(kw)	(1U << (kw))
 #define CMP_KW_FLAGS	(CMP_KW_BIT(CMP_KW_NO_PERFTEST) |		\
 			 CMP_KW_BIT(CMP_KW_REMOTE))
-#define CMP_KW_BW_ONLY	(CMP_KW_BIT(CMP_KW_COUNT) -			\
+/* tx-depth to signal-every */
+#define CMP_KW_BW_ONLY	(CMP_KW_BIT(CMP_KW_SIGNAL_EVERY + 1) -		\
 			 CMP_KW_BIT(CMP_KW_TX_DEPTH))
 
 #define CMP_PORT_DEFAULT	18515
@@ -108,17 +117,11 @@ static int cmp_value(struct kvperf *kv, enum cmp_kw kw, const char *val,
 		     struct cmp_opts *o)
 {
 	uint32_t port;
-	int i;
 
 	switch (kw) {
 	case CMP_KW_OP:
-		i = args_value(fmt_op.names, fmt_op.count, val);
-		if (i < 0)
-			return kvperf_usage(kv, "compare",
-					    "unknown op '%s' (send, write or read)",
-					    val);
-		o->op = i;
-		return KVPERF_EXIT_OK;
+		return cli_parse_name(kv, "compare", "op", fmt_op.names,
+				      fmt_op.count, val, &o->op);
 	case CMP_KW_ADDR:
 		o->addr_len = parse_addr(val, o->addr_bin);
 		if (o->addr_len < 0)
@@ -149,13 +152,8 @@ static int cmp_value(struct kvperf *kv, enum cmp_kw kw, const char *val,
 		return cmp_number(kv, "iters", val, 1, UINT32_MAX,
 				  &o->iterations);
 	case CMP_KW_POLL:
-		i = args_value(fmt_poll.names, fmt_poll.count, val);
-		if (i < 0)
-			return kvperf_usage(kv, "compare",
-					    "unknown poll mode '%s' (busy, softirq or workqueue)",
-					    val);
-		o->poll = i;
-		return KVPERF_EXIT_OK;
+		return cli_parse_name(kv, "compare", "poll mode", fmt_poll.names,
+				      fmt_poll.count, val, &o->poll);
 	case CMP_KW_INLINE:
 		return cmp_number(kv, "inline", val, 0, UINT32_MAX,
 				  &o->inline_size);
@@ -175,6 +173,10 @@ static int cmp_value(struct kvperf *kv, enum cmp_kw kw, const char *val,
 		/* at most tx-depth, so bounded by its maximum */
 		return cmp_number(kv, "signal-every", val, 1,
 				  UPATH_TX_DEPTH_MAX, &o->signal_every);
+	case CMP_KW_POST_CONTEXT:
+		return cli_parse_name(kv, "compare", "post-context",
+				      cmp_post_names, CMP_POSTS, val,
+				      &o->post_context);
 	case CMP_KW_NO_PERFTEST:
 	case CMP_KW_REMOTE:
 	case CMP_KW_COUNT:
@@ -281,21 +283,38 @@ size_t cmp_sizes(const struct cmp_opts *o, uint32_t *sizes, size_t max)
 	return n;
 }
 
+/* The post context of a kernel column, when it is given. */
+static bool cmp_post_context(const struct cmp_opts *o, enum cmp_path path,
+			     uint8_t *ctx)
+{
+	if (path == CMP_KERNEL_BH)
+		*ctx = KVPERF_POST_CONTEXT_BH;
+	else if (path == CMP_KERNEL && cmp_opt(o, CMP_KW_POST_CONTEXT))
+		*ctx = o->post_context == CMP_POST_BH ?
+		       KVPERF_POST_CONTEXT_BH : KVPERF_POST_CONTEXT_PROCESS;
+	else
+		return false;
+	return true;
+}
+
 /**
  * cmp_run_cfg() - the configuration of one kvperf measurement
  * @cfg: receives it
  * @o: the compare
- * @path: CMP_KERNEL or CMP_USER
+ * @path: CMP_KERNEL, CMP_KERNEL_BH or CMP_USER
  *
  * The type, op, address, port, size (with size_max for sizes), the poll
  * mode, and iterations, inline, tx-depth, qps and signal-every when
  * given: the size and poll mode always, so that every column measures
- * the same; the user path on PORT+1, where its own server listens.
+ * the same; the user path on PORT+1, where its own server listens. The
+ * kernel column takes post-context when given (process for both), the
+ * kernel-bh column bh; the user path none.
  */
 void cmp_run_cfg(struct kv_run_cfg *cfg, const struct cmp_opts *o,
 		 enum cmp_path path)
 {
 	const struct kv_fields *f = &run_cfg_fields;
+	uint8_t ctx;
 
 	run_cfg_init(cfg, o->type);
 	run_model_set_uint(f, cfg, KVPERF_A_RUN_OP, o->op);
@@ -320,6 +339,8 @@ void cmp_run_cfg(struct kv_run_cfg *cfg, const struct cmp_opts *o,
 	if (cmp_opt(o, CMP_KW_SIGNAL_EVERY))
 		run_model_set_uint(f, cfg, KVPERF_A_RUN_SIGNAL_EVERY,
 				   o->signal_every);
+	if (cmp_post_context(o, path, &ctx))
+		run_model_set_uint(f, cfg, KVPERF_A_RUN_POST_CONTEXT, ctx);
 }
 
 /**
@@ -338,6 +359,7 @@ int cmp_result_init(struct cmp_result *r, const struct cmp_opts *o)
 	r->type = o->type;
 	r->op = o->op;
 	r->poll = o->poll;
+	r->post_context = o->post_context;
 	r->rounds = o->rounds;
 	if (cmp_opt(o, CMP_KW_ITERS))
 		r->iterations = o->iterations;
@@ -733,6 +755,8 @@ static void cmp_print_json(struct printer *p, const struct cmp_result *r)
 	json_u64(jw, r->rounds);
 	json_key(jw, "poll");
 	json_str(jw, fmt_name(&fmt_poll, r->poll));
+	json_key(jw, "post_context");
+	json_str(jw, cmp_post_names[r->post_context]);
 	if (r->iterations) {
 		json_key(jw, "iterations");
 		json_u64(jw, r->iterations);
@@ -846,6 +870,8 @@ static void cmp_print_text(FILE *f, const struct cmp_result *r)
 	cmp_print_sizes(f, r);
 	fprintf(f, ", %u round%s, poll %s", r->rounds, r->rounds == 1 ? "" : "s",
 		fmt_name(&fmt_poll, r->poll));
+	if (r->post_context != CMP_POST_PROCESS)
+		fprintf(f, ", post-context %s", cmp_post_names[r->post_context]);
 	if (r->iterations)
 		fprintf(f, ", iters %u", r->iterations);
 	if (r->env.dev[0])

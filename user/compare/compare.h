@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <linux/kvperf.h>
 
 struct args;
 struct kvperf;
@@ -18,9 +19,13 @@ struct kv_run_cfg;
 struct kvperf_cmd;
 struct printer;
 
-/* The columns, in the order each round measures them. */
+/*
+ * The columns, in the order each round measures them; kernel-bh (the
+ * kernel path with post-context bh) only with post-context both.
+ */
 enum cmp_path {
 	CMP_KERNEL,
+	CMP_KERNEL_BH,
 	CMP_USER,
 	CMP_PERFTEST,
 	CMP_PATHS
@@ -69,8 +74,23 @@ enum cmp_kw {
 	CMP_KW_TX_DEPTH,
 	CMP_KW_QPS,
 	CMP_KW_SIGNAL_EVERY,
+	/* both again */
+	CMP_KW_POST_CONTEXT,
 	CMP_KW_COUNT
 };
+
+/*
+ * What post-context asks of the kernel path: its kernel column posts in
+ * process context or with bottom halves disabled, or both, a column each.
+ */
+enum cmp_post {
+	CMP_POST_PROCESS = KVPERF_POST_CONTEXT_PROCESS,
+	CMP_POST_BH = KVPERF_POST_CONTEXT_BH,
+	CMP_POST_BOTH,
+	CMP_POSTS
+};
+
+extern const char *const cmp_post_names[CMP_POSTS];
 
 extern const char *const cmp_keywords[CMP_KW_COUNT];
 
@@ -94,6 +114,7 @@ struct cmp_opts {
 	uint32_t tx_depth;
 	uint32_t qps;
 	uint32_t signal_every;
+	uint8_t post_context;
 };
 
 static inline bool cmp_opt(const struct cmp_opts *o, enum cmp_kw kw)
@@ -135,6 +156,7 @@ struct cmp_result {
 	uint8_t type;
 	uint8_t op;
 	uint8_t poll;
+	uint8_t post_context;	/* enum cmp_post */
 	uint32_t rounds;
 	uint32_t iterations;	/* 0: the tools' defaults */
 	bool active[CMP_PATHS];

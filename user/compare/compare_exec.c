@@ -753,7 +753,7 @@ static int cmp_run_one(struct cmp_exec *ex, struct kvperf *kv,
 	cmp_run_begin(ex, limit_ms);
 	if (cmp_stopped(ex)) {
 		ret = KVPERF_EXIT_ERROR;
-	} else if (path == CMP_KERNEL) {
+	} else if (path != CMP_USER) {
 		ret = run_kernel_exec(kv, cfg, ex->pipe[0], &w, run);
 	} else if (upath_run_exec(cfg, &ops, run, &why)) {
 		kvperf_errorf(kv, "%s", why);
@@ -1231,6 +1231,7 @@ static int cmp_prepare(struct cmp_exec *ex)
 	}
 	cmp_env_read(&ex->r->env);
 	ex->r->active[CMP_KERNEL] = true;
+	ex->r->active[CMP_KERNEL_BH] = o->post_context == CMP_POST_BOTH;
 	ex->r->active[CMP_USER] = true;
 	cmp_perftest_setup(ex);
 	return KVPERF_EXIT_OK;
@@ -1250,6 +1251,10 @@ static int cmp_rounds(struct cmp_exec *ex)
 	}
 	for (round = 0; round < ex->o->rounds; round++) {
 		cmp_measure_kvperf(ex, CMP_KERNEL, round);
+		if (cmp_stopped(ex) || ex->fatal)
+			break;
+		if (ex->r->active[CMP_KERNEL_BH])
+			cmp_measure_kvperf(ex, CMP_KERNEL_BH, round);
 		if (cmp_stopped(ex) || ex->fatal)
 			break;
 		cmp_measure_kvperf(ex, CMP_USER, round);
@@ -1407,11 +1412,13 @@ static void cmp_help(FILE *f)
 	      "              [size N | sizes all | sizes MIN-MAX] [rounds R] [iters N]\n"
 	      "              [poll {busy|softirq|workqueue}] [inline N]\n"
 	      "              [plot FILE.svg|FILE.png] [no-perftest] [remote]\n"
+	      "              [post-context {process|bh|both}]\n"
 	      "       kvperf [-j [-p]] compare bw op {send|write|read} addr ADDR [port PORT]\n"
 	      "              [size N | sizes all | sizes MIN-MAX] [rounds R] [iters N]\n"
 	      "              [poll {busy|softirq|workqueue}] [inline N]\n"
 	      "              [plot FILE.svg|FILE.png] [no-perftest] [remote]\n"
 	      "              [tx-depth N] [qps N] [signal-every N]\n"
+	      "              [post-context {process|bh|both}]\n"
 	      "       kvperf compare help\n"
 	      "\n"
 	      "Run the same test on the kernel path (kvperf run ... path kernel), the\n"
@@ -1461,6 +1468,11 @@ static void cmp_help(FILE *f)
 	      "               tx-depth (default 100, or tx-depth when smaller); perftest\n"
 	      "               always gets it as -Q, since on its own it asks for\n"
 	      "               every completion above 8 KiB\n"
+	      "  post-context how the kernel path posts (kvperf run ... post-context):\n"
+	      "               process (default) or bh for the kernel column; both\n"
+	      "               adds a column kernel-bh, measured with bh right after\n"
+	      "               the kernel column (process) in every round. The user\n"
+	      "               path and perftest are unchanged\n"
 	      "\n"
 	      "The kvperf measurements run in this process (the user path's server\n"
 	      "too, on a thread of its own); perftest's are a client process against\n"
@@ -1477,6 +1489,7 @@ static void cmp_help(FILE *f)
 	      "  kvperf compare lat op write addr 198.18.0.1 sizes 2-4K plot lat.svg\n"
 	      "  kvperf compare bw op write addr 198.18.0.1 sizes 4K-1M iters 2000 plot bw.png\n"
 	      "  kvperf -j -p compare lat op read addr 198.18.0.1 poll softirq no-perftest\n"
+	      "  kvperf compare lat op send addr 198.18.0.1 size 64 post-context both\n"
 	      "  kvperf compare lat op send addr 192.0.2.7 remote\n", f);
 }
 

@@ -118,7 +118,7 @@ int upath_cfg_init(struct upath_cfg *cfg, const struct kv_run_cfg *o,
 	int err, attr;
 
 	memset(cfg, 0, sizeof(*cfg));
-	err = run_cfg_check(o, &attr, why, len);
+	err = run_cfg_check(o, KV_RUN_PATH_USER, &attr, why, len);
 	if (err)
 		return err;
 	cfg->type = o->type;

@@ -259,6 +259,9 @@ static void upath_result_cfg(const struct upath_cfg *cfg, struct kv_run *out)
 	if (cfg->cpu >= 0)
 		run_model_set_uint(f, out, KVPERF_A_RUN_CPU, cfg->cpu);
 	run_model_set_uint(f, out, KVPERF_A_RUN_TIMEOUT_MS, cfg->timeout_ms);
+	/* this thread posts as it is: bh is the kernel path's alone */
+	run_model_set_uint(f, out, KVPERF_A_RUN_POST_CONTEXT,
+			   KVPERF_POST_CONTEXT_PROCESS);
 	if (cfg->type != KVPERF_RUN_TYPE_BW) {
 		run_model_set_uint(f, out, KVPERF_A_RUN_STATS, cfg->stats);
 		return;

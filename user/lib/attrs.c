@@ -193,6 +193,7 @@ static const struct attr_spec run_attrs[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_KEY]		= { "key", ATTR_BINARY,
 					    KVPERF_WIRE_KEY_LEN },
 	[KVPERF_A_RUN_RESULTS_FROM]	= { "results-from", ATTR_U32 },
+	[KVPERF_A_RUN_POST_CONTEXT]	= { "post-context", ATTR_U8 },
 };
 
 const struct attr_set attrs_gid = {

@@ -108,6 +108,11 @@ NAME_TABLE(fmt_stats_mode,
 	[KVPERF_STATS_MODE_OFF]	= "off",
 );
 
+NAME_TABLE(fmt_post_context,
+	[KVPERF_POST_CONTEXT_PROCESS]	= "process",
+	[KVPERF_POST_CONTEXT_BH]	= "bh",
+);
+
 NAME_TABLE(fmt_run_state,
 	[KVPERF_RUN_STATE_CONNECTING]	= "connecting",
 	[KVPERF_RUN_STATE_RUNNING]	= "running",

@@ -44,6 +44,7 @@ static const struct kv_field cfg_fields[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_BIDIR]		= KV_CFG(KV_FIELD_FLAG, bidir),
 	[KVPERF_A_RUN_INTERVAL_MS]	= KV_CFG(KV_FIELD_UINT, interval_ms),
 	[KVPERF_A_RUN_STATS]		= KV_CFG(KV_FIELD_UINT, stats),
+	[KVPERF_A_RUN_POST_CONTEXT]	= KV_CFG(KV_FIELD_UINT, post_context),
 };
 
 const struct kv_fields run_cfg_fields = { cfg_fields, KVPERF_A_RUN_MAX };
@@ -190,22 +191,36 @@ static const char *run_cfg_check_bw(const struct kv_run_cfg *cfg, int *attr)
 	return NULL;
 }
 
+/* What the path that runs the loops cannot do. */
+static const char *run_cfg_check_path(const struct kv_run_cfg *cfg,
+				      uint8_t path, int *attr)
+{
+	*attr = KVPERF_A_RUN_POST_CONTEXT;
+	if (path == KV_RUN_PATH_USER &&
+	    KV_HAS(cfg, KVPERF_A_RUN_POST_CONTEXT) &&
+	    cfg->post_context == KVPERF_POST_CONTEXT_BH)
+		return "post-context bh applies to the kernel path only: the user path posts from its own thread";
+	return NULL;
+}
+
 /**
  * run_cfg_check() - what the module would refuse, checked before any path
  * @cfg: the configuration
+ * @path: enum kv_run_path: who is to run the loops
  * @attr: receives the attribute at fault
  * @why: receives why, in the module's words
  * @len: room in @why
  *
  * The spec's range of every number given, and the settings that exclude
  * each other, so that the same mistake gets the same answer on the
- * kernel path and the user path. What only the host can judge (which
- * CPUs are online, whether a server answers) is left to the path.
+ * kernel path and the user path; and what only the kernel path does
+ * (post-context bh). What only the host can judge (which CPUs are
+ * online, whether a server answers) is left to the path.
  *
  * Return: 0, or -EINVAL with @attr and @why set.
  */
-int run_cfg_check(const struct kv_run_cfg *cfg, int *attr, char *why,
-		  size_t len)
+int run_cfg_check(const struct kv_run_cfg *cfg, uint8_t path, int *attr,
+		  char *why, size_t len)
 {
 	char lo[PARSE_TIME_LEN], hi[PARSE_TIME_LEN];
 	const struct kv_range *r;
@@ -250,6 +265,8 @@ int run_cfg_check(const struct kv_run_cfg *cfg, int *attr, char *why,
 			break;
 		}
 	}
+	if (!msg)
+		msg = run_cfg_check_path(cfg, path, attr);
 	if (!msg)
 		return 0;
 	snprintf(why, len, "%s", msg);

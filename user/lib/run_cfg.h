@@ -52,6 +52,7 @@ struct kv_run_cfg {
 	uint32_t interval_ms;
 	uint8_t stats;
 	uint8_t key[KVPERF_WIRE_KEY_LEN];
+	uint8_t post_context;
 };
 
 extern const struct kv_fields run_cfg_fields;
@@ -77,7 +78,7 @@ void run_cfg_init(struct kv_run_cfg *cfg, uint8_t type);
 int run_cfg_put(struct nl_msg *msg, const struct kv_run_cfg *cfg);
 void run_cfg_clear(struct kv_run_cfg *cfg);
 const struct kv_range *run_cfg_range(int attr);
-int run_cfg_check(const struct kv_run_cfg *cfg, int *attr, char *why,
-		  size_t len);
+int run_cfg_check(const struct kv_run_cfg *cfg, uint8_t path, int *attr,
+		  char *why, size_t len);
 
 #endif /* KVPERF_RUN_CFG_H */

@@ -61,6 +61,7 @@ static const struct kv_field run_fields[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_INTERVAL_NS]	= KV_RUN(KV_FIELD_UINT, interval_ns),
 	[KVPERF_A_RUN_CUR_SIZE]		= KV_RUN(KV_FIELD_UINT, cur_size),
 	[KVPERF_A_RUN_STATS]		= KV_RUN(KV_FIELD_UINT, stats),
+	[KVPERF_A_RUN_POST_CONTEXT]	= KV_RUN(KV_FIELD_UINT, post_context),
 };
 
 static const struct kv_field lat_fields[KVPERF_A_RESULT_MAX + 1] = {

@@ -136,6 +136,7 @@ struct kv_run {
 	uint64_t interval_ns;
 	uint32_t cur_size;
 	uint8_t stats;
+	uint8_t post_context;
 	uint32_t nlat;
 	struct kv_lat_result *lat;
 	uint32_t nbw;

@@ -183,6 +183,21 @@ enum kvperf_stats_mode {
 	KVPERF_STATS_MODE_OFF,
 };
 
+/**
+ * enum kvperf_post_context - The context a kernel-path client posts its
+ *   data-path work requests from. process: the run's kernel thread calls
+ *   ib_post_send() and ib_post_recv() as it is, as the submission paths of
+ *   nvme-rdma and xprtrdma do; bh: with bottom halves disabled around each of
+ *   those calls (local_bh_disable() / local_bh_enable()), as ULPs that post
+ *   from softirq completion handlers do, so that softirq work the post raises
+ *   (a software device's tasklet) runs in the posting thread at
+ *   local_bh_enable() rather than in ksoftirqd.
+ */
+enum kvperf_post_context {
+	KVPERF_POST_CONTEXT_PROCESS,
+	KVPERF_POST_CONTEXT_BH,
+};
+
 enum {
 	KVPERF_A_GID_INDEX = 1,
 	KVPERF_A_GID_VALUE,
@@ -387,6 +402,7 @@ enum {
 	KVPERF_A_RUN_STATS,
 	KVPERF_A_RUN_KEY,
 	KVPERF_A_RUN_RESULTS_FROM,
+	KVPERF_A_RUN_POST_CONTEXT,
 
 	__KVPERF_A_RUN_MAX,
 	KVPERF_A_RUN_MAX = (__KVPERF_A_RUN_MAX - 1)
