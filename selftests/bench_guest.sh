@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The guest side of make bench (selftests/bench.sh runs it in the VM):
-# the benchmark matrix as `kvperf -j compare` runs, each into its own file
-# of OUTDIR, and the statistics overhead as alternating `kvperf -j run lat
+# the benchmark matrix as `kvperf -j compare ... post-context both` runs
+# (the kernel path posting from process context and with bottom halves
+# disabled, the user path, perftest), each into its own file of OUTDIR,
+# and the statistics overhead as alternating `kvperf -j run lat
 # ... stats on` / `stats off` pairs on the kernel and the user path.
 # A measurement that fails leaves an .err file next to where its result
 # would have been; the report says so.
@@ -96,14 +98,14 @@ for poll in $polls; do
 			measure "lat-$op-$size-$poll" kvperf -j compare lat \
 				op "$op" addr "$addr" size "$size" \
 				rounds "$rounds" iters "$(lat_iters_for "$size")" \
-				poll "$poll"
+				poll "$poll" post-context both
 		done
 		for size in $bw_sizes; do
 			[ "$short" = --short ] && [ "$op" != write ] && continue
 			measure "bw-$op-$size-$poll" kvperf -j compare bw \
 				op "$op" addr "$addr" size "$size" \
 				rounds "$rounds" iters "$(bw_iters "$size")" \
-				poll "$poll"
+				poll "$poll" post-context both
 		done
 	done
 done

@@ -38,7 +38,9 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-PATHS = ("kernel", "user", "perftest")
+# kernel-bh: the kernel path posting with bottom halves disabled
+# (compare's post-context both)
+PATHS = ("kernel", "kernel-bh", "user", "perftest")
 OPS = ("send", "write", "read")
 # the gate: a cell of kvperf's own paths this much worse fails
 GATE = 0.03
@@ -240,10 +242,12 @@ def cmd_gate(base, baseline):
                     f"{renv.get('clock')}"))
     old = {cell_name(c): c for c in ref.get("cells", [])}
     for c in doc.get("cells", []):
-        for p in ("kernel", "user"):
+        for p in ("kernel", "kernel-bh", "user"):
             name = f"{cell_name(c)} {p}"
             a = gate_value(c, p)
             b = gate_value(old.get(cell_name(c), {}), p)
+            if a is None and b is None and p == "kernel-bh":
+                continue
             if a is None or b is None:
                 results.append((False, f"{name}: measured in both",
                                 f"this {a}, baseline {b}"))
@@ -323,9 +327,10 @@ def table(doc, kind):
     unit = "usec, p50" if kind == "lat" else "MiB/s, average"
     if icount(doc):
         unit += ", instruction time"
-    lines = [f"| op | size | poll | kernel ({unit}) | user | perftest "
-             "| kernel/user | user/perftest | spread % (k / u / p) |",
-             "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [f"| op | size | poll | kernel ({unit}) | kernel-bh | user | "
+             "perftest | kernel/user | kernel-bh/user | user/perftest | "
+             "spread % (k / bh / u / p) |",
+             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for c in doc["cells"]:
         if c["kind"] != kind:
             continue
@@ -333,12 +338,13 @@ def table(doc, kind):
         sp = c.get("spread", {})
         lines.append(
             f"| {c['op']} | {c['size']} | {c['poll']} | "
-            f"{fmt(m['kernel'], d)} | {fmt(m['user'], d)} | "
-            f"{fmt(m['perftest'], d)} | "
+            f"{fmt(m['kernel'], d)} | {fmt(m.get('kernel-bh'), d)} | "
+            f"{fmt(m['user'], d)} | {fmt(m['perftest'], d)} | "
             f"{fmt(ratio(m['kernel'], m['user']), 3)} | "
+            f"{fmt(ratio(m.get('kernel-bh'), m['user']), 3)} | "
             f"{fmt(ratio(m['user'], m['perftest']), 3)} | "
-            f"{pct(sp.get('kernel'))} / {pct(sp.get('user'))} / "
-            f"{pct(sp.get('perftest'))} |")
+            f"{pct(sp.get('kernel'))} / {pct(sp.get('kernel-bh'))} / "
+            f"{pct(sp.get('user'))} / {pct(sp.get('perftest'))} |")
     errs = [f"- {c['kind']} {c['op']} {c['size']} {c['poll']}"
             f"{' (the other columns kept)' if c['compare'] else ''}: "
             f"{c['error'].splitlines()[0]}"
@@ -357,8 +363,9 @@ def markdown(doc):
            "",
            "Each cell is the median over the compare's rounds (kernel "
            "path, user path and perftest run one after the other in each "
-           "round); its spread is (largest - smallest) / median of the "
-           "rounds. Latency: p50 (perftest: t_typical), half the round "
+           "round; kernel-bh is the kernel path posting with bottom halves "
+           "disabled, post-context bh); its spread is (largest - smallest) "
+           "/ median of the rounds. Latency: p50 (perftest: t_typical), half the round "
            "trip for send and write, the round trip for read. Bandwidth: "
            "average MiB/s (2^20 bytes). kernel/user below 1 means the "
            "kernel path is faster for latency; above 1 for bandwidth.",
@@ -500,19 +507,23 @@ def cmd_check(base, short):
     got = [(c["kind"], c["op"], c["size"], c["poll"]) for c in doc["cells"]]
     result(got == want, "the JSON has every cell of the matrix",
            f"got {got}")
-    paths = PATHS if (doc.get("environment") or {}).get("perftest") else \
-        PATHS[:2]
+    paths = [p for p in PATHS
+             if p != "perftest" or
+             (doc.get("environment") or {}).get("perftest")]
     # perftest under TCG fails now and then (a row of zeros, a hang):
     # its column may be empty when the cell's error says perftest failed
     missing = [f"{c['kind']} {c['op']} {c['size']} {c['poll']} {p}: "
                f"{c['error']}" for c in doc["cells"] for p in paths
                if not (isinstance(c["median"].get(p), (int, float)) and
                        c["median"][p] > 0) and
+               (p != "kernel-bh" or
+                (c["compare"] or {}).get("post_context") == "both") and
                not (p == "perftest" and
                     (re.search(r"ib_\w+_(lat|bw)", c["error"] or "") or
                      (c["compare"] or {}).get("perftest_note")))]
     result(not missing, f"every cell has a number > 0 for {', '.join(paths)}"
-           " (perftest: or its failure or why it is off recorded)",
+           " (kernel-bh: when measured; perftest: or its failure or why it "
+           "is off recorded)",
            "\n".join(missing))
     ovh = doc.get("stats_overhead", {})
     result(all(isinstance(ovh.get(p, {}).get("overhead"), float)
