@@ -17,6 +17,9 @@ usage:
         BASELINE (a report of the same kernel on the deterministic clock)
   bench_report.py baseline BASE BASELINE
         write BASE.json's cells as BASELINE
+  bench_report.py targets REPORT.json...
+        the README's targets table: per kernel and op, each target's
+        ratio at every size, met or missed
 
 Numbers: latency is each compare's median over its rounds of the p50 in
 usec (perftest: t_typical); bandwidth the median of the average MiB/s.
@@ -277,6 +280,71 @@ def cmd_baseline(base, out):
         json.dump(keep, f, indent=1)
         f.write("\n")
     return 0
+
+
+# (name, kind, ops, numerator path, denominator path, met(ratio))
+TARGETS = (
+    ("kernel p50 <= user p50", "lat", OPS, "kernel", "user",
+     lambda r: r <= 1),
+    ("kernel-bh p50 <= user p50", "lat", OPS, "kernel-bh", "user",
+     lambda r: r <= 1),
+    ("kernel bandwidth >= user", "bw", OPS, "kernel", "user",
+     lambda r: r >= 1),
+    ("kernel-bh bandwidth >= user", "bw", OPS, "kernel-bh", "user",
+     lambda r: r >= 1),
+    ("user p50 within 5 % of perftest", "lat", OPS, "user", "perftest",
+     lambda r: abs(r - 1) <= 0.05),
+    ("user bandwidth within 5 % of perftest", "bw", OPS, "user",
+     "perftest", lambda r: abs(r - 1) <= 0.05),
+)
+
+
+def cmd_targets(paths):
+    """markdown: a row per target and op, a column per report"""
+    docs = [load(p) for p in paths]
+    if not all(docs):
+        print("cannot read every report", file=sys.stderr)
+        return 1
+    kernels = [d["environment"].get("kernel", "?") for d in docs]
+    out = ["| target | op | " + " | ".join(kernels) + " |",
+           "|---|---|" + "---|" * len(docs)]
+    for name, kind, ops, num, den, met in TARGETS:
+        for op in ops:
+            cols, seen = [], False
+            for d in docs:
+                cells = [c for c in d["cells"]
+                         if c["kind"] == kind and c["op"] == op]
+                rs = [(c["size"], ratio(c["median"].get(num),
+                                        c["median"].get(den)))
+                      for c in cells]
+                rs = [(sz, r) for sz, r in rs if r is not None]
+                if not rs:
+                    cols.append("-")
+                    continue
+                seen = True
+                miss = [sz for sz, r in rs if not met(r)]
+                cols.append(" ".join(f"{r:.3f}" for _, r in rs) + (
+                    " (met)" if not miss else
+                    f" (missed at {', '.join(size_name(z) for z in miss)})"))
+            if seen:
+                out.append(f"| {name} | {op} | " + " | ".join(cols) + " |")
+    row = []
+    for d in docs:
+        o = d.get("stats_overhead", {})
+        row.append(" / ".join(
+            f"{100 * o[p]['overhead']:+.2f} %" if p in o else "-"
+            for p in ("kernel", "user")))
+    out.append("| statistics overhead < 1 % (kernel / user) | send 64 B | " +
+               " | ".join(row) + " |")
+    print("\n".join(out))
+    return 0
+
+
+def size_name(n):
+    for unit, shift in (("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} B"
 
 
 def ktap(results):
@@ -570,6 +638,8 @@ def main():
         return cmd_gate(a[1], a[2])
     if len(a) == 3 and a[0] == "baseline":
         return cmd_baseline(a[1], a[2])
+    if len(a) >= 2 and a[0] == "targets":
+        return cmd_targets(a[1:])
     print(__doc__, file=sys.stderr)
     return 2
 
