@@ -178,6 +178,22 @@ static void pt_bw(void)
 	CHECK(rows[0].msg_rate == 0.000409);
 }
 
+/* The finer of the average and the message rate times the size. */
+static void pt_bw_avg(void)
+{
+	struct perftest_bw b = { .size = 2, .bw_avg = 0.06,
+				 .msg_rate = 0.032986 };
+
+	/* 2 bytes: the message rate is the finer number, when it agrees */
+	CHECK(fabs(perftest_bw_avg(&b) - 0.062916) < 1e-6);
+	b.msg_rate = 0.5;	/* 0.95 MiB/s: not the same number */
+	CHECK(perftest_bw_avg(&b) == 0.06);
+	/* 1 MiB: the average is the finer */
+	b = (struct perftest_bw){ .size = 1048576, .bw_avg = 86.81,
+				  .msg_rate = 0.000087 };
+	CHECK(perftest_bw_avg(&b) == 86.81);
+}
+
 static void pt_bw_units(void)
 {
 	struct perftest_bw rows[4];
@@ -301,6 +317,7 @@ const struct unit_test unit_tests[] = {
 	UNIT(pt_lat_old),
 	UNIT(pt_no_table),
 	UNIT(pt_bw),
+	UNIT(pt_bw_avg),
 	UNIT(pt_bw_units),
 	UNIT(pt_version),
 	UNIT(pt_cmd),

@@ -621,7 +621,8 @@ int cmp_read_perftest(struct cmp_result *r, uint32_t round, const char *out,
 		}
 		found++;
 		if (r->type == KVPERF_RUN_TYPE_BW) {
-			row->cell[CMP_PERFTEST].value[round] = bw[i].bw_avg;
+			row->cell[CMP_PERFTEST].value[round] =
+				perftest_bw_avg(&bw[i]);
 			continue;
 		}
 		pt = row->cell[CMP_PERFTEST].points[round];
@@ -659,7 +660,11 @@ bool cmp_env_is_tcg(const char *cpu_model, const char *sys_vendor,
 	       !strstr(clocksources, "kvm-clock");
 }
 
-/* Numbers: usec to the ns, MiB/s to two decimals, ratios to three. */
+/*
+ * Numbers: usec to the ns, MiB/s to two decimals in the table and four in
+ * JSON (where a 2-byte message's bandwidth is a few hundredths and a
+ * benchmark compares runs to 1 %), ratios to three.
+ */
 static const char *cmp_fmt(char *buf, size_t len, double v,
 			   unsigned int decimals)
 {
@@ -693,7 +698,7 @@ static void cmp_json_key_num(struct json_writer *jw, const char *key,
 static void cmp_json_cell(struct json_writer *jw, const struct cmp_result *r,
 			  const struct cmp_cell *c)
 {
-	unsigned int d = cmp_decimals(r);
+	unsigned int d = r->type == KVPERF_RUN_TYPE_BW ? 4 : cmp_decimals(r);
 	struct cmp_summary s;
 	size_t i, k;
 
