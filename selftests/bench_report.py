@@ -359,15 +359,17 @@ def ktap(results):
 
 
 def git_describe():
-    """The commit, with -dirty when files other than the reports differ:
-    benching a second kernel must not count the first one's report."""
+    """The commit, with -dirty when files other than the reports and
+    baselines differ: benching a second kernel must not count the first
+    one's report."""
     def git(*args):
         return subprocess.run(["git", *args], capture_output=True,
                               text=True, check=False).stdout.strip()
     try:
         rev = git("describe", "--always")
         if rev and git("status", "--porcelain", "--", ".",
-                       ":(exclude)Documentation/benchmarks"):
+                       ":(exclude)Documentation/benchmarks",
+                       ":(exclude)selftests/bench-baseline"):
             rev += "-dirty"
         return rev
     except OSError:
