@@ -702,14 +702,19 @@ static bool upath_poll_all(struct upath_conn **cs, unsigned int n)
 	return got;
 }
 
-/* Take the completion events there are; their CQs need arming again. */
-static void upath_waiter_events(struct upath_waiter *w)
+/*
+ * Take the completion events of the armed CQs; those CQs need arming
+ * again. An armed CQ has at most one event, so @armed reads suffice and
+ * the usual case, one CQ, takes one read(2) and no EAGAIN one; an event
+ * left over is read in a later call, when poll(2) reports it.
+ */
+static void upath_waiter_events(struct upath_waiter *w, unsigned int armed)
 {
 	struct upath_conn *c;
 	struct ibv_cq *cq;
 	void *ctx;
 
-	while (!ibv_get_cq_event(w->ch, &cq, &ctx)) {
+	while (armed-- && !ibv_get_cq_event(w->ch, &cq, &ctx)) {
 		ibv_ack_cq_events(cq, 1);
 		c = ctx;
 		c->armed = false;
@@ -725,14 +730,17 @@ static void upath_waiter_events(struct upath_waiter *w)
  * Arms the CQs that are not, reaps them once more (a completion may have
  * come before the arming), and only then sleeps on the channel and the
  * connections' CM events, for at most 100 ms. Whatever woke it is handled
- * before it returns.
+ * before it returns: the completion events, and the CM events of the
+ * connections whose channel poll(2) reported (the others have none to
+ * read, and asking costs a system call each).
  */
 void upath_waiter_sleep(struct upath_waiter *w, struct upath_conn **cs,
 			unsigned int n)
 {
 	struct pollfd fds[1 + 16];
+	unsigned int conn_of[1 + 16];
 	bool armed = false;
-	unsigned int i, nfds = 1;
+	unsigned int i, nfds = 1, narmed = 0;
 
 	if (upath_poll_all(cs, n))
 		return;
@@ -756,14 +764,19 @@ void upath_waiter_sleep(struct upath_waiter *w, struct upath_conn **cs,
 			continue;
 		fds[nfds].fd = cs[i]->cm_ch->fd;
 		fds[nfds].events = POLLIN;
+		conn_of[nfds] = i;
 		nfds++;
 	}
 	if (poll(fds, nfds, UPATH_SLEEP_MS) <= 0)
 		return;
-	if (fds[0].revents)
-		upath_waiter_events(w);
-	for (i = 0; i < n; i++)
-		upath_conn_cm_poll(cs[i]);
+	if (fds[0].revents) {
+		for (i = 0; i < n; i++)
+			narmed += cs[i]->armed;
+		upath_waiter_events(w, narmed ? narmed : 1);
+	}
+	for (i = 1; i < nfds; i++)
+		if (fds[i].revents)
+			upath_conn_cm_poll(cs[conn_of[i]]);
 	upath_poll_all(cs, n);
 }
 
