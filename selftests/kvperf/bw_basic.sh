@@ -33,16 +33,12 @@ kv_require_module
 addr=$KVPERF_ADDR0
 sysfs=/sys/kernel/kvperf
 debugfs=/sys/kernel/debug/kvperf
-ids=$KV_TMP/ids
-: >"$ids"
+kv_track_runs
 # Runs that must not time out: the default timeout (5000 ms without a
 # completion), scaled. Deep queues of large messages on several queue
 # pairs complete a signaled batch only every qps x 100 messages, which a
 # loaded host can stretch past 5 s.
 patient=(timeout "$(kv_scaled 5000)ms")
-# Whatever this test leaves behind is deleted, even when it fails.
-# shellcheck disable=SC2016 # expanded when the hook runs
-kv_on_exit 'for i in $(cat "$ids"); do kvperf run delete "$i"; done'
 
 bw() {
 	kv_py "$KV_DIR/bwlib.py" "$@"
@@ -77,9 +73,6 @@ show_counters() {
 	done
 }
 
-json_id() {
-	sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' "$1" | grep .
-}
 
 id_of() {
 	cat "$KV_TMP/$1.id" 2>/dev/null
@@ -88,22 +81,10 @@ id_of() {
 # bw_run NAME ARGS...: kvperf -j run bw ARGS into $KV_TMP/NAME.json, the
 # run's id into $KV_TMP/NAME.id; fails unless it exits 0.
 bw_run() {
-	local name=$1 rc id
+	local name=$1
 
 	shift
-	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
-		timeout "$(kv_scaled 120)" kvperf -j run bw "$@" "${patient[@]}"
-	rc=$?
-	id=$(json_id "$KV_TMP/$name.json") &&
-		echo "$id" >>"$ids" && echo "$id" >"$KV_TMP/$name.id"
-	if [ "$rc" != 0 ]; then
-		echo "kvperf -j run bw $*: exit $rc"
-		sed 's/^/stderr: /' "$KV_TMP/$name.err"
-		sed 's/^/stdout: /' "$KV_TMP/$name.json"
-		return 1
-	fi
-	[ -s "$KV_TMP/$name.err" ] && sed 's/^/stderr: /' "$KV_TMP/$name.err"
-	return 0
+	kv_run_json "$name" "$(kv_scaled 120)" kvperf -j run bw "$@" "${patient[@]}"
 }
 
 # bw_text NAME ARGS...: kvperf run bw ARGS (text) into $KV_TMP/NAME.txt,
@@ -116,7 +97,7 @@ bw_text() {
 		timeout "$(kv_scaled 120)" kvperf run bw "$@" "${patient[@]}"
 	rc=$?
 	id=$(sed -n 's/^# run \([0-9]\+\): .*/\1/p' "$KV_TMP/$name.txt")
-	[ -n "$id" ] && echo "$id" >>"$ids" && echo "$id" >"$KV_TMP/$name.id"
+	[ -n "$id" ] && echo "$id" >>"$KV_IDS" && echo "$id" >"$KV_TMP/$name.id"
 	if [ "$rc" != 0 ] || [ -z "$id" ]; then
 		echo "kvperf run bw $*: exit $rc"
 		sed 's/^/stderr: /' "$KV_TMP/$name.err"
@@ -381,7 +362,7 @@ monitor_events() {
 	wait "$mon_pid"
 	while read -r id; do
 		args+=("$id" 'done')
-	done < <(sort -un "$ids")
+	done < <(sort -un "$KV_IDS")
 	lat events "$mon_out" "${args[@]}" && return 0
 	grep finished "$mon_out"
 	return 1
@@ -395,7 +376,7 @@ delete_run() {
 		[ -e "$d" ] || { echo "no $d before delete"; return 1; }
 	done
 	kvperf run delete "$id" || { echo "run delete $id failed"; return 1; }
-	sed -i "/^$id\$/d" "$ids"
+	sed -i "/^$id\$/d" "$KV_IDS"
 	for d in "$sysfs/runs/$id" "$debugfs/runs/$id"; do
 		[ -e "$d" ] && { echo "$d still exists"; return 1; }
 	done
@@ -413,8 +394,8 @@ clean_up() {
 
 	while read -r id; do
 		kvperf run delete "$id" || { echo "run delete $id failed"; rc=1; }
-	done < <(sort -un "$ids")
-	: >"$ids"
+	done < <(sort -un "$KV_IDS")
+	: >"$KV_IDS"
 	kvperf server stop "$(cat "$KV_TMP/server")" ||
 		{ echo "server stop failed"; rc=1; }
 	[ "$(kvperf -j run show)" = "[]" ] ||

@@ -34,10 +34,7 @@ sysfs=/sys/kernel/kvperf
 stall=/sys/kernel/debug/kvperf/stall_servers
 [ -w "$stall" ] || kv_skip_all "no $stall (debugfs not mounted?)"
 kv_on_exit "echo N > $stall"
-ids=$KV_TMP/ids
-: >"$ids"
-# shellcheck disable=SC2016 # expanded when the hook runs
-kv_on_exit 'for i in $(cat "$ids"); do kvperf run delete "$i"; done'
+kv_track_runs
 # The runs' silence timeout: long enough for a pair held at the start
 # and counted on a slow host.
 silence=$(($(kv_scaled 20) * 1000))
@@ -86,7 +83,7 @@ start() {
 		{ echo "kvperf -j run $type $* no-wait: $out"; return 1; }
 	id=$(sed -n 's/^{"id":\([0-9]\+\)}$/\1/p' <<<"$out")
 	[ -n "$id" ] || { echo "no-wait printed '$out', want {\"id\":N}"; return 1; }
-	echo "$id" >>"$ids"
+	echo "$id" >>"$KV_IDS"
 	echo "$id" >"$KV_TMP/$name.id"
 }
 
@@ -237,8 +234,8 @@ clean_up() {
 
 	while read -r id; do
 		kvperf run delete "$id" || { echo "run delete $id failed"; rc=1; }
-	done < <(sort -un "$ids")
-	: >"$ids"
+	done < <(sort -un "$KV_IDS")
+	: >"$KV_IDS"
 	for s in srv0 srv1; do
 		kvperf server stop "$(cat "$KV_TMP/$s")" ||
 			{ echo "server stop $(cat "$KV_TMP/$s") failed"; rc=1; }

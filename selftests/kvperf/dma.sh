@@ -34,10 +34,7 @@ addr=$KVPERF_ADDR0
 uport=18640		# the user-path server's port
 switch=/sys/kernel/debug/kvperf/inline_dma_addresses
 lane=${KVPERF_DMA_LANE:-0}
-ids=$KV_TMP/ids
-: >"$ids"
-# shellcheck disable=SC2016 # expanded when the hook runs
-kv_on_exit 'for i in $(cat "$ids"); do kvperf run delete "$i"; done'
+kv_track_runs
 kv_on_exit "echo N >$switch"
 [ -w "$switch" ] || kv_skip_all "no $switch (debugfs not mounted?)"
 
@@ -51,26 +48,14 @@ bw() {
 
 patient=(timeout "$(kv_scaled 5000)ms")
 
-json_id() {
-	sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' "$1" | grep .
-}
 
 # run_json NAME ARGS...: kvperf -j run ARGS into $KV_TMP/NAME.json; fails
 # unless it exits 0.
 run_json() {
-	local name=$1 rc id
+	local name=$1
 
 	shift
-	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
-		timeout "$(kv_scaled 300)" kvperf -j run "$@" "${patient[@]}"
-	rc=$?
-	id=$(json_id "$KV_TMP/$name.json") && echo "$id" >>"$ids"
-	if [ "$rc" != 0 ]; then
-		echo "kvperf -j run $*: exit $rc"
-		sed 's/^/stderr: /' "$KV_TMP/$name.err"
-		sed 's/^/stdout: /' "$KV_TMP/$name.json" | cut -c1-2000
-		return 1
-	fi
+	kv_run_json "$name" "$(kv_scaled 300)" kvperf -j run "$@" "${patient[@]}"
 }
 
 # the lane; the server; 3 ops x (kernel, user) x (lat, bw); inline: 2
@@ -173,7 +158,7 @@ inline_ok() {
 
 	inline_run "in-$kind-$op" "$op" "$kind" iters 50 verify
 	rc=$?
-	json_id "$KV_TMP/in-$kind-$op.json" >>"$ids"
+	kv_json_id "$KV_TMP/in-$kind-$op.json" >>"$KV_IDS"
 	[ "$rc" = 0 ] || { echo "exit $rc"; cat "$KV_TMP/in-$kind-$op.err"; return 1; }
 	if [ "$kind" = lat ]; then
 		lat run "$KV_TMP/in-$kind-$op.json" --state 'done' --op "$op" \
@@ -193,7 +178,7 @@ inline_refused() {
 	before=$(dmesg | grep -c "is not a CPU address")
 	inline_run "bad-$kind-$op" "$op" "$kind" iters 50
 	rc=$?
-	json_id "$KV_TMP/bad-$kind-$op.json" >>"$ids"
+	kv_json_id "$KV_TMP/bad-$kind-$op.json" >>"$KV_IDS"
 	after=$(dmesg | grep -c "is not a CPU address")
 	if [ "$rc" != 1 ] ||
 	   ! grep -qE "^kvperf: run [0-9]+ failed: (cannot post a work request|the server closed the connection)" \

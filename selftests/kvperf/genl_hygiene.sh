@@ -31,10 +31,7 @@ addr=$KVPERF_ADDR0
 dev1=$KVPERF_DEV1
 nd1=$KVPERF_NETDEV1
 sysfs=/sys/kernel/kvperf
-ids=$KV_TMP/ids
-: >"$ids"
-# shellcheck disable=SC2016 # expanded when the hook runs
-kv_on_exit 'for i in $(cat "$ids"); do kvperf run delete "$i"; done'
+kv_track_runs
 kv_on_exit "kvperf server stop 1 2>/dev/null; kvperf -j server show | grep -o '{\"id\":[0-9]*' | cut -d: -f2 | xargs -r -n1 kvperf server stop"
 patient=(timeout "$(kv_scaled 5000)ms")
 kv_dmesg_mark
@@ -52,7 +49,7 @@ run_id() {
 		timeout "$(kv_scaled 300)" kvperf -j run "$@" "${patient[@]}"
 	rc=$?
 	id=$(sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' "$KV_TMP/$name.json")
-	[ -n "$id" ] && echo "$id" >>"$ids" && echo "$id" >"$KV_TMP/$name.id"
+	[ -n "$id" ] && echo "$id" >>"$KV_IDS" && echo "$id" >"$KV_TMP/$name.id"
 	[ "$rc" = 0 ] || { echo "run $*: exit $rc"; cat "$KV_TMP/$name.err"; return 1; }
 }
 
@@ -107,7 +104,7 @@ delete_stalls_nobody() {
 		{ cat "$KV_TMP/long.err"; return 1; }
 	id=$(grep -o '"id":[0-9]*' "$KV_TMP/long.json" | head -n 1 | cut -d: -f2)
 	[ -n "$id" ] || { echo "no run id:"; cat "$KV_TMP/long.json"; return 1; }
-	echo "$id" >>"$ids"
+	echo "$id" >>"$KV_IDS"
 	running() {
 		grep -qx running "$sysfs/runs/$id/state"
 	}

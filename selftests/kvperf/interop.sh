@@ -29,10 +29,7 @@ kv_require_module
 addr=$KVPERF_ADDR0
 uport=18600		# the user-path server's port
 kport=18515		# the kernel server's (the default)
-ids=$KV_TMP/ids
-: >"$ids"
-# shellcheck disable=SC2016 # expanded when the hook runs
-kv_on_exit 'for i in $(cat "$ids"); do kvperf run delete "$i"; done'
+kv_track_runs
 
 lat() {
 	kv_py "$KV_DIR/latlib.py" "$@"
@@ -51,20 +48,10 @@ patient=(timeout "$(kv_scaled 5000)ms")
 # run_json NAME ARGS...: kvperf -j run ARGS into $KV_TMP/NAME.json (a
 # kernel-path run's id noted for deletion); fails unless it exits 0.
 run_json() {
-	local name=$1 rc id
+	local name=$1
 
 	shift
-	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
-		timeout "$(kv_scaled 300)" kvperf -j run "$@"
-	rc=$?
-	id=$(kv_json_id "$KV_TMP/$name.json") && echo "$id" >>"$ids"
-	if [ "$rc" != 0 ]; then
-		echo "kvperf -j run $*: exit $rc"
-		sed 's/^/stderr: /' "$KV_TMP/$name.err"
-		sed 's/^/stdout: /' "$KV_TMP/$name.json" | cut -c1-2000
-		return 1
-	fi
-	return 0
+	kv_run_json "$name" "$(kv_scaled 300)" kvperf -j run "$@"
 }
 
 show_json() {
@@ -204,10 +191,10 @@ kv_check "user client where nothing listens: exit 1, 'connection rejected'" \
 	refused
 
 timeout "$(kv_scaled 60)" kvperf server stop "$kid" 2>&1 | kv_diag
-for i in $(cat "$ids"); do
+for i in $(cat "$KV_IDS"); do
 	timeout "$(kv_scaled 60)" kvperf run delete "$i" 2>&1 | kv_diag
 done
-: >"$ids"
+: >"$KV_IDS"
 kv_check "module counters back to 0" kv_counters_back_to_zero 60
 kv_dmesg_check
 

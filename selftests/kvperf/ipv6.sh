@@ -39,10 +39,7 @@ kport=18515
 uport=18600
 cport=18700		# compare's own servers: 18700, 18701, 18702
 sysfs=/sys/kernel/kvperf
-ids=$KV_TMP/ids
-: >"$ids"
-# shellcheck disable=SC2016 # expanded when the hook runs
-kv_on_exit 'for i in $(cat "$ids"); do kvperf run delete "$i"; done'
+kv_track_runs
 
 lat() {
 	kv_py "$KV_DIR/latlib.py" "$@"
@@ -61,26 +58,14 @@ endpoint() {
 	echo "[$1]:$2"
 }
 
-json_id() {
-	sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' "$1" | grep .
-}
 
 # run_json NAME ARGS...: kvperf -j run ARGS into $KV_TMP/NAME.json (a
 # kernel-path run's id noted for deletion); fails unless it exits 0.
 run_json() {
-	local name=$1 rc id
+	local name=$1
 
 	shift
-	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
-		timeout 150 kvperf -j run "$@"
-	rc=$?
-	id=$(json_id "$KV_TMP/$name.json") && echo "$id" >>"$ids"
-	if [ "$rc" != 0 ]; then
-		echo "kvperf -j run $*: exit $rc"
-		sed 's/^/stderr: /' "$KV_TMP/$name.err"
-		sed 's/^/stdout: /' "$KV_TMP/$name.json" | cut -c1-2000
-		return 1
-	fi
+	kv_run_json "$name" 150 kvperf -j run "$@"
 }
 
 show_json() {
@@ -200,7 +185,7 @@ live_peer_seen() {
 	      no-wait 2>&1) || { echo "$out"; return 1; }
 	id=$(sed -n 's/^{"id":\([0-9]\+\)}$/\1/p' <<<"$out")
 	[ -n "$id" ] || { echo "no-wait printed '$out'"; return 1; }
-	echo "$id" >>"$ids"
+	echo "$id" >>"$KV_IDS"
 	echo "$id" >"$KV_TMP/live.id"
 	if ! kv_wait 60 grep -qx running "$sysfs/runs/$id/state"; then
 		echo "run $id not running: $(state "$id")"
@@ -226,7 +211,7 @@ live_peer_seen() {
 show_title() {
 	local name=$1 op=$2 id want got
 
-	id=$(json_id "$KV_TMP/$name.json") || { echo "no run id"; return 1; }
+	id=$(kv_json_id "$KV_TMP/$name.json") || { echo "no run id"; return 1; }
 	want="# run $id: lat $op to $(endpoint "$a0" "$kport") dev $KVPERF_DEV0, verify, state done"
 	got=$(kvperf run show "$id" 2>&1 | head -n 1)
 	[ "$got" = "$want" ] && return 0
@@ -246,7 +231,7 @@ bw_text() {
 		{ cat "$KV_TMP/bwtext.err" "$KV_TMP/bwtext.txt"; return 1; }
 	id=$(sed -n 's/^# run \([0-9]\+\): .*/\1/p' "$KV_TMP/bwtext.txt")
 	[ -n "$id" ] || { echo "no title:"; cat "$KV_TMP/bwtext.txt"; return 1; }
-	echo "$id" >>"$ids"
+	echo "$id" >>"$KV_IDS"
 	kvperf -j run show "$id" >"$KV_TMP/bwtext.json" || return 1
 	bw table "$KV_TMP/bwtext.txt" "$KV_TMP/bwtext.json" ||
 		{ cat "$KV_TMP/bwtext.txt"; return 1; }
@@ -317,8 +302,8 @@ clean_up() {
 
 	while read -r id; do
 		kvperf run delete "$id" || { echo "run delete $id failed"; rc=1; }
-	done < <(sort -un "$ids")
-	: >"$ids"
+	done < <(sort -un "$KV_IDS")
+	: >"$KV_IDS"
 	kvperf server stop "$(cat "$KV_TMP/server")" ||
 		{ echo "server stop failed"; rc=1; }
 	if ! kv_wait 10 counters_zero; then

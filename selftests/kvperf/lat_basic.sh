@@ -25,15 +25,11 @@ kv_require_module
 addr=$KVPERF_ADDR0
 sysfs=/sys/kernel/kvperf
 debugfs=/sys/kernel/debug/kvperf
-ids=$KV_TMP/ids
-: >"$ids"
+kv_track_runs
 # Runs that must not time out: the default timeout (5000 ms without a
 # completion or event), scaled; an overloaded host has stalled even a
 # 64-byte ping-pong that long.
 patient=(timeout "$(kv_scaled 5000)ms")
-# Whatever this test leaves behind is deleted, even when it fails.
-# shellcheck disable=SC2016 # expanded when the hook runs
-kv_on_exit 'for i in $(cat "$ids"); do kvperf run delete "$i"; done'
 
 # perftest's ib_send_lat header, then kvperf's own columns.
 header=' #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]   t_p90[usec]  t_p99.99[usec]  mismatches'
@@ -66,31 +62,15 @@ show_counters() {
 # lat_run NAME ARGS...: kvperf -j run lat ARGS into $KV_TMP/NAME.json,
 # noting the run's id for deletion; fails unless it exits 0.
 lat_run() {
-	local name=$1 rc id
+	local name=$1
 
 	shift
-	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
-		timeout "$(kv_scaled 150)" kvperf -j run lat "$@" "${patient[@]}"
-	rc=$?
-	id=$(json_id "$KV_TMP/$name.json") && echo "$id" >>"$ids"
-	if [ "$rc" != 0 ]; then
-		echo "kvperf -j run lat $*: exit $rc"
-		sed 's/^/stderr: /' "$KV_TMP/$name.err"
-		sed 's/^/stdout: /' "$KV_TMP/$name.json"
-		return 1
-	fi
-	[ -s "$KV_TMP/$name.err" ] && sed 's/^/stderr: /' "$KV_TMP/$name.err"
-	return 0
+	kv_run_json "$name" "$(kv_scaled 150)" kvperf -j run lat "$@" "${patient[@]}"
 }
 
-# The id of the run kvperf -j printed to FILE: {"id":N,... or
-# [{"id":N,... (the JSON is checked in full elsewhere).
-json_id() {
-	sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' "$1" | grep .
-}
-
+# run_id NAME: the id of the run whose JSON is $KV_TMP/NAME.json.
 run_id() {
-	json_id "$KV_TMP/$1.json"
+	kv_json_id "$KV_TMP/$1.json"
 }
 
 # op_poll OP POLL: 300 iterations of 64 bytes, done, ordered statistics.
@@ -161,7 +141,7 @@ table() {
 		timeout "$(kv_scaled 150)" kvperf run lat "$@" "${patient[@]}"
 	rc=$?
 	id=$(sed -n 's/^# run \([0-9]\+\): .*/\1/p' "$KV_TMP/$name.txt")
-	[ -n "$id" ] && echo "$id" >>"$ids" && echo "$id" >"$KV_TMP/$name.id"
+	[ -n "$id" ] && echo "$id" >>"$KV_IDS" && echo "$id" >"$KV_TMP/$name.id"
 	if [ "$rc" != 0 ]; then
 		echo "kvperf run lat $*: exit $rc"
 		cat "$KV_TMP/$name.err" "$KV_TMP/$name.txt"
@@ -221,7 +201,7 @@ delete_run() {
 		return 1
 	fi
 	kvperf run delete "$id" || { echo "run delete $id failed"; return 1; }
-	sed -i "/^$id\$/d" "$ids"
+	sed -i "/^$id\$/d" "$KV_IDS"
 	for d in "$sysfs/runs/$id" "$debugfs/runs/$id"; do
 		[ -e "$d" ] && { echo "$d still exists"; return 1; }
 	done
@@ -254,8 +234,8 @@ clean_up() {
 
 	while read -r id; do
 		kvperf run delete "$id" || { echo "run delete $id failed"; rc=1; }
-	done < <(sort -un "$ids")
-	: >"$ids"
+	done < <(sort -un "$KV_IDS")
+	: >"$KV_IDS"
 	kvperf server stop "$(cat "$KV_TMP/server")" ||
 		{ echo "server stop failed"; rc=1; }
 	[ "$(kvperf -j run show)" = "[]" ] ||

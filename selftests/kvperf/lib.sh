@@ -344,6 +344,42 @@ kv_json_id() {
 	sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' "$1" | grep .
 }
 
+# kv_track_runs: the runs kv_run_json starts are deleted when the test
+# exits, passed or failed; their ids collect in $KV_IDS, which a test may
+# add ids to itself.
+kv_track_runs() {
+	KV_IDS=$KV_TMP/ids
+	: >"$KV_IDS"
+	# shellcheck disable=SC2016 # expanded when the hook runs
+	kv_on_exit 'for i in $(cat "$KV_IDS"); do kvperf run delete "$i"; done'
+}
+
+# kv_run_json NAME SECONDS CMD...: CMD, a `kvperf -j` command that starts
+# a run, under timeout SECONDS, with its stdout in $KV_TMP/NAME.json and
+# its stderr in NAME.err. The id it printed goes to NAME.id and, after
+# kv_track_runs, to $KV_IDS. Fails unless CMD exits 0, printing the exit
+# status, the stderr and the stdout (lines cut at 2000 characters);
+# otherwise prints the stderr, if any.
+kv_run_json() {
+	local name=$1 limit=$2 rc id
+
+	shift 2
+	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" timeout "$limit" "$@"
+	rc=$?
+	if id=$(kv_json_id "$KV_TMP/$name.json"); then
+		echo "$id" >"$KV_TMP/$name.id"
+		[ -n "${KV_IDS:-}" ] && echo "$id" >>"$KV_IDS"
+	fi
+	if [ "$rc" != 0 ]; then
+		echo "$*: exit $rc"
+		sed 's/^/stderr: /' "$KV_TMP/$name.err"
+		sed 's/^/stdout: /' "$KV_TMP/$name.json" | cut -c1-2000
+		return 1
+	fi
+	[ -s "$KV_TMP/$name.err" ] && sed 's/^/stderr: /' "$KV_TMP/$name.err"
+	return 0
+}
+
 # Names of the devices `kvperf -j dev show` lists, one per line.
 kv_dev_names() {
 	kvperf -j dev show | kv_py -c '

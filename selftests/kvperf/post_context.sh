@@ -26,13 +26,10 @@ kv_require_module
 
 addr=$KVPERF_ADDR0
 sysfs=/sys/kernel/kvperf
-ids=$KV_TMP/ids
-: >"$ids"
+kv_track_runs
 # Runs that must not time out: the default timeout, scaled (see
 # lat_basic.sh).
 patient=(timeout "$(kv_scaled 5000)ms")
-# shellcheck disable=SC2016 # expanded when the hook runs
-kv_on_exit 'for i in $(cat "$ids"); do kvperf run delete "$i"; done'
 
 lat() {
 	kv_py "$KV_DIR/latlib.py" "$@"
@@ -45,21 +42,11 @@ bw() {
 # run NAME TYPE ARGS...: kvperf -j run TYPE ARGS into $KV_TMP/NAME.json,
 # the run's id into $KV_TMP/NAME.id; fails unless it exits 0.
 run() {
-	local name=$1 type=$2 rc id
+	local name=$1 type=$2
 
 	shift 2
-	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
-		timeout "$(kv_scaled 150)" kvperf -j run "$type" "$@" \
+	kv_run_json "$name" "$(kv_scaled 150)" kvperf -j run "$type" "$@" \
 		"${patient[@]}"
-	rc=$?
-	id=$(kv_json_id "$KV_TMP/$name.json") &&
-		echo "$id" >>"$ids" && echo "$id" >"$KV_TMP/$name.id"
-	if [ "$rc" != 0 ]; then
-		echo "kvperf -j run $type $*: exit $rc"
-		sed 's/^/stderr: /' "$KV_TMP/$name.err"
-		sed 's/^/stdout: /' "$KV_TMP/$name.json" | cut -c1-2000
-		return 1
-	fi
 }
 
 # reports NAME CONTEXT: run show's JSON and sysfs say CONTEXT for the
@@ -115,7 +102,7 @@ text() {
 		timeout "$(kv_scaled 150)" kvperf run lat "$@" "${patient[@]}" ||
 		{ echo "kvperf run lat $*: exit $?"; cat "$KV_TMP/$name.err"; return 1; }
 	id=$(sed -n 's/^# run \([0-9]\+\): .*/\1/p' "$KV_TMP/$name.txt")
-	[ -n "$id" ] && echo "$id" >>"$ids"
+	[ -n "$id" ] && echo "$id" >>"$KV_IDS"
 	title=$(head -n 1 "$KV_TMP/$name.txt")
 	if [ "$want" = bh ]; then
 		[[ $title == *", post-context bh, state done" ]] ||
@@ -170,8 +157,8 @@ clean_up() {
 
 	while read -r id; do
 		kvperf run delete "$id" || { echo "run delete $id failed"; rc=1; }
-	done < <(sort -un "$ids")
-	: >"$ids"
+	done < <(sort -un "$KV_IDS")
+	: >"$KV_IDS"
 	kvperf server stop "$(cat "$KV_TMP/server")" ||
 		{ echo "server stop failed"; rc=1; }
 	kv_counters_back_to_zero 10 || rc=1

@@ -34,13 +34,10 @@ params=/sys/module/kvperf/parameters
 key=00112233445566778899aabbccddeeff
 wrong=ffeeddccbbaa99887766554433221100
 pids=()
-ids=$KV_TMP/ids
-: >"$ids"
+kv_track_runs
 max_pinned_mb=$(cat "$params/max_pinned_mb")
 max_server_pinned_mb=$(cat "$params/max_server_pinned_mb")
 kv_on_exit "echo $max_pinned_mb >$params/max_pinned_mb; echo $max_server_pinned_mb >$params/max_server_pinned_mb"
-# shellcheck disable=SC2016 # expanded when the hook runs
-kv_on_exit 'for i in $(cat "$ids"); do kvperf run delete "$i"; done'
 # shellcheck disable=SC2016
 kv_on_exit 'for p in "${pids[@]}"; do kill -9 "$p"; done; wait'
 # shellcheck disable=SC2016
@@ -93,7 +90,7 @@ run_ok() {
 		timeout "$(kv_scaled 120)" kvperf -j run "$@" "${patient[@]}"
 	local rc=$?
 	id=$(sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' "$KV_TMP/$name.out")
-	[ -n "$id" ] && echo "$id" >>"$ids"
+	[ -n "$id" ] && echo "$id" >>"$KV_IDS"
 	[ "$rc" = 0 ] || { echo "run $*: exit $rc"; cat "$KV_TMP/$name.err"; return 1; }
 }
 
@@ -106,7 +103,7 @@ run_refused() {
 		timeout "$(kv_scaled 120)" kvperf run "$@" "${patient[@]}" &&
 		{ echo "run $* succeeded"; return 1; }
 	id=$(sed -n 's/^kvperf: run \([0-9]\+\) failed.*/\1/p' "$KV_TMP/$name.err")
-	[ -n "$id" ] && echo "$id" >>"$ids"
+	[ -n "$id" ] && echo "$id" >>"$KV_IDS"
 	grep -qF "$why" "$KV_TMP/$name.err" ||
 		{ echo "run $*: wanted '$why'"; cat "$KV_TMP/$name.err"; return 1; }
 }
@@ -310,10 +307,10 @@ kill_peers
 all_freed() {
 	local c
 
-	for i in $(cat "$ids"); do
+	for i in $(cat "$KV_IDS"); do
 		kvperf run delete "$i"
 	done
-	: >"$ids"
+	: >"$KV_IDS"
 	for s in $(server_ids); do
 		kvperf server stop "$s" || return 1
 	done

@@ -48,10 +48,7 @@ count=${KVPERF_WIRE_FUZZ_COUNT:-4000}
 # how long the fuzzer waits for one answer of the server
 wait_ms=$(kv_scaled 1000)
 idle=2
-ids=$KV_TMP/ids
-: >"$ids"
-# shellcheck disable=SC2016 # expanded when the hook runs
-kv_on_exit 'for i in $(cat "$ids"); do kvperf run delete "$i"; done'
+kv_track_runs
 
 ktap_set_plan 16
 kv_dmesg_mark
@@ -214,7 +211,7 @@ run_ok() {
 		timeout "$(kv_scaled 60)" kvperf -j run "$@" \
 		addr "$addr" port "$port" timeout "$(kv_scaled 5000)ms"
 	rc=$?
-	id=$(kv_json_id "$KV_TMP/$name.json") && echo "$id" >>"$ids"
+	id=$(kv_json_id "$KV_TMP/$name.json") && echo "$id" >>"$KV_IDS"
 	[ "$rc" = 0 ] && grep -q '"state":"done"' "$KV_TMP/$name.json" &&
 		return 0
 	echo "kvperf -j run $*: exit $rc"
@@ -239,8 +236,8 @@ kv_check "server stop with the $idle idle connections still open" stop
 
 while read -r i; do
 	timeout "$(kv_scaled 60)" kvperf run delete "$i" 2>&1 | kv_diag
-done <"$ids"
-: >"$ids"
+done <"$KV_IDS"
+: >"$KV_IDS"
 kv_check "module counters back to 0 (runs, servers, connections, pinned bytes)" \
 	kv_counters_back_to_zero 30
 kv_dmesg_check
