@@ -9,7 +9,8 @@
 # from them, and the environment; a bandwidth compare over a range of
 # sizes does the same per size; no-perftest leaves perftest out; plots
 # are written as SVG (with a curve per path) and PNG; bad arguments are
-# refused before anything runs; the only programs compare runs are
+# refused before anything runs; timeout reaches its kvperf runs; the
+# only programs compare runs are
 # perftest's (its kvperf measurements and servers run in its own
 # process); SIGTERM mid-run stops it, with what it started stopped;
 # compare stops the servers it started; and the kernel log stays clean.
@@ -93,9 +94,14 @@ lat_write_json() {
 		check lat-write json lat write 2 kernel,user,perftest 64
 }
 
+# softirq: with busy polling (compare's default), the client and the
+# server it starts both spin, one on each vCPU of the guest, and rxe's
+# work waits for the scheduler's tick; on the debug kernel no completion
+# came for 5 s. perftest's ib_write_bw still busy-polls (it refuses -e).
 bw_write_json() {
 	compare bw-write -j compare bw op write addr "$addr" \
-		sizes 4096-65536 rounds 2 iters 300 plot "$KV_TMP/bw.png" &&
+		sizes 4096-65536 rounds 2 iters 300 poll softirq \
+		plot "$KV_TMP/bw.png" &&
 		check bw-write json bw write 2 kernel,user,perftest \
 			4096,8192,16384,32768,65536
 }
@@ -190,22 +196,51 @@ stopped_mid_run() {
 	nothing_left
 }
 
+# seen_while PID PATTERN CMD...: the first match of PATTERN (grep -o)
+# in CMD's output, asked every 0.2 s while PID runs, for at most 120 s
+# (scaled); empty if none.
+seen_while() {
+	local pid=$1 pat=$2 got='' end=$((SECONDS + $(kv_scaled 120)))
+
+	shift 2
+	while [ -z "$got" ] && [ $SECONDS -lt $end ] &&
+	      kill -0 "$pid" 2>/dev/null; do
+		got=$("$@" 2>/dev/null | grep -o "$pat" | head -n 1)
+		[ -n "$got" ] || sleep 0.2
+	done
+	echo "$got"
+}
+
+# timeout TIME reaches the compare's kvperf runs: the kernel-path run it
+# starts has that timeout, as run show says.
+timeout_reaches_runs() {
+	local pid got
+
+	kvperf compare lat op send addr "$addr" size 64 rounds 100 \
+		iters 100000 no-perftest timeout 7s >"$KV_TMP/to.out" \
+		2>"$KV_TMP/to.err" &
+	pid=$!
+	got=$(seen_while "$pid" '"timeout_ms":[0-9]*' kvperf -j run show)
+	kill -TERM "$pid"
+	wait "$pid"
+	if [ "$got" != '"timeout_ms":7000' ]; then
+		echo "the compare's kernel-path run: ${got:-none seen}, want timeout_ms 7000"
+		cat "$KV_TMP/to.err"
+		return 1
+	fi
+	nothing_left
+}
+
 # The kernel server compare starts reaps completions with the compare's
 # poll (workqueue here, the module's default being softirq), as the
 # user-path server and perftest's do.
 server_takes_poll() {
-	local pid rc poll='' end
+	local pid rc poll
 
 	kvperf -j compare lat op send addr "$addr" poll workqueue no-perftest \
 		rounds 3 iters 3000 >"$KV_TMP/spoll.out" 2>"$KV_TMP/spoll.err" &
 	pid=$!
-	end=$((SECONDS + $(kv_scaled 60)))
-	while [ -z "$poll" ] && [ $SECONDS -lt $end ] &&
-	      kill -0 "$pid" 2>/dev/null; do
-		poll=$(kvperf -j server show 2>/dev/null |
-		       grep -o '"poll":"[a-z]*"' | head -n 1)
-		[ -n "$poll" ] || sleep 0.2
-	done
+	poll=$(seen_while "$pid" '"poll":"[a-z]*"' kvperf -j server show)
 	wait "$pid"
 	rc=$?
 	if [ "$rc" != 0 ] || [ "$poll" != '"poll":"workqueue"' ]; then
@@ -258,7 +293,7 @@ nothing_left() {
 	return 1
 }
 
-ktap_set_plan 13
+ktap_set_plan 15
 kv_dmesg_mark
 
 kv_check "compare lat op send size 64 rounds 3: kernel, user and perftest columns, ratios of the medians" \
@@ -267,7 +302,7 @@ kv_check "compare -j lat op write size 64 rounds 2: every round, medians, ratios
 	lat_write_json
 kv_check "plot lat.svg: an SVG with a curve per path" \
 	cmp svg "$KV_TMP/lat.svg" kernel,user,perftest
-kv_check "compare -j bw op write sizes 4K-64K rounds 2: a row per size, each consistent" \
+kv_check "compare -j bw op write sizes 4K-64K rounds 2 poll softirq: a row per size, each consistent" \
 	bw_write_json
 kv_check "plot bw.png: a PNG" cmp png "$KV_TMP/bw.png"
 kv_check "compare lat op read no-perftest poll softirq: kernel and user columns only" \
@@ -280,6 +315,11 @@ kv_check "rounds 0: refused, 'out of range (1 to 100)'" \
 kv_check "plot x.txt: refused, 'must end in .svg or .png'" \
 	refused "the file name must end in .svg or .png" \
 	compare lat op send addr "$addr" plot "$KV_TMP/x.txt"
+kv_check "timeout 0: refused, 'out of range (10ms to 600s)'" \
+	refused "timeout '0' is out of range (10ms to 600s)" \
+	compare lat op send addr "$addr" timeout 0
+kv_check "timeout 7s: the compare's kernel-path run has timeout_ms 7000" \
+	timeout_reaches_runs
 if command -v strace >/dev/null; then
 	kv_check "compare runs no program but perftest's: kvperf measures and serves in its own process" \
 		only_perftest_forked

@@ -152,14 +152,18 @@ kv_scaled() {
 }
 
 # On a slowed guest (time scale above 1) `kvperf` is a wrapper, first
-# on PATH, that gives a kernel server started without an idle-timeout
-# the default (10 s) times the scale, at most 600 s, and then execs the
-# tool (same process, so `kvperf ... &; kill $!` still reaches it). It
-# is a limit the tests' runs must never reach, which a timed bandwidth
-# run of 4 queue pairs did on the debug kernel: the module closed the
-# silent peer 10 s after the announced phase, before its first
-# completion. KV_KVPERF is the tool itself (server_guard.sh checks the
-# default with it).
+# on PATH, that scales the limits the tool itself keeps, and then execs
+# it (same process, so `kvperf ... &; kill $!` still reaches it):
+# - a kernel server started without an idle-timeout gets the default
+#   (10 s) times the scale, at most 600 s: a timed bandwidth run of 4
+#   queue pairs on the debug kernel had no completion for 16 s, and the
+#   module closed the silent peer 10 s after the announced phase;
+# - a compare without a timeout gives its runs the default (5 s) times
+#   the scale, at most 600 s: on the debug kernel a busy-polling write
+#   bandwidth compare, both sides spinning on the two vCPUs, had no
+#   completion for 5 s.
+# These are limits the tests' runs must never reach. KV_KVPERF is the
+# tool itself (server_guard.sh checks the defaults with it).
 KV_KVPERF=$(command -v kvperf)
 if [ "$kv_time_scale" -gt 1 ] && [ -n "$KV_KVPERF" ]; then
 	# a directory of its own, open to all: tests run it as nobody too
@@ -168,16 +172,24 @@ if [ "$kv_time_scale" -gt 1 ] && [ -n "$KV_KVPERF" ]; then
 	chmod 755 "$KV_BIN" || exit 1
 	cat >"$KV_BIN/kvperf" <<EOF
 #!/bin/bash
-start=1 prev=
+words=() given=' '
 for a in "\$@"; do
 	case \$a in
-	idle-timeout | path) start=0 ;;
-	start) [ "\$prev" = server ] && [ \$start = 1 ] && start=2 ;;
+	-*) ;;
+	*) words+=("\$a") ;;
 	esac
-	prev=\$a
+	case \$a in
+	idle-timeout | path | timeout) given+="\$a " ;;
+	esac
 done
-[ \$start = 2 ] &&
-	exec "$KV_KVPERF" "\$@" idle-timeout $((10 * kv_time_scale > 600 ? 600 : 10 * kv_time_scale))
+case "\${words[0]:-} \${words[1]:-}" in
+"server start")
+	[[ \$given = *' idle-timeout '* || \$given = *' path '* ]] ||
+		exec "$KV_KVPERF" "\$@" idle-timeout $((10 * kv_time_scale > 600 ? 600 : 10 * kv_time_scale)) ;;
+"compare lat" | "compare bw")
+	[[ \$given = *' timeout '* ]] ||
+		exec "$KV_KVPERF" "\$@" timeout $((5 * kv_time_scale > 600 ? 600 : 5 * kv_time_scale))s ;;
+esac
 exec "$KV_KVPERF" "\$@"
 EOF
 	chmod 755 "$KV_BIN/kvperf" || exit 1

@@ -353,6 +353,43 @@ static void cmp_post_context(void)
 		"post-context");
 }
 
+/*
+ * timeout: a time in the run model's range, given to every kvperf
+ * column's runs (kernel, kernel-bh, user), absent unless given.
+ */
+static void cmp_timeout(void)
+{
+	struct kv_run_cfg cfg;
+	struct cmp_line l;
+	enum cmp_path p;
+
+	CMP_LINE(&l, LAT, "op", "send", "addr", "198.18.0.1");
+	cmp_run_cfg(&cfg, &l.o, CMP_KERNEL);
+	CHECK(!KV_HAS(&cfg, KVPERF_A_RUN_TIMEOUT_MS));
+	run_cfg_clear(&cfg);
+
+	CMP_LINE(&l, BW, "op", "write", "addr", "198.18.0.1", "timeout",
+		 "50s", "post-context", "both");
+	CHECK_INT(l.ret, 0);
+	CHECK_STR(l.err, "");
+	for (p = CMP_KERNEL; p <= CMP_USER; p++) {
+		cmp_run_cfg(&cfg, &l.o, p);
+		CHECK(cfg_is(&cfg, KVPERF_A_RUN_TIMEOUT_MS, 50000));
+		run_cfg_clear(&cfg);
+	}
+	CMP_LINE(&l, LAT, "op", "read", "addr", "198.18.0.1", "timeout",
+		 "250ms");
+	CHECK_INT(l.ret, 0);
+	CHECK_INT(l.o.timeout_ms, 250);
+
+	CMP_ERR(LAT, "timeout '0' is out of range (10ms to 600s)",
+		"op", "send", "timeout", "0");
+	CMP_ERR(BW, "timeout '601' is out of range (10ms to 600s)",
+		"op", "send", "timeout", "601");
+	CMP_ERR(LAT, "invalid timeout 'soon' (a time such as 10, 0.5, 2s or 500ms; no unit is seconds)",
+		"op", "send", "timeout", "soon");
+}
+
 /* perftest's -Q is the signal-every the kvperf runs of the compare use. */
 static void cmp_perftest_signal_every(void)
 {
@@ -968,6 +1005,7 @@ const struct unit_test unit_tests[] = {
 	UNIT(cmp_sizes_list),
 	UNIT(cmp_run_cfgs),
 	UNIT(cmp_post_context),
+	UNIT(cmp_timeout),
 	UNIT(cmp_perftest_signal_every),
 	UNIT(cmp_summary_stats),
 	UNIT(cmp_read_kvperf),

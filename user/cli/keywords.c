@@ -12,6 +12,8 @@
 #include "cli.h"
 #include "keywords.h"
 #include "kvperf.h"
+#include "parse.h"
+#include "run_cfg.h"
 
 /* "sizes all", as perftest -a: the powers of two from 2 B to 8 MiB */
 #define CLI_SIZES_ALL_MIN	2
@@ -72,6 +74,49 @@ int cli_parse_keywords(struct kvperf *kv, struct args *a,
 					    k->names[(*x)[0]],
 					    k->names[(*x)[1]]);
 	return KVPERF_EXIT_OK;
+}
+
+/* What a time looks like, for messages. */
+#define CLI_TIME_HINT	"a time such as 10, 0.5, 2s or 500ms; no unit is seconds"
+
+/**
+ * cli_parse_run_ranged() - a number or time of a run attribute, in the
+ *			    range the run model gives it
+ * @kv: told of a bad value
+ * @obj: the object the message names ("run", "compare")
+ * @kw: the keyword the message names
+ * @attr: the KVPERF_A_RUN_* attribute whose range applies
+ * @s: the value; a time (10, 0.5, 2s, 500ms) where the attribute is one
+ * @hint: what a valid value looks like, or NULL for the usual
+ * @val: receives the number, or the time in milliseconds
+ *
+ * Return: KVPERF_EXIT_OK, or KVPERF_EXIT_USAGE after saying what is wrong
+ * and the range.
+ */
+int cli_parse_run_ranged(struct kvperf *kv, const char *obj, const char *kw,
+			 int attr, const char *s, const char *hint,
+			 uint32_t *val)
+{
+	char lo[PARSE_TIME_LEN], hi[PARSE_TIME_LEN];
+	const struct kv_range *r = run_cfg_range(attr);
+	uint32_t v;
+	int err;
+
+	err = r->time ? parse_time_ms(s, &v) : parse_u32(s, &v);
+	if (err == -EINVAL)
+		return kvperf_usage(kv, obj, "invalid %s '%s' (%s)", kw, s,
+				    hint ? hint :
+				    r->time ? CLI_TIME_HINT : "a number");
+	if (!err && v >= r->min && v <= r->max) {
+		*val = v;
+		return KVPERF_EXIT_OK;
+	}
+	if (r->time)
+		return kvperf_usage(kv, obj, "%s '%s' is out of range (%s to %s)",
+				    kw, s, fmt_time_ms(lo, sizeof(lo), r->min),
+				    fmt_time_ms(hi, sizeof(hi), r->max));
+	return kvperf_usage(kv, obj, "%s '%s' is out of range (%u to %u)", kw,
+			    s, r->min, r->max);
 }
 
 /**

@@ -46,6 +46,9 @@ int cli_parse_keywords(struct kvperf *kv, struct args *a,
 		       const struct cli_keywords *k, unsigned int *given,
 		       void *arg);
 
+int cli_parse_run_ranged(struct kvperf *kv, const char *obj, const char *kw,
+			 int attr, const char *s, const char *hint,
+			 uint32_t *val);
 int cli_parse_name(struct kvperf *kv, const char *obj, const char *what,
 		   const char *const *names, size_t count, const char *s,
 		   uint8_t *val);

@@ -115,9 +115,6 @@ bool run_cpus_valid(const char *s)
 	}
 }
 
-/* What a time looks like, for messages. */
-#define RUN_TIME_HINT	"a time such as 10, 0.5, 2s or 500ms; no unit is seconds"
-
 /*
  * The value of @kw, a number or time of attribute @attr, in the range
  * the run model gives it.
@@ -125,28 +122,8 @@ bool run_cpus_valid(const char *s)
 static int parse_ranged_hint(struct kvperf *kv, enum run_kw kw, int attr,
 			     const char *s, const char *hint, uint32_t *val)
 {
-	char lo[PARSE_TIME_LEN], hi[PARSE_TIME_LEN];
-	const struct kv_range *r = run_cfg_range(attr);
-	uint32_t v;
-	int err;
-
-	err = r->time ? parse_time_ms(s, &v) : parse_u32(s, &v);
-	if (err == -EINVAL)
-		return kvperf_usage(kv, "run", "invalid %s '%s' (%s)",
-				    run_keywords[kw], s, hint ? hint :
-				    r->time ? RUN_TIME_HINT : "a number");
-	if (!err && v >= r->min && v <= r->max) {
-		*val = v;
-		return KVPERF_EXIT_OK;
-	}
-	if (r->time)
-		return kvperf_usage(kv, "run",
-				    "%s '%s' is out of range (%s to %s)",
-				    run_keywords[kw], s,
-				    fmt_time_ms(lo, sizeof(lo), r->min),
-				    fmt_time_ms(hi, sizeof(hi), r->max));
-	return kvperf_usage(kv, "run", "%s '%s' is out of range (%u to %u)",
-			    run_keywords[kw], s, r->min, r->max);
+	return cli_parse_run_ranged(kv, "run", run_keywords[kw], attr, s,
+				    hint, val);
 }
 
 static int parse_ranged(struct kvperf *kv, enum run_kw kw, int attr,

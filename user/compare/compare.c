@@ -66,6 +66,7 @@ const char *const cmp_keywords[CMP_KW_COUNT] = {
 	[CMP_KW_QPS]		= "qps",
 	[CMP_KW_SIGNAL_EVERY]	= "signal-every",
 	[CMP_KW_POST_CONTEXT]	= "post-context",
+	[CMP_KW_TIMEOUT]	= "timeout",
 };
 
 const char *const cmp_post_names[CMP_POSTS] = {
@@ -177,6 +178,10 @@ static int cmp_value(struct kvperf *kv, enum cmp_kw kw, const char *val,
 		return cli_parse_name(kv, "compare", "post-context",
 				      cmp_post_names, CMP_POSTS, val,
 				      &o->post_context);
+	case CMP_KW_TIMEOUT:
+		return cli_parse_run_ranged(kv, "compare", "timeout",
+					    KVPERF_A_RUN_TIMEOUT_MS, val, NULL,
+					    &o->timeout_ms);
 	case CMP_KW_NO_PERFTEST:
 	case CMP_KW_REMOTE:
 	case CMP_KW_COUNT:
@@ -308,7 +313,8 @@ static bool cmp_post_context(const struct cmp_opts *o, enum cmp_path path,
  * given: the size and poll mode always, so that every column measures
  * the same; the user path on PORT+1, where its own server listens. The
  * kernel column takes post-context when given (process for both), the
- * kernel-bh column bh; the user path none.
+ * kernel-bh column bh; the user path none. A timeout given goes to every
+ * column's runs.
  */
 void cmp_run_cfg(struct kv_run_cfg *cfg, const struct cmp_opts *o,
 		 enum cmp_path path)
@@ -341,6 +347,9 @@ void cmp_run_cfg(struct kv_run_cfg *cfg, const struct cmp_opts *o,
 				   o->signal_every);
 	if (cmp_post_context(o, path, &ctx))
 		run_model_set_uint(f, cfg, KVPERF_A_RUN_POST_CONTEXT, ctx);
+	if (cmp_opt(o, CMP_KW_TIMEOUT))
+		run_model_set_uint(f, cfg, KVPERF_A_RUN_TIMEOUT_MS,
+				   o->timeout_ms);
 }
 
 /**

@@ -76,6 +76,7 @@ enum cmp_kw {
 	CMP_KW_SIGNAL_EVERY,
 	/* both again */
 	CMP_KW_POST_CONTEXT,
+	CMP_KW_TIMEOUT,
 	CMP_KW_COUNT
 };
 
@@ -115,6 +116,7 @@ struct cmp_opts {
 	uint32_t qps;
 	uint32_t signal_every;
 	uint8_t post_context;
+	uint32_t timeout_ms;
 };
 
 static inline bool cmp_opt(const struct cmp_opts *o, enum cmp_kw kw)
