@@ -16,8 +16,8 @@
 # latency's receiver, which watches its buffer's last byte as perftest
 # does, spin on the only CPU until the scheduler's tick, so they would
 # measure the tick (4 ms). On the wall clock: busy and softirq polling,
-# with more rounds against the host's noise. bench_report.py's matrix()
-# is the same table: change both together.
+# with more rounds against the host's noise. The cells come from
+# bench_report.py's matrix(); rounds and iterations are set here.
 #
 # usage: bench_guest.sh OUTDIR [--short]
 
@@ -47,19 +47,13 @@ measure() {
 
 if [ "$clock" = icount ]; then
 	# instruction time repeats to about 1 %: three rounds show it
-	polls="softirq" rounds=3 ovh_poll=softirq lat_ops="send read"
-	lat_sizes="2 64 4096 65536 1048576"
-	bw_sizes="2 64 4096 65536 1048576"
+	rounds=3 ovh_poll=softirq
 	# 2000 round trips: a p50 within one histogram bucket (0.7 %)
 	lat_iters=2000 ovh_rounds=3 ovh_iters=2000
 else
-	polls="busy softirq" rounds=5 ovh_poll=busy lat_ops="send write read"
-	lat_sizes="2 64 4096 65536"
-	bw_sizes="4096 65536 1048576"
-	lat_iters=1000 ovh_rounds=5 ovh_iters=3000
+	rounds=5 ovh_poll=busy lat_iters=1000 ovh_rounds=5 ovh_iters=3000
 fi
 if [ "$short" = --short ]; then
-	polls=${polls%% *} lat_sizes="64" bw_sizes="65536" lat_ops="send read"
 	if [ "$clock" = icount ]; then
 		rounds=2 ovh_rounds=2
 	else
@@ -102,26 +96,21 @@ bw_iters() {
 	echo "$n"
 }
 
-# No kernel server yet: each compare starts its own servers, all
-# reaping completions with the compare's poll.
-for poll in $polls; do
-	for op in send write read; do
-		for size in $lat_sizes; do
-			[[ " $lat_ops " = *" $op "* ]] || continue
-			measure "lat-$op-$size-$poll" kvperf -j compare lat \
-				op "$op" addr "$addr" size "$size" \
-				rounds "$rounds" iters "$(lat_iters_for "$size")" \
-				poll "$poll" post-context both
-		done
-		for size in $bw_sizes; do
-			[ "$short" = --short ] && [ "$op" != write ] && continue
-			measure "bw-$op-$size-$poll" kvperf -j compare bw \
-				op "$op" addr "$addr" size "$size" \
-				rounds "$rounds" iters "$(bw_iters "$size")" \
-				poll "$poll" post-context both
-		done
-	done
-done
+# The cells, in bench_report.py's order (it reads the results by the
+# same table). No kernel server yet: each compare starts its own
+# servers, all reaping completions with the compare's poll.
+cells=(python3 "$(dirname "$0")/bench_report.py" cells --clock "$clock")
+[ "$short" = --short ] && cells+=(--short)
+while read -r kind op size poll <&3; do
+	if [ "$kind" = lat ]; then
+		iters=$(lat_iters_for "$size")
+	else
+		iters=$(bw_iters "$size")
+	fi
+	measure "$kind-$op-$size-$poll" kvperf -j compare "$kind" \
+		op "$op" addr "$addr" size "$size" rounds "$rounds" \
+		iters "$iters" poll "$poll" post-context both
+done 3< <("${cells[@]}")
 
 # Statistics on and off, alternating, the same loop: send 64 B.
 kvperf server start addr "$addr" poll "$ovh_poll" >/dev/null || exit 1

@@ -20,6 +20,9 @@ usage:
   bench_report.py targets REPORT.json...
         the README's targets table: per kernel and op, each target's
         ratio at every size, met or missed
+  bench_report.py cells [--short] --clock icount|wall
+        the matrix, one compare a line (kind op size poll), in the order
+        bench_guest.sh runs it
 
 Numbers: latency is each compare's median over its rounds of the p50 in
 usec (perftest: t_typical); bandwidth the median of the average MiB/s.
@@ -52,16 +55,17 @@ ICOUNT_TIME = ("instruction time: QEMU -icount shift=0,sleep=off, one "
 
 
 def matrix(short, clock):
-    """(kind, op, size, poll) of every compare the benchmark runs: the
-    same table as bench_guest.sh's"""
+    """(kind, op, size, poll) of every compare the benchmark runs, in the
+    order bench_guest.sh runs them (it reads them from `cells`): on the
+    deterministic clock a cell's number depends on what ran before it"""
     polls = ("softirq",) if clock == "icount" else ("busy", "softirq")
     # write latency's receiver spins on its buffer: on one vCPU that is
     # the scheduler's tick
     lat_ops = ("send", "read") if clock == "icount" or short else OPS
+    bw_ops = OPS
     if short:
-        return [("lat", op, 64, polls[0]) for op in lat_ops] + \
-            [("bw", "write", 65536, polls[0])]
-    if clock == "icount":
+        polls, lat, bw, bw_ops = polls[:1], (64,), (65536,), ("write",)
+    elif clock == "icount":
         lat = bw = (2, 64, 4096, 65536, 1048576)
     else:
         lat, bw = (2, 64, 4096, 65536), (4096, 65536, 1048576)
@@ -70,8 +74,15 @@ def matrix(short, clock):
         for op in OPS:
             if op in lat_ops:
                 cells += [("lat", op, s, poll) for s in lat]
-            cells += [("bw", op, s, poll) for s in bw]
+            if op in bw_ops:
+                cells += [("bw", op, s, poll) for s in bw]
     return cells
+
+
+def cmd_cells(short, clock):
+    for cell in matrix(short, clock):
+        print(*cell)
+    return 0
 
 
 def spread(values):
@@ -624,7 +635,7 @@ def cmd_check(base, short):
 def main():
     a = sys.argv[1:]
     short = "--short" in a
-    opt = {"--command": "make bench", "--previous": None}
+    opt = {"--command": "make bench", "--previous": None, "--clock": None}
     for o in opt:
         if o in a:
             i = a.index(o)
@@ -640,6 +651,8 @@ def main():
         return cmd_gate(a[1], a[2])
     if len(a) == 3 and a[0] == "baseline":
         return cmd_baseline(a[1], a[2])
+    if a == ["cells"] and opt["--clock"] in ("icount", "wall"):
+        return cmd_cells(short, opt["--clock"])
     if len(a) >= 2 and a[0] == "targets":
         return cmd_targets(a[1:])
     print(__doc__, file=sys.stderr)
