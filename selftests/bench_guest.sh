@@ -73,12 +73,12 @@ lat_iters_for() {
 
 # On the instruction-count clock the tool runs from the guest's memory.
 # The project directory is shared over 9p without a cache, so every
-# kvperf process would page its binary in from the host; while the guest
-# waits for that, nothing runs, and sleep=off jumps its clock to the next
-# timer: strace showed jumps of 15 to 149 s while one kvperf loaded.
-# Not inside a measurement, but inside the guest-time limits around it
-# (a perftest client gets 60 s at least), and a measurement killed
-# there changes every later cell.
+# kvperf process would page its binary in from the host, and the guest's
+# clock runs on while it waits (with sleep=off it jumped to the next
+# timer: 15 to 149 s while one kvperf loaded). Not inside a measurement,
+# but inside the guest-time limits around it (a perftest client gets
+# 60 s at least), and a measurement killed there changes every later
+# cell.
 if [ "$clock" = icount ]; then
 	bin=$(mktemp -d) && cp "$(command -v kvperf)" "$bin/" &&
 		PATH=$bin:$PATH

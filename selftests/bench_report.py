@@ -30,8 +30,9 @@ A cell's spread is, per path, (largest - smallest) / median of its
 rounds. The statistics overhead is, per path, the median over the rounds
 of the time per iteration (elapsed_ns / iterations) with statistics on,
 over the same with statistics off, minus one. On the icount clock every
-time is instruction time: QEMU's -icount shift=0,sleep=off makes one
-guest instruction one nanosecond and skips idle time, so a number is
+time is instruction time: QEMU's -icount shift=0,sleep=on makes one
+guest instruction one nanosecond (idle time follows the host's clock,
+and a measurement has almost none), so a number is
 the length of the path (kvperf, ib_core, rdma_rxe, the network stack),
 not what a real host would take. Only the gate fails on a number.
 """
@@ -50,8 +51,8 @@ PATHS = ("kernel", "kernel-bh", "user", "perftest")
 OPS = ("send", "write", "read")
 # the gate: a cell of kvperf's own paths this much worse fails
 GATE = 0.03
-ICOUNT_TIME = ("instruction time: QEMU -icount shift=0,sleep=off, one "
-               "guest instruction = 1 ns, idle time skipped, one vCPU")
+ICOUNT_TIME = ("instruction time: QEMU -icount shift=0,sleep=on, one "
+               "guest instruction = 1 ns, one vCPU")
 
 
 def matrix(short, clock):
