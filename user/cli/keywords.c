@@ -85,7 +85,8 @@ int cli_parse_keywords(struct kvperf *kv, struct args *a,
  * @kv: told of a bad value
  * @obj: the object the message names ("run", "compare")
  * @kw: the keyword the message names
- * @attr: the KVPERF_A_RUN_* attribute whose range applies
+ * @attr: the run attribute (e.g. KVPERF_A_RUN_TIMEOUT_MS) whose range
+ *	  applies
  * @s: the value; a time (10, 0.5, 2s, 500ms) where the attribute is one
  * @hint: what a valid value looks like, or NULL for the usual
  * @val: receives the number, or the time in milliseconds
