@@ -556,9 +556,11 @@ void kvperf_conn_footprint(const struct kvperf_conn_attr *attr,
 			   struct kvperf_footprint *f)
 {
 	f->buf_bytes = kvperf_conn_pinned(attr->size_max);
+	u64 slack = attr->recv_slack;
+
 	f->queue_bytes = (u64)(attr->send_depth + 1) * KVPERF_SEND_WQE_BYTES +
-			 (u64)(attr->recv_depth + 1) * KVPERF_RECV_WQE_BYTES +
-			 (u64)kvperf_cq_depth(attr) * KVPERF_CQE_BYTES;
+			 (attr->recv_depth + 1 + slack) * KVPERF_RECV_WQE_BYTES +
+			 (kvperf_cq_depth(attr) + slack) * KVPERF_CQE_BYTES;
 }
 
 static struct ib_cq *kvperf_conn_alloc_cq(struct kvperf_conn *c,
@@ -705,6 +707,22 @@ static int kvperf_conn_mr_access(u8 op)
 	}
 }
 
+/*
+ * The part of @attr's receive slack that fits the device's queue pair
+ * and completion queue: a depth beyond them is no error, just less slack.
+ */
+static u32 kvperf_conn_recv_room(const struct ib_device_attr *dattr,
+				 const struct kvperf_conn_attr *attr)
+{
+	u64 qp_room = 0, cq_room = 0;
+
+	if (attr->recv_depth + 1 < dattr->max_qp_wr)
+		qp_room = dattr->max_qp_wr - (attr->recv_depth + 1);
+	if (kvperf_cq_depth(attr) < dattr->max_cqe)
+		cq_room = dattr->max_cqe - kvperf_cq_depth(attr);
+	return min3((u64)attr->recv_slack, qp_room, cq_room);
+}
+
 /**
  * kvperf_conn_create() - allocate a connection's PD, CQ, QP and buffers
  * @c: the connection, from kvperf_conn_init()
@@ -718,10 +736,15 @@ static int kvperf_conn_mr_access(u8 op)
 int kvperf_conn_create(struct kvperf_conn *c, struct rdma_cm_id *cm_id,
 		       const struct kvperf_conn_attr *attr)
 {
+	struct kvperf_conn_attr shape = *attr;
 	int err;
 
 	c->cm_id = cm_id;
 	c->ibdev = cm_id->device;
+	/* from here on the slack is part of the depth, or gone */
+	shape.recv_depth += kvperf_conn_recv_room(&c->ibdev->attrs, attr);
+	shape.recv_slack = 0;
+	attr = &shape;
 	c->poll_ctx = kvperf_poll_ctx(attr->poll);
 	c->size_max = attr->size_max;
 	c->inline_size = attr->inline_size;

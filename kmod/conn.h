@@ -16,6 +16,14 @@
 
 #define KVPERF_RECV_DEPTH	8
 /*
+ * Receives a data receiver (the target of a SEND bandwidth run) keeps
+ * posted beyond the sender's window, where the device has room: it
+ * reposts from its completion handler, and a handler that runs late
+ * must not find the queue empty, or the sender waits out an RNR timer
+ * and the run measures that timer (perftest posts 512 by default too).
+ */
+#define KVPERF_RECV_SLACK	512
+/*
  * What a receiver tells a sender that found no receive posted: retry in
  * 0.64 ms. The CM default, 0, means 655 ms, and one such wait dwarfs a
  * whole send bandwidth measurement.
@@ -63,6 +71,8 @@ struct kvperf_buf {
  * @send_depth: send work requests in flight at most (one more is kept
  *		for ib_drain_qp())
  * @recv_depth: receives kept posted (one more slot for ib_drain_qp())
+ * @recv_slack: more receives kept posted as far as the device's queue
+ *		and completion queue limits leave room
  * @node: NUMA node of the buffers, or NUMA_NO_NODE
  * @any_vector: spread the CQ over the completion vectors
  *		(ib_alloc_cq_any()) instead of vector 0
@@ -76,6 +86,7 @@ struct kvperf_conn_attr {
 	u32 inline_size;
 	u32 send_depth;
 	u32 recv_depth;
+	u32 recv_slack;
 	int node;
 	bool any_vector;
 };

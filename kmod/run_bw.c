@@ -150,8 +150,10 @@ void kvperf_run_bw_conn_attr(const struct kvperf_run_cfg *cfg, int node,
 		.node = node,
 		.any_vector = true,
 	};
-	if (cfg->bidir && cfg->op == KVPERF_OP_SEND)
+	if (cfg->bidir && cfg->op == KVPERF_OP_SEND) {
 		attr->recv_depth += cfg->tx_depth;
+		attr->recv_slack = KVPERF_RECV_SLACK;
+	}
 }
 
 static int kvperf_bw_worker_connect(struct kvperf_bw_worker *w)

@@ -335,8 +335,10 @@ static void kvperf_server_conn_attr(const struct kvperf_server *srv,
 	attr->any_vector = true;
 	if (req->flags & KVPERF_WIRE_BIDIR)
 		attr->send_depth += tx_depth;
-	if (req->op == KVPERF_OP_SEND)
+	if (req->op == KVPERF_OP_SEND) {
 		attr->recv_depth += tx_depth;
+		attr->recv_slack = KVPERF_RECV_SLACK;
+	}
 }
 
 /* A bandwidth run's connection: what a bidir run sends back. */

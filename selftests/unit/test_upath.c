@@ -15,6 +15,7 @@
 #include <netlink/genl/genl.h>
 
 #include "args.h"
+#include "compiler.h"
 #include "kvperf.h"
 #include "print.h"
 #include "run.h"
@@ -911,7 +912,46 @@ static void upath_cfg_key(void)
 	CHECK(!memcmp(c.key, zero, 16));
 }
 
+/*
+ * A SEND bandwidth receiver's slack: all of it where the device has room,
+ * what fits its max_qp_wr and max_cqe where not, none beyond them.
+ */
+static void upath_conn_recv_slack(void)
+{
+	/* tx-depth 128: 8 control receives and the sender's window */
+	static const struct {
+		int max_qp_wr, max_cqe;
+		uint32_t slack, room;
+	} cases[] = {
+		{ 16384, 32767, UPATH_RECV_SLACK, 512 },
+		/* 136 receives + 1 for the drain: 463 left */
+		{ 600, 32767, UPATH_RECV_SLACK, 463 },
+		/* 8 sends + 136 receives + 2 drain slots: 254 left */
+		{ 16384, 400, UPATH_RECV_SLACK, 254 },
+		{ 16384, 146, UPATH_RECV_SLACK, 0 },
+		{ 16384, 100, UPATH_RECV_SLACK, 0 },
+		{ 100, 32767, UPATH_RECV_SLACK, 0 },
+		{ 16384, 32767, 0, 0 },
+	};
+	size_t i;
+
+	CHECK_INT(UPATH_RECV_SLACK, 512);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct ibv_device_attr d = {
+			.max_qp_wr = cases[i].max_qp_wr,
+			.max_cqe = cases[i].max_cqe,
+		};
+		struct upath_conn_attr a = {
+			.send_depth = UPATH_SEND_DEPTH, .recv_depth = 8 + 128,
+			.recv_slack = cases[i].slack,
+		};
+
+		CHECK_INT(upath_conn_recv_room(&d, &a), cases[i].room);
+	}
+}
+
 const struct unit_test unit_tests[] = {
+	UNIT(upath_conn_recv_slack),
 	UNIT(upath_server_admits),
 	UNIT(upath_cfg_key),
 	UNIT(upath_run_path_keyword),

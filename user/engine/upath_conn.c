@@ -379,6 +379,31 @@ static int upath_conn_create_qp(struct upath_conn *c,
 }
 
 /**
+ * upath_conn_recv_room() - the receive slack a device has room for
+ * @dattr: the device's limits
+ * @attr: the connection's shape, its slack not yet added
+ *
+ * A depth beyond the device's queue pair or completion queue limits is no
+ * error: the connection just keeps fewer receives posted.
+ *
+ * Return: the part of @attr->recv_slack that fits both.
+ */
+uint32_t upath_conn_recv_room(const struct ibv_device_attr *dattr,
+			      const struct upath_conn_attr *attr)
+{
+	int64_t cq = (int64_t)attr->send_depth + attr->recv_depth + 2;
+	int64_t qp_room = (int64_t)dattr->max_qp_wr - (attr->recv_depth + 1);
+	int64_t cq_room = dattr->max_cqe - cq;
+	int64_t room = attr->recv_slack;
+
+	if (qp_room < room)
+		room = qp_room;
+	if (cq_room < room)
+		room = cq_room;
+	return room > 0 ? (uint32_t)room : 0;
+}
+
+/**
  * upath_conn_create() - a connection's PD, CQ, buffers and QP
  * @c: the connection, its CM id's address resolved
  * @attr: what to allocate
@@ -392,6 +417,7 @@ static int upath_conn_create_qp(struct upath_conn *c,
 int upath_conn_create(struct upath_conn *c, const struct upath_conn_attr *attr)
 {
 	struct ibv_context *ctx = c->id->verbs;
+	struct upath_conn_attr shape = *attr;
 	struct ibv_device_attr dattr;
 	int err;
 
@@ -401,6 +427,10 @@ int upath_conn_create(struct upath_conn *c, const struct upath_conn_attr *attr)
 		c->reason = "cannot query the RDMA device";
 		return -EIO;
 	}
+	/* from here on the slack is part of the depth, or gone */
+	shape.recv_depth += upath_conn_recv_room(&dattr, attr);
+	shape.recv_slack = 0;
+	attr = &shape;
 	c->max_rd_atom = dattr.max_qp_rd_atom;
 	c->max_init_rd_atom = dattr.max_qp_init_rd_atom;
 	c->size_max = attr->size_max;

@@ -17,6 +17,13 @@
 
 #define UPATH_RECV_DEPTH	8
 /*
+ * Receives a data receiver (the target of a SEND bandwidth run) keeps
+ * posted beyond the sender's window, where the device has room: the
+ * thread that reposts them may run late, and a sender that finds the
+ * queue empty waits out an RNR timer (perftest posts 512 by default).
+ */
+#define UPATH_RECV_SLACK	512
+/*
  * What a receiver tells a sender that found no receive posted: retry in
  * 0.64 ms (IBTA RNR timer code 12), as the kernel path does. The CM
  * default, 0, means 655 ms.
@@ -82,6 +89,8 @@ struct upath_waiter {
  * @inline_size: send inline up to this size
  * @send_depth: send work requests in flight at most
  * @recv_depth: receives kept posted
+ * @recv_slack: more receives kept posted as far as the device's queue
+ *		and completion queue limits leave room
  * @any_vector: spread CQs over the completion vectors (bandwidth)
  */
 struct upath_conn_attr {
@@ -90,6 +99,7 @@ struct upath_conn_attr {
 	uint32_t inline_size;
 	uint32_t send_depth;
 	uint32_t recv_depth;
+	uint32_t recv_slack;
 	bool any_vector;
 };
 
@@ -184,6 +194,8 @@ void upath_conn_init(struct upath_conn *c, uint64_t timeout_ns,
 		     bool (*stop)(void *arg), void *stop_arg,
 		     struct upath_waiter *w);
 void upath_conn_fail(struct upath_conn *c, int err, const char *reason);
+uint32_t upath_conn_recv_room(const struct ibv_device_attr *dattr,
+			      const struct upath_conn_attr *attr);
 int upath_conn_create(struct upath_conn *c, const struct upath_conn_attr *attr);
 int upath_conn_post_recvs(struct upath_conn *c);
 int upath_conn_set_rnr_timer(struct upath_conn *c);

@@ -179,8 +179,10 @@ static int upath_bw_worker_connect(struct upath_bw_worker *w)
 	unsigned int i;
 	int err;
 
-	if (recv_data)
+	if (recv_data) {
 		attr.recv_depth += cfg->tx_depth;
+		attr.recv_slack = UPATH_RECV_SLACK;
+	}
 	for (i = 0; i < w->nqps; i++) {
 		struct upath_conn *c = w->qps[i]->c;
 

@@ -282,8 +282,10 @@ static void upath_sconn_attr(const struct upath_server *srv,
 	attr->any_vector = true;
 	if (r->flags & KVPERF_WIRE_BIDIR)
 		attr->send_depth += r->tx_depth;
-	if (r->op == KVPERF_OP_SEND)
+	if (r->op == KVPERF_OP_SEND) {
 		attr->recv_depth += r->tx_depth;
+		attr->recv_slack = UPATH_RECV_SLACK;
+	}
 }
 
 /* A bandwidth run's connection: what a bidir run sends back. */
