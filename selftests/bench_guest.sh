@@ -12,10 +12,11 @@
 #
 # The matrix depends on the guest's clock (KVPERF_CLOCK, set by
 # vmtest.sh). On the deterministic clock (icount, one vCPU): softirq
-# polling only, and no write latency: a busy poller, and write
-# latency's receiver, which watches its buffer's last byte as perftest
-# does, spin on the only CPU until the scheduler's tick, so they would
-# measure the tick (4 ms). On the wall clock: busy and softirq polling,
+# polling only, no write latency, and no perftest in write bandwidth
+# (ib_write_bw has no -e): a busy poller, and write latency's receiver,
+# which watches its buffer's last byte as perftest does, spin on the
+# only CPU until the scheduler's tick, so they would measure the tick
+# (4 ms). On the wall clock: busy and softirq polling,
 # with more rounds against the host's noise. The cells come from
 # bench_report.py's matrix(); rounds and iterations are set here.
 #
@@ -71,17 +72,44 @@ lat_iters_for() {
 	echo "$n"
 }
 
-# On the instruction-count clock the tool runs from the guest's memory.
-# The project directory is shared over 9p without a cache, so every
-# kvperf process would page its binary in from the host, and the guest's
-# clock runs on while it waits (with sleep=off it jumped to the next
-# timer: 15 to 149 s while one kvperf loaded). Not inside a measurement,
-# but inside the guest-time limits around it (a perftest client gets
-# 60 s at least), and a measurement killed there changes every later
-# cell.
+# On the instruction-count clock every program a measurement runs, and
+# every library it maps, comes from the guest's memory. The host's
+# root and the project directory are shared over 9p without a cache:
+# each process pages its binary and libraries in from the host (the
+# provider's post and poll code first runs inside the measurement), and
+# while the guest waits for the host its clock runs at the host's pace
+# (sleep=on), which is noise in instruction time. With sleep=off it
+# jumped to the next timer instead (15 to 149 s while one kvperf
+# loaded), which would use up the guest-time limits around a
+# measurement. So each file is copied to a tmpfs and bind-mounted over
+# itself: same paths, no host in between.
+pin_in_memory() {
+	local mem files f real
+
+	mem=$(mktemp -d) || return 1
+	mount -t tmpfs -o size=256m kvperf-bench "$mem" || return 1
+	files=("$@" /usr/lib/x86_64-linux-gnu/libibverbs/*.so \
+		/etc/ld.so.cache)
+	for f in "$@"; do
+		mapfile -t -O "${#files[@]}" files < <(ldd "$f" |
+			grep -o '/[^ ]*')
+	done
+	for f in "${files[@]}"; do
+		real=$(realpath -e "$f") || continue
+		mountpoint -q "$real" && continue
+		cp "$real" "$mem/${real//\//_}" &&
+			mount --bind "$mem/${real//\//_}" "$real" || return 1
+	done
+}
 if [ "$clock" = icount ]; then
-	bin=$(mktemp -d) && cp "$(command -v kvperf)" "$bin/" &&
-		PATH=$bin:$PATH
+	progs=()
+	for p in kvperf ib_{send,write,read}_{lat,bw}; do
+		p=$(command -v "$p") && progs+=("$p")
+	done
+	pin_in_memory "${progs[@]}" || {
+		echo "bench: cannot copy the programs into memory" >&2
+		exit 1
+	}
 fi
 
 # Messages per queue pair for a bandwidth size: about 32 MiB of traffic
@@ -107,9 +135,13 @@ while read -r kind op size poll <&3; do
 	else
 		iters=$(bw_iters "$size")
 	fi
+	extra=()
+	# ib_write_bw has no -e, so it would poll busily: on one vCPU that
+	# measures the scheduler's tick, not perftest
+	[ "$clock" = icount ] && [ "$op" = write ] && extra=(no-perftest)
 	measure "$kind-$op-$size-$poll" kvperf -j compare "$kind" \
 		op "$op" addr "$addr" size "$size" rounds "$rounds" \
-		iters "$iters" poll "$poll" post-context both
+		iters "$iters" poll "$poll" post-context both "${extra[@]}"
 done 3< <("${cells[@]}")
 
 # Statistics on and off, alternating, the same loop: send 64 B.
