@@ -29,21 +29,24 @@ addr=$KVPERF_ADDR0
 clock=${KVPERF_CLOCK:-wall}
 mkdir -p "$out"
 
-# measure NAME CMD...: CMD's stdout into OUTDIR/NAME.json, or its
-# stderr into OUTDIR/NAME.err when it fails.
+# measure NAME CMD...: CMD's stdout into RES/NAME.json, or its stderr
+# into RES/NAME.err when it fails. RES is OUTDIR, or on the
+# instruction-count clock a directory in the guest's memory whose files
+# go to OUTDIR at the end.
+res=$out
 measure() {
 	local name=$1
 
 	shift
 	echo "bench: $name: $*" >&2
-	if ! timeout 900 "$@" >"$out/$name.json" 2>"$out/$name.err"; then
-		echo "bench: $name failed: $(head -c 300 "$out/$name.err")" >&2
+	if ! timeout 900 "$@" >"$res/$name.json" 2>"$res/$name.err"; then
+		echo "bench: $name failed: $(head -c 300 "$res/$name.err")" >&2
 		# a compare with a failed measurement still printed the rest;
 		# the .err beside it tells the report what is missing
-		[ -s "$out/$name.json" ] || rm -f "$out/$name.json"
+		[ -s "$res/$name.json" ] || rm -f "$res/$name.json"
 		return 1
 	fi
-	rm -f "$out/$name.err"
+	rm -f "$res/$name.err"
 }
 
 if [ "$clock" = icount ]; then
@@ -72,24 +75,25 @@ lat_iters_for() {
 	echo "$n"
 }
 
-# On the instruction-count clock every program a measurement runs, and
-# every library it maps, comes from the guest's memory. The host's
-# root and the project directory are shared over 9p without a cache:
-# each process pages its binary and libraries in from the host (the
-# provider's post and poll code first runs inside the measurement), and
-# while the guest waits for the host its clock runs at the host's pace
-# (sleep=on), which is noise in instruction time. With sleep=off it
-# jumped to the next timer instead (15 to 149 s while one kvperf
-# loaded), which would use up the guest-time limits around a
-# measurement. So each file is copied to a tmpfs and bind-mounted over
-# itself: same paths, no host in between.
+# On the instruction-count clock nothing the matrix does waits for the
+# host. The host's root and the project directory are shared over 9p:
+# a process pages its binary and libraries in from the host (the
+# provider's post and poll code first runs inside the measurement), an
+# open(2) there asks the host, and a result written there is written
+# to the host. While the guest waits for the host its clock runs at the
+# host's pace (sleep=on), so every such wait is noise in instruction
+# time, inside a measurement or in where the scheduler's tick falls in
+# the next one. (With sleep=off the clock jumped to the next timer
+# instead, 15 to 149 s while one kvperf loaded, which used up the
+# guest-time limits around a measurement.) So /etc, the programs the
+# matrix runs and every library they map are copied to a tmpfs and
+# bind-mounted over their originals (same paths, no host in between),
+# and the results stay in that tmpfs until the matrix is done.
 pin_in_memory() {
-	local mem files f real
+	local files f real
 
-	mem=$(mktemp -d) || return 1
-	mount -t tmpfs -o size=256m kvperf-bench "$mem" || return 1
-	files=("$@" /usr/lib/x86_64-linux-gnu/libibverbs/*.so \
-		/etc/ld.so.cache)
+	cp -a /etc "$mem/etc" && mount --bind "$mem/etc" /etc || return 1
+	files=("$@" /usr/lib/x86_64-linux-gnu/libibverbs/*.so)
 	for f in "$@"; do
 		mapfile -t -O "${#files[@]}" files < <(ldd "$f" |
 			grep -o '/[^ ]*')
@@ -102,14 +106,23 @@ pin_in_memory() {
 	done
 }
 if [ "$clock" = icount ]; then
+	mem=$(mktemp -d) &&
+		mount -t tmpfs -o size=256m kvperf-bench "$mem" || exit 1
 	progs=()
-	for p in kvperf ib_{send,write,read}_{lat,bw}; do
+	for p in ib_{send,write,read}_{lat,bw} timeout head rm; do
 		p=$(command -v "$p") && progs+=("$p")
 	done
-	pin_in_memory "${progs[@]}" || {
+	# kvperf from the project directory (no cache there at all), and a
+	# PATH where every lookup of the matrix hits at once: a name that
+	# is not there is asked of the host again each time
+	if ! { mkdir "$mem/bin" && cp "$(command -v kvperf)" "$mem/bin/" &&
+	       pin_in_memory "$mem/bin/kvperf" "${progs[@]}"; }; then
 		echo "bench: cannot copy the programs into memory" >&2
 		exit 1
-	}
+	fi
+	PATH=$mem/bin:/usr/bin:/bin:/usr/sbin:/sbin
+	res=$mem/results
+	mkdir "$res" || exit 1
 fi
 
 # Messages per queue pair for a bandwidth size: about 32 MiB of traffic
@@ -160,6 +173,8 @@ for id in $(kvperf -j run show | grep -o '{"id":[0-9]*' | cut -d: -f2); do
 done
 kvperf server stop "$(kvperf -j server show | grep -o '{"id":[0-9]*' |
 	cut -d: -f2 | head -n 1)" >/dev/null 2>&1
+
+[ "$res" = "$out" ] || cp "$res"/* "$out"/ || exit 1
 
 # The environment the report records.
 {
