@@ -555,9 +555,9 @@ static u32 kvperf_cq_depth(const struct kvperf_conn_attr *attr)
 void kvperf_conn_footprint(const struct kvperf_conn_attr *attr,
 			   struct kvperf_footprint *f)
 {
-	f->buf_bytes = kvperf_conn_pinned(attr->size_max);
 	u64 slack = attr->recv_slack;
 
+	f->buf_bytes = kvperf_conn_pinned(attr->size_max);
 	f->queue_bytes = (u64)(attr->send_depth + 1) * KVPERF_SEND_WQE_BYTES +
 			 (attr->recv_depth + 1 + slack) * KVPERF_RECV_WQE_BYTES +
 			 (kvperf_cq_depth(attr) + slack) * KVPERF_CQE_BYTES;
