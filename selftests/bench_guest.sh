@@ -109,9 +109,12 @@ if [ "$clock" = icount ]; then
 	mem=$(mktemp -d) &&
 		mount -t tmpfs -o size=256m kvperf-bench "$mem" || exit 1
 	progs=()
-	for p in ib_{send,write,read}_{lat,bw} timeout head rm; do
+	for p in ib_{send,write,read}_{lat,bw} timeout head rm stdbuf; do
 		p=$(command -v "$p") && progs+=("$p")
 	done
+	# what stdbuf preloads into the perftest clients compare runs
+	p=/usr/libexec/coreutils/libstdbuf.so
+	[ -e "$p" ] && progs+=("$p")
 	# kvperf from the project directory (no cache there at all), and a
 	# PATH where every lookup of the matrix hits at once: a name that
 	# is not there is asked of the host again each time

@@ -12,7 +12,8 @@
 # refused before anything runs; timeout reaches its kvperf runs; the
 # only programs compare runs are
 # perftest's (its kvperf measurements and servers run in its own
-# process); SIGTERM mid-run stops it, with what it started stopped;
+# process); a perftest client that hangs after its report is stopped
+# and its result kept; SIGTERM mid-run stops it, with what it started stopped;
 # compare stops the servers it started; and the kernel log stays clean.
 
 # shellcheck source=selftests/kvperf/lib.sh
@@ -119,7 +120,8 @@ execs_of() {
 }
 
 # only_perftest_forked: under strace, compare executes nothing but
-# perftest programs (ib_*_lat, ib_*_bw) after itself, and one at least:
+# perftest programs (ib_*_lat, ib_*_bw; clients through stdbuf) after
+# itself, and one at least:
 # the kvperf measurements and servers run in its own process.
 only_perftest_forked() {
 	local trace=$KV_TMP/compare.strace rc try progs others
@@ -143,8 +145,9 @@ only_perftest_forked() {
 		printf '%s\n' "$progs" | head -n 3
 		return 1
 	fi
+	# a client behind coreutils' stdbuf, which executes it
 	others=$(printf '%s\n' "$progs" | tail -n +2 |
-		 grep -vE '^ib_(send|write|read)_(lat|bw)$')
+		 grep -vE '^(ib_(send|write|read)_(lat|bw)|stdbuf)$')
 	if [ -n "$others" ]; then
 		echo "compare executed other programs than perftest's:"
 		printf '%s\n' "$others" | sort | uniq -c
@@ -155,6 +158,71 @@ only_perftest_forked() {
 		return 1
 	fi
 	check strace table lat send 1 kernel,user,perftest 64
+}
+
+# hung_perftest: a perftest client that has printed its whole report but
+# does not end is stopped 5 s later and its result kept, and its server
+# with it. A client has a last exchange with its server after its report,
+# and a hung server holds it there: a stand-in on PATH does just that,
+# reporting 25.00 MB/s for the size and iterations it was given.
+hung_perftest() {
+	local fake=$KV_TMP/fake-perftest rc left
+
+	mkdir -p "$fake" || return 1
+	cat >"$fake/ib_send_bw" <<'EOF'
+#!/bin/bash
+size=0 iters=0 client=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--version) echo "Version: 6.06"; exit 1 ;;
+	-[sn]) [ "$1" = -s ] && size=$2 || iters=$2; shift ;;
+	-[dpItqQ]) shift ;;
+	-*) ;;
+	*) client=$1 ;;
+	esac
+	shift
+done
+if [ -n "$client" ]; then
+	rule=---------------------------------------------------------------------------------------
+	echo "$rule"
+	echo " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]"
+	echo " $size      $iters              30.00              25.00  		   0.000000"
+	echo "$rule"
+fi
+exec sleep 7777
+EOF
+	chmod +x "$fake/ib_send_bw" || return 1
+	kv_run "$KV_TMP/hung.out" "$KV_TMP/hung.err" env PATH="$fake:$PATH" \
+		timeout "$(kv_scaled 600)" kvperf -j compare bw op send \
+		addr "$addr" size 4096 rounds 1 iters 100 poll softirq
+	rc=$?
+	left=$(pgrep -a -f 'sleep 7777')
+	pkill -f 'sleep 7777'
+	if [ "$rc" != 0 ]; then
+		echo "compare with a hanging perftest: exit $rc"
+		sed 's/^/stderr: /' "$KV_TMP/hung.err"
+		return 1
+	fi
+	if ! grep -q "^kvperf: round 1, ib_send_bw printed its result but had not ended 5 s later (its closing exchange with its server): stopped, the result kept" \
+		"$KV_TMP/hung.err"; then
+		echo "compare did not say it stopped perftest after its result:"
+		sed 's/^/stderr: /' "$KV_TMP/hung.err"
+		return 1
+	fi
+	if [ -n "$left" ]; then
+		echo "left running: $left"
+		return 1
+	fi
+	kv_py - "$KV_TMP/hung.out" <<'EOF'
+import json, sys
+row = json.load(open(sys.argv[1]))["rows"][0]
+med = {p: (row.get(p) or {}).get("median") for p in ("kernel", "user", "perftest")}
+ok = row["size"] == 4096 and med["perftest"] == 25.0 and \
+     all(isinstance(med[p], float) and med[p] > 0 for p in ("kernel", "user"))
+if not ok:
+    print("row:", json.dumps(row)[:1500])
+sys.exit(0 if ok else 1)
+EOF
 }
 
 run_started() {
@@ -293,7 +361,7 @@ nothing_left() {
 	return 1
 }
 
-ktap_set_plan 15
+ktap_set_plan 16
 kv_dmesg_mark
 
 kv_check "compare lat op send size 64 rounds 3: kernel, user and perftest columns, ratios of the medians" \
@@ -327,6 +395,8 @@ else
 	kv_skip "compare runs no program but perftest's" \
 		"strace is not installed (make deps)"
 fi
+kv_check "a perftest client that hangs after its report: stopped 5 s later, its result kept, its server stopped" \
+	hung_perftest
 kv_check "SIGTERM mid-run: compare ends, interrupted, nothing left running" \
 	stopped_mid_run
 kv_check "no kernel server or run, no perftest process left behind" nothing_left

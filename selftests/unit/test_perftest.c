@@ -285,6 +285,37 @@ static void pt_cmd(void)
 	CHECK_STR(cmd_str(&cfg), "ib_send_bw -R -F -p 18517 -s 4096 -I 0 --ipv6-addr 2001:2::1");
 }
 
+/*
+ * The whole report: a table, a row, the rule under it (what perftest
+ * prints before its last exchange with the server, where a client can
+ * hang), and nothing less.
+ */
+static void pt_report_complete(void)
+{
+	char partial[sizeof(bw_client)];
+	size_t n = strlen(bw_client) - strlen(RULE);
+
+	CHECK(perftest_report_complete(bw_client));
+	CHECK(perftest_report_complete(lat_client));
+	CHECK(perftest_report_complete(lat_server));
+	CHECK(perftest_report_complete(lat_sweep));
+	CHECK(perftest_report_complete(lat_old));
+	/* the rows without the rule: a sweep may have more to come */
+	memcpy(partial, bw_client, n);
+	partial[n] = '\0';
+	CHECK(!perftest_report_complete(partial));
+	/* the rule started, its line not ended */
+	memcpy(partial, bw_client, n + 3);
+	partial[n + 3] = '\0';
+	CHECK(!perftest_report_complete(partial));
+	CHECK(!perftest_report_complete(""));
+	/* the rules above the table, and a table without rows */
+	CHECK(!perftest_report_complete(RULE "                    Send BW Test\n" RULE));
+	CHECK(!perftest_report_complete(" #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n" RULE));
+	/* a table that is neither latency nor bandwidth */
+	CHECK(!perftest_report_complete(" #bytes #iterations\n 64 200 1 2 3 4 5\n" RULE));
+}
+
 /* Usage lines as perftest prints them (6.06, and a later release). */
 static const char help_606[] =
 	"  -x, --gid-index=<index>  Test uses GID with GID index (Default : IB - no gid . ETH - 0)\n"
@@ -319,6 +350,7 @@ const struct unit_test unit_tests[] = {
 	UNIT(pt_bw),
 	UNIT(pt_bw_avg),
 	UNIT(pt_bw_units),
+	UNIT(pt_report_complete),
 	UNIT(pt_version),
 	UNIT(pt_cmd),
 	UNIT(pt_has_option),

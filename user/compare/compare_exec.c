@@ -57,6 +57,13 @@
 #define CMP_PERFTEST_START_MS	1000
 #define CMP_PERFTEST_TRIES	5
 #define CMP_PERFTEST_MIN_MS	(60 * 1000)
+/*
+ * A perftest client that printed its whole report but has not ended this
+ * long after is stopped, its result kept: see cmp_wait_report()
+ */
+#define CMP_PERFTEST_CLOSE_MS	5000
+/* cmp_wait_report(): the child was stopped after its whole report */
+#define CMP_WAIT_REPORTED	(-EALREADY)
 #define CMP_RETRY_MS		1000
 /* the longest the threads sleep before they look at the stop flags */
 #define CMP_POLL_MS		200
@@ -120,6 +127,8 @@ struct cmp_exec {
 	struct cmp_user_server usrv;
 	char netdev[IF_NAMESIZE];
 	char perftest_prog[PATH_MAX];
+	/* coreutils' stdbuf, to line-buffer the perftest client's report */
+	char stdbuf_prog[PATH_MAX];
 	/* perftest reaches ADDR, an IPv6 address, with --ipv6-addr */
 	bool perftest_ipv6;
 	/* the perftest note, when it names perftest's version */
@@ -223,23 +232,35 @@ static void cmp_read_line(const char *path, char *buf, size_t len)
 
 /*
  * Start a child with stdin from /dev/null, stdout to @out and stderr to
- * @err (the same file when equal), in its own process group.
+ * @err (the same file when equal), in its own process group. The files
+ * are emptied before this returns, so what is in them afterwards is the
+ * child's.
  */
 static pid_t cmp_spawn(struct cmp_exec *ex, const char *prog,
 		       const char *const argv[], const char *out,
 		       const char *err)
 {
 	pid_t parent = getpid(), pid;
-	int fd;
+	int fd, out_fd, err_fd;
 
+	out_fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	err_fd = strcmp(err, out) ?
+		 open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) :
+		 out_fd;
+	if (out_fd < 0 || err_fd < 0) {
+		kvperf_errorf(ex->kv, "cannot create %s: %s",
+			      out_fd < 0 ? out : err, strerror(errno));
+		pid = -1;
+		goto out;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		kvperf_errorf(ex->kv, "cannot fork: %s", strerror(errno));
-		return -1;
+		goto out;
 	}
 	if (pid)
-		return pid;
+		goto out;
 
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -249,18 +270,20 @@ static pid_t cmp_spawn(struct cmp_exec *ex, const char *prog,
 	fd = open("/dev/null", O_RDONLY);
 	if (fd >= 0)
 		dup2(fd, STDIN_FILENO);
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd >= 0)
-		dup2(fd, STDOUT_FILENO);
-	if (strcmp(err, out))
-		fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd >= 0)
-		dup2(fd, STDERR_FILENO);
+	/* dup2() clears O_CLOEXEC on the copies */
+	dup2(out_fd, STDOUT_FILENO);
+	dup2(err_fd, STDERR_FILENO);
 	execvp(prog, (char *const *)argv);
 	/* not stdio: another thread may have held its lock at fork() */
 	dprintf(STDERR_FILENO, "kvperf: cannot run %s: %s\n", argv[0],
 		strerror(errno));
 	_exit(127);
+out:
+	if (err_fd >= 0 && err_fd != out_fd)
+		close(err_fd);
+	if (out_fd >= 0)
+		close(out_fd);
+	return pid;
 }
 
 /* Wait for SIGCHLD, at most @ms and at most CMP_POLL_MS. */
@@ -296,28 +319,57 @@ static bool cmp_reaped(pid_t pid, int *status)
 	return r == pid || (r < 0 && errno == ECHILD);
 }
 
+/* Has the perftest client whose output is @path printed its report? */
+static bool cmp_report_complete(const char *path)
+{
+	char *out = cmp_slurp(path, NULL);
+	bool done = out && perftest_report_complete(out);
+
+	free(out);
+	return done;
+}
+
 /*
  * Wait for a child to end, at most @timeout_ms (negative: no limit). On
  * timeout, or when the compare is stopped and @stoppable, it gets
  * SIGTERM, and SIGKILL if it is still there CMP_KILL_GRACE_MS later.
  *
- * Return: its wait status, or -ETIMEDOUT when it had to be told to end.
+ * With @report, the file a perftest client writes its output to, line by
+ * line: once its whole report is there (perftest_report_complete()), the
+ * client gets CMP_PERFTEST_CLOSE_MS more to end. After its report it has
+ * a last exchange with its server, and a server that hangs (seen under
+ * TCG) holds it there: stopped at the time limit, it would take its
+ * result with it.
+ *
+ * Return: its wait status, -ETIMEDOUT when it had to be told to end, or
+ * CMP_WAIT_REPORTED when it was told to end after its whole report.
  */
-static int cmp_wait(struct cmp_exec *ex, pid_t pid, int64_t timeout_ms,
-		    bool stoppable)
+static int cmp_wait_report(struct cmp_exec *ex, pid_t pid, int64_t timeout_ms,
+			   bool stoppable, const char *report)
 {
 	int64_t deadline = timeout_ms < 0 ? -1 : cmp_now_ms() + timeout_ms;
 	int64_t kill_at = -1, now, wait;
-	bool timed_out = false, killed = false;
+	bool timed_out = false, killed = false, reported = false, cut = false;
 	int status = 0;
 
 	for (;;) {
-		if (cmp_reaped(pid, &status))
+		if (cmp_reaped(pid, &status)) {
+			if (cut)
+				return CMP_WAIT_REPORTED;
 			return timed_out ? -ETIMEDOUT : status;
+		}
 		now = cmp_now_ms();
+		if (report && !reported && kill_at < 0 &&
+		    cmp_report_complete(report)) {
+			reported = true;
+			if (deadline < 0 ||
+			    deadline > now + CMP_PERFTEST_CLOSE_MS)
+				deadline = now + CMP_PERFTEST_CLOSE_MS;
+		}
 		if (kill_at < 0 && ((stoppable && cmp_stopped(ex)) ||
 				    (deadline >= 0 && now >= deadline))) {
 			timed_out = !(stoppable && cmp_stopped(ex));
+			cut = reported && timed_out;
 			kill(pid, SIGTERM);
 			kill_at = now + CMP_KILL_GRACE_MS;
 		} else if (kill_at >= 0 && !killed && now >= kill_at) {
@@ -332,6 +384,13 @@ static int cmp_wait(struct cmp_exec *ex, pid_t pid, int64_t timeout_ms,
 			wait = deadline - now;
 		cmp_sigwait(ex, wait > 0 ? wait : 1);
 	}
+}
+
+/* cmp_wait_report() of a child whose output is not watched. */
+static int cmp_wait(struct cmp_exec *ex, pid_t pid, int64_t timeout_ms,
+		    bool stoppable)
+{
+	return cmp_wait_report(ex, pid, timeout_ms, stoppable, NULL);
 }
 
 /* The exit code of a wait status; 128 + signal when killed. */
@@ -838,6 +897,29 @@ out_cfg:
 	run_cfg_clear(&cfg);
 }
 
+/*
+ * The client's command line behind "stdbuf -oL" when coreutils' stdbuf
+ * is there: perftest's output to a file is block-buffered, so a client
+ * stopped after its report would take the report with it, and one that
+ * hangs earlier would not show how far it came.
+ *
+ * Return: true when @argv is line-buffered.
+ */
+static bool cmp_line_buffered(struct cmp_exec *ex,
+			      const struct perftest_cmd *cli,
+			      const char *argv[PERFTEST_ARGV_MAX + 2])
+{
+	int i = 0, j;
+
+	if (ex->stdbuf_prog[0]) {
+		argv[i++] = ex->stdbuf_prog;
+		argv[i++] = "-oL";
+	}
+	for (j = 0; j <= cli->argc; j++)
+		argv[i++] = cli->argv[j];
+	return ex->stdbuf_prog[0];
+}
+
 /* One perftest measurement of @size (0: all sizes, -a). */
 static void cmp_perftest_one(struct cmp_exec *ex, uint32_t round,
 			     uint32_t size)
@@ -854,10 +936,12 @@ static void cmp_perftest_one(struct cmp_exec *ex, uint32_t round,
 	};
 	int64_t timeout = (int64_t)CMP_TIMEOUT_MS * (size ? 1 : ex->r->count);
 	int64_t bound;
+	const char *cli_argv[PERFTEST_ARGV_MAX + 2], *report = NULL;
 	struct perftest_cmd srv, cli;
 	char err[160], what[64], *out;
 	pid_t server, client;
 	int status, code = 0, tries, n = -1;
+	bool cut = false;
 
 	/*
 	 * perftest now and then hangs (seen under TCG): once kvperf has
@@ -873,6 +957,8 @@ static void cmp_perftest_one(struct cmp_exec *ex, uint32_t round,
 	cfg.addr = o->addr;
 	perftest_cmd_build(&cli, &cfg);
 	snprintf(what, sizeof(what), "round %u, %s", round + 1, cli.prog);
+	if (cmp_line_buffered(ex, &cli, cli_argv))
+		report = ex->out;
 
 	server = cmp_spawn(ex, srv.argv[0], srv.argv, ex->srv_out,
 			   ex->srv_out);
@@ -883,14 +969,15 @@ static void cmp_perftest_one(struct cmp_exec *ex, uint32_t round,
 	if (!cmp_sleep(ex, CMP_PERFTEST_START_MS))
 		goto out;
 	for (tries = CMP_PERFTEST_TRIES; tries > 0; tries--) {
-		client = cmp_spawn(ex, cli.argv[0], cli.argv, ex->out,
+		client = cmp_spawn(ex, cli_argv[0], cli_argv, ex->out,
 				   ex->out);
 		if (client < 0) {
 			code = -1;
 			break;
 		}
-		status = cmp_wait(ex, client, timeout, true);
-		code = cmp_exit_code(status);
+		status = cmp_wait_report(ex, client, timeout, true, report);
+		cut = status == CMP_WAIT_REPORTED;
+		code = cut ? 0 : cmp_exit_code(status);
 		if (cmp_stopped(ex))
 			goto out;
 		/* a client that hung once hangs again: no retry */
@@ -917,11 +1004,17 @@ static void cmp_perftest_one(struct cmp_exec *ex, uint32_t round,
 			kvperf_errorf(ex->kv, "%s: %s:", what, err);
 		cmp_show_output(ex, ex->out, 12);
 		cmp_mark_failed(ex, CMP_PERFTEST, size);
+	} else if (cut) {
+		cmp_progress_clear(ex);
+		kvperf_errorf(ex->kv,
+			      "%s printed its result but had not ended %d s later (its closing exchange with its server): stopped, the result kept",
+			      what, CMP_PERFTEST_CLOSE_MS / 1000);
 	}
 out:
-	/* done with its client, the server ends by itself */
+	/* done with its client, the server ends by itself, unless it hung */
 	if (server > 0)
-		cmp_wait(ex, server, n < 0 ? 0 : CMP_KILL_GRACE_MS, false);
+		cmp_wait(ex, server, n < 0 || cut ? 0 : CMP_KILL_GRACE_MS,
+			 false);
 }
 
 /* perftest runs one size or all; a range is one run per size. */
@@ -1157,6 +1250,8 @@ static void cmp_perftest_setup(struct cmp_exec *ex)
 		return;
 	ex->r->active[CMP_PERFTEST] = true;
 	cmp_perftest_version(ex);
+	if (!prog_find("stdbuf", ex->stdbuf_prog, sizeof(ex->stdbuf_prog)))
+		ex->stdbuf_prog[0] = '\0';
 }
 
 static int cmp_tmpdir(struct cmp_exec *ex)

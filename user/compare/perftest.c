@@ -95,6 +95,58 @@ static bool row_size_ok(const double *v)
 	       v[1] >= 0;
 }
 
+/* Walks the rows of perftest's results tables, a line at a time. */
+struct table_walk {
+	const char *out;	/* what is left to read */
+	const char *lat;	/* a latency header has this word, or NULL */
+	const char *bw;		/* a bandwidth header has this word, or NULL */
+	bool in_table;
+	bool gbits;		/* the table is in Gb/sec */
+	size_t rows;		/* rows of the table being read */
+	bool closed;		/* a rule ended a table that had rows */
+};
+
+/*
+ * The next row of a results table, its numbers in @v (at least @min of
+ * them, a whole message size first): rows outside a table whose header
+ * has @w->lat or @w->bw do not count, nor do rows after the rule under
+ * it. @w->closed is set once that rule, a whole line, ends a table with
+ * rows.
+ *
+ * Return: how many numbers, or 0 when @w->out has no more rows.
+ */
+static int table_next_row(struct table_walk *w, double *v, int min)
+{
+	const char *line;
+	size_t len;
+	int n;
+
+	while ((line = next_line(&w->out, &len))) {
+		if (line_has(line, len, "#bytes")) {
+			w->in_table = (w->lat && line_has(line, len, w->lat)) ||
+				      (w->bw && line_has(line, len, w->bw));
+			w->gbits = line_has(line, len, "Gb/sec");
+			w->rows = 0;
+			continue;
+		}
+		if (!w->in_table)
+			continue;
+		if (line_is_rule(line, len)) {
+			w->in_table = false;
+			/* a rule still being printed has not ended the table */
+			if (w->rows && line[len] == '\n')
+				w->closed = true;
+			continue;
+		}
+		n = parse_row(line, len, v, PERFTEST_COLS_MAX);
+		if (n < min || !row_size_ok(v))
+			continue;
+		w->rows++;
+		return n;
+	}
+	return 0;
+}
+
 /**
  * perftest_parse_lat() - the rows of an ib_*_lat table
  * @out: what the client printed
@@ -111,26 +163,12 @@ static bool row_size_ok(const double *v)
 int perftest_parse_lat(const char *out, struct perftest_lat *rows,
 		       size_t max)
 {
+	struct table_walk w = { .out = out, .lat = "t_typical" };
 	double v[PERFTEST_COLS_MAX];
-	const char *line;
-	bool table = false;
-	size_t len, count = 0;
+	size_t count = 0;
 	int n;
 
-	while ((line = next_line(&out, &len))) {
-		if (line_has(line, len, "#bytes")) {
-			table = line_has(line, len, "t_typical");
-			continue;
-		}
-		if (!table)
-			continue;
-		if (line_is_rule(line, len)) {
-			table = false;
-			continue;
-		}
-		n = parse_row(line, len, v, PERFTEST_COLS_MAX);
-		if (n < 7 || !row_size_ok(v))
-			continue;
+	while ((n = table_next_row(&w, v, 7))) {
 		if (count == max)
 			return -E2BIG;
 		rows[count] = (struct perftest_lat){
@@ -160,30 +198,14 @@ int perftest_parse_lat(const char *out, struct perftest_lat *rows,
  */
 int perftest_parse_bw(const char *out, struct perftest_bw *rows, size_t max)
 {
-	double v[PERFTEST_COLS_MAX], scale = 1;
-	const char *line;
-	bool table = false;
-	size_t len, count = 0;
-	int n;
+	struct table_walk w = { .out = out, .bw = "BW average" };
+	double v[PERFTEST_COLS_MAX], scale;
+	size_t count = 0;
 
-	while ((line = next_line(&out, &len))) {
-		if (line_has(line, len, "#bytes")) {
-			table = line_has(line, len, "BW average");
-			scale = line_has(line, len, "Gb/sec") ? GBITS_TO_MIBPS :
-								 1;
-			continue;
-		}
-		if (!table)
-			continue;
-		if (line_is_rule(line, len)) {
-			table = false;
-			continue;
-		}
-		n = parse_row(line, len, v, PERFTEST_COLS_MAX);
-		if (n < 5 || !row_size_ok(v))
-			continue;
+	while (table_next_row(&w, v, 5)) {
 		if (count == max)
 			return -E2BIG;
+		scale = w.gbits ? GBITS_TO_MIBPS : 1;
 		rows[count] = (struct perftest_bw){
 			.size = v[0], .iterations = v[1],
 			.bw_peak = v[2] * scale, .bw_avg = v[3] * scale,
@@ -192,6 +214,29 @@ int perftest_parse_bw(const char *out, struct perftest_bw *rows, size_t max)
 		count++;
 	}
 	return count ? (int)count : -EINVAL;
+}
+
+/**
+ * perftest_report_complete() - whether a client has printed its whole report
+ * @out: what it printed so far
+ *
+ * perftest draws a rule under its results table and only then closes the
+ * connection, with a last exchange with its server. A results table (a
+ * latency or bandwidth header, at least one row) with the rule under it
+ * is the whole report, whatever happens to the client afterwards.
+ *
+ * Return: true when @out holds a results table and the rule that ends it.
+ */
+bool perftest_report_complete(const char *out)
+{
+	struct table_walk w = {
+		.out = out, .lat = "t_typical", .bw = "BW average",
+	};
+	double v[PERFTEST_COLS_MAX];
+
+	while (table_next_row(&w, v, 5))
+		;
+	return w.closed;
 }
 
 /**

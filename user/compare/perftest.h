@@ -38,6 +38,7 @@ int perftest_parse_lat(const char *out, struct perftest_lat *rows,
 int perftest_parse_bw(const char *out, struct perftest_bw *rows,
 		      size_t max);
 double perftest_bw_avg(const struct perftest_bw *b);
+bool perftest_report_complete(const char *out);
 int perftest_parse_version(const char *out, char *ver, size_t len);
 bool perftest_has_option(const char *help, const char *opt);
 
