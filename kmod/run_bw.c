@@ -450,7 +450,13 @@ static void kvperf_run_bw_reap(struct kvperf_run *run)
 			continue;
 		}
 		wake_up(&w->waiter.wq);
-		kthread_stop(w->task);
+		/*
+		 * A thread stopped before it ever ran (the run stopped or
+		 * deleted right after it started) never reached its
+		 * teardown, and its queue pairs' slots would leak.
+		 */
+		if (kthread_stop(w->task) == -EINTR)
+			kvperf_bw_worker_teardown(w);
 		put_task_struct(w->task);
 		w->task = NULL;
 	}
