@@ -128,15 +128,19 @@ if [ "$clock" = icount ]; then
 	mkdir "$res" || exit 1
 fi
 
-# Messages per queue pair for a bandwidth size: about 32 MiB of traffic
-# (8 MiB in the short run), at least 50 and at most 5000 messages.
+# Messages per queue pair for a bandwidth size: about 64 MiB of traffic,
+# at least 50 and at most 30000 messages (0.4 to 1.5 s of instruction time
+# a run); the short run 8 MiB and at most 5000. A run of 5000 small
+# messages lasts 40 to 80 ms, and a one-off step of a millisecond or
+# two (not traced) moved such cells by 2 to 4 % between rounds and
+# reports; in a run two to six times as long it weighs that much less.
 bw_iters() {
-	local total=$((32 << 20)) n
+	local total=$((64 << 20)) most=30000 n
 
-	[ "$short" = --short ] && total=$((8 << 20))
+	[ "$short" = --short ] && total=$((8 << 20)) most=5000
 	n=$((total / $1))
 	[ "$n" -lt 50 ] && n=50
-	[ "$n" -gt 5000 ] && n=5000
+	[ "$n" -gt "$most" ] && n=$most
 	echo "$n"
 }
 
