@@ -108,10 +108,12 @@ for kver in "${kvers[@]}"; do
 	[ "$clock" = wall ] && base+=-wall cmd+=" CLOCK=wall"
 	[ -n "$short" ] && cmd="selftests/bench.sh --short --clock $clock -k $kver"
 	# the newest earlier report of this kernel and clock, for the
-	# repeatability section (kept aside: this run may overwrite it)
+	# repeatability section (kept aside: this run may overwrite it). By
+	# the date in its name: in a fresh clone every report has the same
+	# modification time.
 	prev=()
 	# shellcheck disable=SC2012 # the names are ours: date-kernel.json
-	old=$(ls -t "$dir"/*-"$full${base##*"$full"}".json 2>/dev/null | head -n 1)
+	old=$(ls "$dir"/*-"$full${base##*"$full"}".json 2>/dev/null | tail -n 1)
 	if [ -n "$old" ]; then
 		cp "$old" "$raw/previous-${old##*/}" &&
 			prev=(--previous "$raw/previous-${old##*/}")

@@ -203,6 +203,28 @@ KVPERF_VMTEST=$tmp/fake-vmtest-ok selftests/bench.sh --short -k "$k" \
 	-o "$tmp/bench-ok" >"$tmp/bench-ok.log" 2>&1
 result $? "bench.sh: the same files from a clean VM run pass" "$tmp/bench-ok.log"
 
+# --- the repeatability section compares with the newest earlier report ----
+# Two earlier reports of the kernel with the same modification time (as
+# in a fresh clone): the one of the later date is the previous one.
+full=$(sed -n 's/^kernel=//p' "$top/selftests/harness/bench-raw/env.txt")
+mkdir -p "$tmp/rep"
+report=$(ls "$tmp/bench-ok/"*"-$full.json")
+for d in 2001-01-01 2001-01-02; do
+	sed "s/\"git\": \"[^\"]*\"/\"git\": \"old-$d\"/" "$report" \
+		>"$tmp/rep/$d-$full.json"
+done
+touch -d '2001-01-03 00:00' "$tmp/rep/"*.json
+KVPERF_VMTEST=$tmp/fake-vmtest-ok selftests/bench.sh --short -k "$full" \
+	-o "$tmp/rep" >"$tmp/rep.log" 2>&1
+got=$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1])).get("repeat") or {}
+print(r.get("previous"), r.get("previous_git"))' \
+	"$tmp/rep/$(date +%F)-$full.json" 2>>"$tmp/rep.log")
+echo "previous: $got" >>"$tmp/rep.log"
+[ "$got" = "2001-01-02-$full.json old-2001-01-02" ]
+result $? "bench.sh: the repeatability section is against the newest earlier report by date" \
+	"$tmp/rep.log"
+
 # --- make bench-check: the gate against a baseline ----------------------------
 # The fixture's own cells as the baseline pass; a baseline whose kernel
 # path read latency was 5 % shorter fails, naming the cell and both
