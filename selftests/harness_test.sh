@@ -33,7 +33,7 @@ expect_tally() {
 }
 
 echo "TAP version 13"
-echo "1..24"
+echo "1..25"
 
 # --- the tally ------------------------------------------------------------
 cat >"$tmp/nested.log" <<'EOF'
