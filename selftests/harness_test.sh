@@ -216,10 +216,13 @@ done
 touch -d '2001-01-03 00:00' "$tmp/rep/"*.json
 KVPERF_VMTEST=$tmp/fake-vmtest-ok selftests/bench.sh --short -k "$full" \
 	-o "$tmp/rep" >"$tmp/rep.log" 2>&1
+# the new report: today's date, after the two of 2001 (not date +%F
+# again here: the run may have crossed midnight)
+# shellcheck disable=SC2012 # the names are ours: date-kernel.json
 got=$(python3 -c 'import json, sys
 r = json.load(open(sys.argv[1])).get("repeat") or {}
 print(r.get("previous"), r.get("previous_git"))' \
-	"$tmp/rep/$(date +%F)-$full.json" 2>>"$tmp/rep.log")
+	"$(ls "$tmp/rep/"*"-$full.json" | tail -n 1)" 2>>"$tmp/rep.log")
 echo "previous: $got" >>"$tmp/rep.log"
 [ "$got" = "2001-01-02-$full.json old-2001-01-02" ]
 result $? "bench.sh: the repeatability section is against the newest earlier report by date" \
@@ -228,10 +231,9 @@ result $? "bench.sh: the repeatability section is against the newest earlier rep
 # --- make bench-check: the gate against a baseline ----------------------------
 # The fixture's own cells as the baseline pass; a baseline whose kernel
 # path read latency was 5 % shorter fails, naming the cell and both
-# numbers; a kernel without a baseline is skipped, saying so.
-full=$(sed -n 's/^kernel=//p' "$top/selftests/harness/bench-raw/env.txt")
+# numbers; a kernel without a baseline is skipped, saying so. ($full and
+# $report: the fixture's kernel and the clean run's report, above.)
 mkdir -p "$tmp/gate-same" "$tmp/gate-faster" "$tmp/gate-none"
-report=$(ls "$tmp/bench-ok/"*"-$full.json")
 python3 selftests/bench_report.py baseline "${report%.json}" \
 	"$tmp/gate-same/$full.json" >"$tmp/gate-base.log" 2>&1
 python3 - "$tmp/gate-same/$full.json" "$tmp/gate-faster/$full.json" \
