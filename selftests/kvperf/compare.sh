@@ -160,12 +160,16 @@ only_perftest_forked() {
 	check strace table lat send 1 kernel,user,perftest 64
 }
 
-# standin FILE: a perftest stand-in, its options parsed (size, iters,
-# client: the server's address, empty on the server) and report() printing
-# a bandwidth table of 25.00 MB/s average, then the commands on stdin.
-standin() {
-	{
-		cat <<'EOF'
+# hung_perftest: a perftest client that has printed its whole report but
+# does not end is stopped 5 s later and its result kept, and its server
+# with it. A client has a last exchange with its server after its report,
+# and a hung server holds it there: a stand-in on PATH does just that,
+# reporting 25.00 MB/s for the size and iterations it was given.
+hung_perftest() {
+	local fake=$KV_TMP/fake-perftest rc left
+
+	mkdir -p "$fake" || return 1
+	cat >"$fake/ib_send_bw" <<'EOF'
 #!/bin/bash
 size=0 iters=0 client=
 while [ $# -gt 0 ]; do
@@ -178,32 +182,16 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-report() {
-	local rule=---------------------------------------------------------------------------------------
-
+if [ -n "$client" ]; then
+	rule=---------------------------------------------------------------------------------------
 	echo "$rule"
 	echo " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]"
 	echo " $size      $iters              30.00              25.00  		   0.000000"
 	echo "$rule"
-}
-EOF
-		cat
-	} >"$1" && chmod +x "$1"
-}
-
-# hung_perftest: a perftest client that has printed its whole report but
-# does not end is stopped 5 s later and its result kept, and its server
-# with it. A client has a last exchange with its server after its report,
-# and a hung server holds it there: a stand-in on PATH does just that,
-# reporting 25.00 MB/s for the size and iterations it was given.
-hung_perftest() {
-	local fake=$KV_TMP/fake-perftest rc left
-
-	mkdir -p "$fake" || return 1
-	standin "$fake/ib_send_bw" <<'EOF' || return 1
-[ -n "$client" ] && report
+fi
 exec sleep 7777
 EOF
+	chmod +x "$fake/ib_send_bw" || return 1
 	kv_run "$KV_TMP/hung.out" "$KV_TMP/hung.err" env PATH="$fake:$PATH" \
 		timeout "$(kv_scaled 600)" kvperf -j compare bw op send \
 		addr "$addr" size 4096 rounds 1 iters 100 poll softirq
@@ -233,58 +221,6 @@ ok = row["size"] == 4096 and med["perftest"] == 25.0 and \
      all(isinstance(med[p], float) and med[p] > 0 for p in ("kernel", "user"))
 if not ok:
     print("row:", json.dumps(row)[:1500])
-sys.exit(0 if ok else 1)
-EOF
-}
-
-# perftest_server_idle: in read bandwidth perftest's server takes no
-# part (the device serves the client's reads) and only waits, polling,
-# so compare runs it with SCHED_IDLE and its client as any other: a
-# stand-in on PATH records the policy each side ran with.
-perftest_server_idle() {
-	local fake=$KV_TMP/fake-idle rc
-
-	mkdir -p "$fake" || return 1
-	rm -f "$fake"/*.policy
-	standin "$fake/ib_read_bw" <<'EOF' || return 1
-dir=$(dirname "$0")
-policy=$(chrt -p $$ | sed -n 's/.*scheduling policy: //p')
-if [ -z "$client" ]; then
-	echo "$policy" >"$dir/server.policy"
-	for _ in $(seq 100); do
-		[ -e "$dir/client.policy" ] && exit 0
-		sleep 0.1
-	done
-	exit 0
-fi
-echo "$policy" >"$dir/client.policy"
-report
-EOF
-	kv_run "$KV_TMP/idle.out" "$KV_TMP/idle.err" env PATH="$fake:$PATH" \
-		timeout "$(kv_scaled 600)" kvperf -j compare bw op read \
-		addr "$addr" size 4096 rounds 1 iters 100 poll softirq
-	rc=$?
-	if [ "$rc" != 0 ]; then
-		echo "compare bw op read with a stand-in perftest: exit $rc"
-		sed 's/^/stderr: /' "$KV_TMP/idle.err"
-		return 1
-	fi
-	if [ "$(cat "$fake/server.policy" 2>&1)" != SCHED_IDLE ] ||
-	   [ "$(cat "$fake/client.policy" 2>&1)" != SCHED_OTHER ]; then
-		echo "perftest's server ran $(cat "$fake/server.policy" 2>&1)," \
-		     "its client $(cat "$fake/client.policy" 2>&1)" \
-		     "(SCHED_IDLE and SCHED_OTHER expected)"
-		return 1
-	fi
-	kv_py - "$KV_TMP/idle.out" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-row = d["rows"][0]
-ok = d.get("perftest_server_idle") is True and \
-     row["perftest"]["median"] == 25.0
-if not ok:
-    print("perftest_server_idle:", d.get("perftest_server_idle"),
-          "perftest:", json.dumps(row["perftest"])[:300])
 sys.exit(0 if ok else 1)
 EOF
 }
@@ -425,7 +361,7 @@ nothing_left() {
 	return 1
 }
 
-ktap_set_plan 17
+ktap_set_plan 16
 kv_dmesg_mark
 
 kv_check "compare lat op send size 64 rounds 3: kernel, user and perftest columns, ratios of the medians" \
@@ -461,8 +397,6 @@ else
 fi
 kv_check "a perftest client that hangs after its report: stopped 5 s later, its result kept, its server stopped" \
 	hung_perftest
-kv_check "compare bw op read: perftest's server, which only waits, runs SCHED_IDLE, its client SCHED_OTHER" \
-	perftest_server_idle
 kv_check "SIGTERM mid-run: compare ends, interrupted, nothing left running" \
 	stopped_mid_run
 kv_check "no kernel server or run, no perftest process left behind" nothing_left

@@ -831,12 +831,6 @@ static void cmp_print_perftest_mode(void)
 	CHECK(strstr(cap_str(&c), "poll softirq,"));
 	CHECK(strstr(cap_str(&c), "; perftest 6.06, events (-e)\n"));
 	cap_close(&c);
-	r.perftest_server_idle = true;
-	pr_init(&p, cap_open(&c), false, false);
-	cmp_print(&p, &r);
-	CHECK(strstr(cap_str(&c), "; perftest 6.06, events (-e), its server (which only waits) SCHED_IDLE\n"));
-	cap_close(&c);
-	r.perftest_server_idle = false;
 	r.op = KVPERF_OP_WRITE;
 	r.perftest_events = false;
 	pr_init(&p, cap_open(&c), false, false);
@@ -912,7 +906,6 @@ static void cmp_print_json(void)
 		   "assert row['kernel_user_ratio'] == 0.814\n"
 		   "assert row['kernel_perftest_ratio'] == 0.785\n"
 		   "assert d['perftest_events'] is False\n"
-		   "assert d['perftest_server_idle'] is False\n"
 		   "assert d['post_context'] == 'process'\n"
 		   "assert row['kernel-bh'] is None\n");
 	cap_close(&c);
@@ -930,7 +923,6 @@ static void cmp_print_json(void)
 		   "assert d['paths'] == ['kernel', 'user']\n"
 		   "assert d['perftest_note'] == 'off (no-perftest)'\n"
 		   "assert 'perftest_events' not in d\n"
-		   "assert 'perftest_server_idle' not in d\n"
 		   "assert d['env']['perftest'] is None\n"
 		   "assert d['env']['dev'] is None\n"
 		   "row = d['rows'][0]\n"

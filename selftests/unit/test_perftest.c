@@ -245,17 +245,6 @@ static const char *cmd_str(const struct perftest_cfg *cfg)
 	return buf;
 }
 
-/* perftest's server takes part in send and write latency only */
-static void pt_server_waits(void)
-{
-	CHECK(perftest_server_waits(KVPERF_RUN_TYPE_LAT, KVPERF_OP_READ));
-	CHECK(perftest_server_waits(KVPERF_RUN_TYPE_BW, KVPERF_OP_READ));
-	CHECK(perftest_server_waits(KVPERF_RUN_TYPE_BW, KVPERF_OP_WRITE));
-	CHECK(!perftest_server_waits(KVPERF_RUN_TYPE_LAT, KVPERF_OP_WRITE));
-	CHECK(!perftest_server_waits(KVPERF_RUN_TYPE_LAT, KVPERF_OP_SEND));
-	CHECK(!perftest_server_waits(KVPERF_RUN_TYPE_BW, KVPERF_OP_SEND));
-}
-
 static void pt_cmd(void)
 {
 	struct perftest_cfg cfg = {
@@ -364,7 +353,6 @@ const struct unit_test unit_tests[] = {
 	UNIT(pt_report_complete),
 	UNIT(pt_version),
 	UNIT(pt_cmd),
-	UNIT(pt_server_waits),
 	UNIT(pt_has_option),
 	{ NULL },
 };

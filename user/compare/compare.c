@@ -790,8 +790,6 @@ static void cmp_print_json(struct printer *p, const struct cmp_result *r)
 	if (r->active[CMP_PERFTEST]) {
 		json_key(jw, "perftest_events");
 		json_bool(jw, r->perftest_events);
-		json_key(jw, "perftest_server_idle");
-		json_bool(jw, r->perftest_server_idle);
 	}
 	json_key(jw, "env");
 	json_obj_open(jw);
@@ -893,14 +891,12 @@ static void cmp_print_text(FILE *f, const struct cmp_result *r)
 	if (r->env.dev[0])
 		fprintf(f, ", dev %s", r->env.dev);
 	fprintf(f, ", kernel %s%s\n", r->env.kernel, r->env.tcg ? " (TCG)" : "");
-	fprintf(f, "# cpu %s; perftest %s%s%s\n", r->env.cpu[0] ? r->env.cpu : "?",
+	fprintf(f, "# cpu %s; perftest %s%s\n", r->env.cpu[0] ? r->env.cpu : "?",
 		perftest ? r->env.perftest :
 		(r->perftest_note ? r->perftest_note : "off"),
 		!perftest ? "" : r->perftest_events ? ", events (-e)" :
 		r->poll == KVPERF_POLL_BUSY ? ", polling" :
-		", polling (-e is not for write)",
-		perftest && r->perftest_server_idle ?
-		", its server (which only waits) SCHED_IDLE" : "");
+		", polling (-e is not for write)");
 	fprintf(f, "# median (min-max) over the rounds of %s\n",
 		r->type == KVPERF_RUN_TYPE_BW ? "the average bandwidth" :
 		"the p50 latency (perftest: t_typical)");

@@ -166,8 +166,6 @@ struct cmp_result {
 	const char *perftest_note;
 	/* perftest waits for completion events (-e) rather than polls */
 	bool perftest_events;
-	/* perftest's server, which only waits, runs with SCHED_IDLE */
-	bool perftest_server_idle;
 	struct cmp_env env;
 	size_t count;
 	struct cmp_row rows[CMP_SIZES_MAX];

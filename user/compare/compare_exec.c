@@ -18,7 +18,6 @@
 #include <ifaddrs.h>
 #include <limits.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,9 +238,8 @@ static void cmp_read_line(const char *path, char *buf, size_t len)
  */
 static pid_t cmp_spawn(struct cmp_exec *ex, const char *prog,
 		       const char *const argv[], const char *out,
-		       const char *err, bool idle)
+		       const char *err)
 {
-	struct sched_param idle_param = { 0 };
 	pid_t parent = getpid(), pid;
 	int fd, out_fd, err_fd;
 
@@ -275,10 +273,6 @@ static pid_t cmp_spawn(struct cmp_exec *ex, const char *prog,
 	/* dup2() clears O_CLOEXEC on the copies */
 	dup2(out_fd, STDOUT_FILENO);
 	dup2(err_fd, STDERR_FILENO);
-	/* no privilege needed to lower one's own policy; exec keeps it */
-	if (idle && sched_setscheduler(0, SCHED_IDLE, &idle_param))
-		dprintf(STDERR_FILENO, "kvperf: cannot make %s SCHED_IDLE: %s\n",
-			argv[0], strerror(errno));
 	execvp(prog, (char *const *)argv);
 	/* not stdio: another thread may have held its lock at fork() */
 	dprintf(STDERR_FILENO, "kvperf: cannot run %s: %s\n", argv[0],
@@ -967,7 +961,7 @@ static void cmp_perftest_one(struct cmp_exec *ex, uint32_t round,
 		report = ex->out;
 
 	server = cmp_spawn(ex, srv.argv[0], srv.argv, ex->srv_out,
-			   ex->srv_out, ex->r->perftest_server_idle);
+			   ex->srv_out);
 	if (server < 0) {
 		cmp_mark_failed(ex, CMP_PERFTEST, size);
 		return;
@@ -976,7 +970,7 @@ static void cmp_perftest_one(struct cmp_exec *ex, uint32_t round,
 		goto out;
 	for (tries = CMP_PERFTEST_TRIES; tries > 0; tries--) {
 		client = cmp_spawn(ex, cli_argv[0], cli_argv, ex->out,
-				   ex->out, false);
+				   ex->out);
 		if (client < 0) {
 			code = -1;
 			break;
@@ -1169,7 +1163,7 @@ static void cmp_perftest_version(struct cmp_exec *ex)
 	char *out;
 	pid_t pid;
 
-	pid = cmp_spawn(ex, argv[0], argv, ex->out, ex->out, false);
+	pid = cmp_spawn(ex, argv[0], argv, ex->out, ex->out);
 	if (pid < 0)
 		return;
 	cmp_wait(ex, pid, CMP_KILL_GRACE_MS, false);
@@ -1189,7 +1183,7 @@ static bool cmp_perftest_has(struct cmp_exec *ex, const char *opt)
 	char *out;
 	pid_t pid;
 
-	pid = cmp_spawn(ex, argv[0], argv, ex->out, ex->out, false);
+	pid = cmp_spawn(ex, argv[0], argv, ex->out, ex->out);
 	if (pid < 0)
 		return false;
 	cmp_wait(ex, pid, CMP_KILL_GRACE_MS, false);
@@ -1255,8 +1249,6 @@ static void cmp_perftest_setup(struct cmp_exec *ex)
 	if (ex->o->addr_len == 16 && !cmp_perftest_ipv6(ex, prog))
 		return;
 	ex->r->active[CMP_PERFTEST] = true;
-	ex->r->perftest_server_idle = perftest_server_waits(ex->o->type,
-							    ex->o->op);
 	cmp_perftest_version(ex);
 	if (!prog_find("stdbuf", ex->stdbuf_prog, sizeof(ex->stdbuf_prog)))
 		ex->stdbuf_prog[0] = '\0';

@@ -406,26 +406,3 @@ void perftest_cmd_build(struct perftest_cmd *c, const struct perftest_cfg *cfg)
 		add(c, cfg->addr);
 	c->argv[c->argc] = NULL;
 }
-
-/**
- * perftest_server_waits() - whether perftest's server takes no part in
- * the measurement
- * @type: KVPERF_RUN_TYPE_LAT or _BW
- * @op: KVPERF_OP_*
- *
- * In read latency and read and write bandwidth the client's requests
- * are served by the device alone; perftest's server only waits for the
- * client's closing message, and it waits by polling its completion
- * queue. (Write latency is a ping-pong of both sides, send has the
- * server receive.) On a CPU the measurement shares, that polling takes
- * the CPU from it: on one vCPU, Debian 12's ib_read_bw server used 0.57 s
- * of user time in a read bandwidth run of 0.84 s at 64 KiB, and
- * perftest's read bandwidth was 0.65 of the user path's.
- *
- * Return: true when the server only waits.
- */
-bool perftest_server_waits(uint8_t type, uint8_t op)
-{
-	return op == KVPERF_OP_READ ||
-	       (op == KVPERF_OP_WRITE && type == KVPERF_RUN_TYPE_BW);
-}

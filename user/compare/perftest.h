@@ -81,6 +81,5 @@ struct perftest_cmd {
 
 const char *perftest_prog(char *buf, size_t len, uint8_t type, uint8_t op);
 void perftest_cmd_build(struct perftest_cmd *c, const struct perftest_cfg *cfg);
-bool perftest_server_waits(uint8_t type, uint8_t op);
 
 #endif /* KVPERF_PERFTEST_H */
