@@ -499,9 +499,10 @@ def markdown(doc):
             f"- emulated (QEMU TCG): {'yes' if env.get('tcg') else 'no'}",
             f"- clock: {env.get('time', env.get('clock', '?'))}",
             f"- guest command line: `{env.get('cmdline', '?')}`",
-            f"- slab caches: {env.get('slab', 'as booted')} (empty slabs "
-            "kept, so that skb churn does not depend on where a run "
-            "starts)",
+            "- slab caches: " + (f"{env['slab']} (empty slabs kept, so "
+                                 "that skb churn does not depend on where "
+                                 "a run starts)" if env.get("slab")
+                                 else "as booted"),
             f"- perftest: {env.get('perftest') or 'not installed'}",
             f"- kvperf: {doc['git'] or '?'}", ""]
     return "\n".join(out)
