@@ -169,10 +169,11 @@ cells=(python3 "$(dirname "$0")/bench_report.py" cells --clock "$clock")
 # beside it
 matrix=$("${cells[@]}") || exit 1
 
-# One unrecorded compare before the matrix: its first cell (the user
-# path's send latency at 2 B) drifted by 6 % over its rounds as the
-# first measurement of a boot (39.0, 40.3, 41.6 usec on 6.12) and held
-# within 1.2 % in a boot that had measured before.
+# One unrecorded compare before the matrix, so that its first cell is
+# not also the boot's first measurement (of twelve such compares in a
+# row on 6.12 the first had the kernel path a bucket slower than the
+# seven after it). The user path's spread in that cell is its own; see
+# Documentation/benchmarks.rst.
 kvperf -j compare lat op send addr "$addr" size 2 rounds 1 \
 	iters "$lat_iters" poll softirq post-context both >/dev/null 2>&1
 
