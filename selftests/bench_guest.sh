@@ -169,27 +169,35 @@ cells=(python3 "$(dirname "$0")/bench_report.py" cells --clock "$clock")
 # beside it
 matrix=$("${cells[@]}") || exit 1
 
-# One unrecorded compare before the matrix, so that its first cell is
-# not also the boot's first measurement (of twelve such compares in a
-# row on 6.12 the first had the kernel path a bucket slower than the
-# seven after it). The user path's spread in that cell is its own; see
-# Documentation/benchmarks.rst.
-kvperf -j compare lat op send addr "$addr" size 2 rounds 1 \
-	iters "$lat_iters" poll softirq post-context both >/dev/null 2>&1
+# cell_cmd ROUNDS KIND OP SIZE POLL: the compare of one cell, into cmd
+cell_cmd() {
+	local iters extra=()
 
-while read -r kind op size poll <&3; do
-	if [ "$kind" = lat ]; then
-		iters=$(lat_iters_for "$size")
+	if [ "$2" = lat ]; then
+		iters=$(lat_iters_for "$4")
 	else
-		iters=$(bw_iters "$size")
+		iters=$(bw_iters "$4")
 	fi
-	extra=()
 	# ib_write_bw has no -e, so it would poll busily: on one vCPU that
 	# measures the scheduler's tick, not perftest
-	[ "$clock" = icount ] && [ "$op" = write ] && extra=(no-perftest)
-	measure "$kind-$op-$size-$poll" kvperf -j compare "$kind" \
-		op "$op" addr "$addr" size "$size" rounds "$rounds" \
-		iters "$iters" poll "$poll" post-context both "${extra[@]}"
+	[ "$clock" = icount ] && [ "$3" = write ] && extra=(no-perftest)
+	cmd=(kvperf -j compare "$2" op "$3" addr "$addr" size "$4"
+	     rounds "$1" iters "$iters" poll "$5" post-context both
+	     "${extra[@]}")
+}
+
+# One round of send latency at 2 B (the full matrix's first cell),
+# unrecorded, so that the matrix's first cell is not also the boot's
+# first measurement (of twelve such compares in a row on 6.12 the first
+# had the kernel path a bucket slower than the seven after it). The
+# user path's spread in that cell is its own; see
+# Documentation/benchmarks.rst.
+cell_cmd 1 lat send 2 softirq
+timeout 900 "${cmd[@]}" >/dev/null 2>&1
+
+while read -r kind op size poll <&3; do
+	cell_cmd "$rounds" "$kind" "$op" "$size" "$poll"
+	measure "$kind-$op-$size-$poll" "${cmd[@]}"
 done 3<<<"$matrix"
 
 # Statistics on and off, alternating, the same loop: send 64 B.
