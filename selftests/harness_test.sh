@@ -6,8 +6,8 @@
 # reason, missing test programs), the VM suite's plan (a planned script
 # that is missing, one that stops early), the kernel requirement of lint
 # and check, bench.sh failing with its VM run, vmtest.sh failing on a
-# kernel-log WARNING, and the skip helper of the VM tests. Runs on the
-# host; one short guest boot.
+# kernel-log WARNING, the instruction profiler (vmtest.sh -p) and the
+# skip helper of the VM tests. Runs on the host; two short guest boots.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -33,7 +33,7 @@ expect_tally() {
 }
 
 echo "TAP version 13"
-echo "1..25"
+echo "1..27"
 
 # --- the tally ------------------------------------------------------------
 cat >"$tmp/nested.log" <<'EOF'
@@ -279,6 +279,29 @@ rc=$?
 [ "$rc" = 1 ] && grep -q 'kernel log problems' "$tmp/vm.log" &&
 	grep -q 'WARNING: injected by harness_test.sh' "$tmp/vm.log"
 result $? "vmtest.sh: a WARNING in the guest's kernel log fails the run" "$tmp/vm.log"
+
+# --- vmtest.sh -p: instruction counts between two marks ---------------------
+# /proc/version is read between the guest's two runs of the marker only, so
+# its show function must be in the second dump and not in the first.
+# shellcheck disable=SC2016 # the guest's variables, expanded there
+KVPERF_NO_MODULE=1 selftests/vmtest.sh -p -k "$k" -- \
+	bash -c '"$KVPERF_MARK" && cat /proc/version >/dev/null &&
+		"$KVPERF_MARK" && echo "rundir=$KVPERF_RUNDIR"' \
+	>"$tmp/prof.log" 2>&1
+rundir=$(sed -n 's/^rundir=//p' "$tmp/prof.log")
+{
+	selftests/tbprof/tbprof.py "$rundir" 0 --top 1000000 >"$tmp/prof0.txt" &&
+		selftests/tbprof/tbprof.py "$rundir" 1 --top 1000000 >"$tmp/prof1.txt"
+} >>"$tmp/prof.log" 2>&1
+grep -E ' version_proc_show$' "$tmp/prof1.txt" >>"$tmp/prof.log" &&
+	! grep -q ' version_proc_show$' "$tmp/prof0.txt" &&
+	[ ! -e "$rundir/tbprof/dump.0002" ]
+result $? "vmtest.sh -p: a dump per mark holds the code run since the last (version_proc_show)" \
+	"$tmp/prof.log"
+
+selftests/tbprof/tbprof.py "$rundir" 0 2 >"$tmp/prof2.log" 2>&1
+[ $? != 0 ] && grep -q "^tbprof: no dump 2 " "$tmp/prof2.log"
+result $? "tbprof.py: a dump that does not exist is named" "$tmp/prof2.log"
 
 # --- the VM tests' skip helper gives its reason ------------------------------
 cat >"$tmp/skip.sh" <<EOF

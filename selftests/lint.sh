@@ -61,7 +61,8 @@ checkpatch() {	# checkpatch NAME STRICT IGNORES PATHSPEC...
 if want checkpatch; then
 	checkpatch kernel --strict "" 'kmod/*.[ch]' 'include/*.h'
 	checkpatch user-space "" ",PREFER_DEFINED_ATTRIBUTE_MACRO,PREFER_KERNEL_TYPES,NEW_TYPEDEFS" \
-		'user/*.[ch]' 'user/*/*.[ch]' 'selftests/kvperf/*.[ch]'
+		'user/*.[ch]' 'user/*/*.[ch]' 'selftests/kvperf/*.[ch]' \
+		'selftests/tbprof/*.[ch]'
 	# expected output in tests is clearer split line by line
 	checkpatch unit-test "" ",SPLIT_STRING,PREFER_DEFINED_ATTRIBUTE_MACRO" 'selftests/unit/*.[ch]'
 fi

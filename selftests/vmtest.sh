@@ -12,7 +12,7 @@ set -o pipefail
 
 usage() {
 	cat <<EOF
-usage: $prog [-k KVER | -K DIR] [-d] [-i] [-t SECONDS] [-a KERNEL-ARGS] [-s | -- COMMAND [ARGS...]]
+usage: $prog [-k KVER | -K DIR] [-d] [-i | -p] [-t SECONDS] [-a KERNEL-ARGS] [-s | -- COMMAND [ARGS...]]
 
 Boot an installed kernel under QEMU (TCG), create rxe0 on kvd0 ($addr0/24)
 and rxe1 on kvd1 ($addr1/24), load the freshly built kvperf.ko and then:
@@ -41,6 +41,11 @@ Options:
                  load does not change them
                  (busy polling is meaningless there; see
                  Documentation/benchmarks.rst)
+  -p             profile (implies -i): QEMU counts the guest instructions
+                 of every piece of code (selftests/tbprof/), and each run
+                 of \$KVPERF_MARK in the guest writes the counts since the
+                 last one to the run directory's tbprof/dump.NNNN;
+                 selftests/tbprof/tbprof.py names the functions
   -t SECONDS     hard time limit for the whole guest run (default $timeout_run;
                  $timeout_shell for -s)
   -a ARGS        append ARGS to the guest kernel command line (e.g. idle=poll)
@@ -57,7 +62,8 @@ In the guest: PATH starts with $top/user; KVPERF_DEV0/1 (rxe0, rxe1),
 KVPERF_NETDEV0/1, KVPERF_ADDR0/1 (their IPv4 addresses), KVPERF_ADDR6_0/1
 (their IPv6 addresses, 2001:2::1/64 and 2001:2:0:1::1/64, whose RoCE GIDs
 exist before COMMAND starts), KVPERF_KVER, KVPERF_TOP, KVPERF_KO,
-KVPERF_RUNDIR and KVPERF_CLOCK (icount with -i, else wall) are set; a
+KVPERF_RUNDIR, KVPERF_CLOCK (icount with -i, else wall) and
+KVPERF_MARK (with -p: the marker program, else empty) are set; a
 word of COMMAND that is one of them, quoted on the host
 ('\$KVPERF_ADDR0'), is expanded in the guest. COMMAND runs in
 the current directory (when the
@@ -233,12 +239,14 @@ shell=0
 append=
 dma=0
 icount=0
-while getopts ":k:K:t:a:dish" opt; do
+profile=0
+while getopts ":k:K:t:a:dipsh" opt; do
 	case "$opt" in
 	k) kver_arg=$OPTARG ;;
 	K) kdir_arg=$OPTARG ;;
 	d) dma=1 ;;
 	i) icount=1 ;;
+	p) profile=1 icount=1 ;;
 	t) limit=$OPTARG ;;
 	a) append=$OPTARG ;;
 	s) shell=1 ;;
@@ -330,12 +338,24 @@ if [ "$dma" = 1 ]; then
 		 "$top/build/rxe-dma-$kver" | tail -n 1) || exit 1
 fi
 
+# -p: the profiler plugin and the marker, and where the marker starts.
+tbprof=$top/build/tbprof
+mark=
+if [ "$profile" = 1 ]; then
+	make -s --no-print-directory -C "$top/selftests/tbprof" OUT="$tbprof" >&2 ||
+		{ msg "building the profiler (selftests/tbprof) failed"; exit 1; }
+	mark=$tbprof/kvperf-mark
+	mark_addr=$(nm "$mark" | sed -n 's/^\([0-9a-f]*\) T _start$/\1/p')
+	[ -n "$mark_addr" ] || { msg "$mark has no _start"; exit 1; }
+fi
+
 # Keep the 20 newest run directories.
 find "$top/build/vm" -maxdepth 1 -name 'run-*' -type d -printf '%T@ %p\n' |
 	sort -rn | tail -n +20 | cut -d' ' -f2- | xargs -r rm -rf
 run=$top/build/vm/run-$kver-$$
 rm -rf "$run"
 mkdir -p "$run" || exit 1
+[ "$profile" = 1 ] && { mkdir "$run/tbprof" || exit 1; }
 
 rows=24
 cols=80
@@ -352,6 +372,7 @@ fi
 	printf 'TIME_SCALE=%q\n' "$scale"
 	printf 'RXE_KO=%q\n' "$rxe_ko"
 	printf 'CLOCK=%q\n' "$([ "$icount" = 1 ] && echo icount || echo wall)"
+	printf 'MARK=%q\n' "$mark"
 } >"$run/config"
 if [ "$mode" = run ]; then
 	# Words that are just a guest variable ('$KVPERF_ADDR0', quoted on
@@ -409,6 +430,10 @@ qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "$vcpus" -m 2G
 # baseline's numbers within 0.35 %.
 # shellcheck disable=SC2054
 [ "$icount" = 1 ] && qemu+=(-icount shift=0,sleep=on)
+# -p: the plugin counts each block's runs on the host, so the guest runs
+# exactly the instructions it would without it.
+[ "$profile" = 1 ] && qemu+=(-plugin
+	"$tbprof/tbprof.so,out=$run/tbprof,mark=0x$mark_addr")
 [ -n "$modroot" ] && qemu+=(-virtfs
 	"local,path=$modroot/lib/modules,mount_tag=kvmods,security_model=none,readonly=on")
 if [ "$dma" = 1 ]; then

@@ -220,6 +220,12 @@ export KVPERF_VM=1
 export KVPERF_DMA_LANE=$([ -n "${RXE_KO:-}" ] && echo 1 || echo 0)
 export KVPERF_TIME_SCALE=$time_scale
 export KVPERF_CLOCK=${CLOCK:-wall}
+export KVPERF_MARK=${MARK:-}
+# vmtest.sh -p: the symbols that name the profiler's addresses, the
+# module's included.
+if [ -n "$KVPERF_MARK" ]; then
+	cat /proc/kallsyms >"$run/kallsyms" || fail_setup "reading /proc/kallsyms"
+fi
 export HOME=/root
 export PATH=$top/user:$PATH
 
