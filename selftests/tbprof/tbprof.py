@@ -5,6 +5,9 @@
 tbprof.py RUNDIR N        the functions of dump N, most instructions first
 tbprof.py RUNDIR N M      what changed from dump N to dump M, largest first
 
+Each line has a function's instructions and its entries (the runs of the
+block at its first instruction: its calls, and any jump back there).
+
 RUNDIR is the run directory vmtest.sh names (build/vm/run-KVER-PID): its
 tbprof/dump.NNNN files hold the counts between two runs of $KVPERF_MARK
 (dump 0 is everything before the first), its kallsyms the guest's
@@ -38,8 +41,13 @@ def load_symbols(path):
 
 
 def profile(path, addrs, names):
-    """Instructions per function in one dump, and their total."""
+    """Instructions and entries per function in one dump, and the total.
+
+    A function's entries are the runs of the block at its first
+    instruction: the calls, and any jump back to its start.
+    """
     per_fn = collections.Counter()
+    entries = collections.Counter()
     total = 0
     with open(path) as f:
         for line in f:
@@ -51,8 +59,11 @@ def profile(path, addrs, names):
                 per_fn['[user]'] += n
                 continue
             i = bisect.bisect_right(addrs, vaddr) - 1
-            per_fn[names[i] if i >= 0 else '[unknown]'] += n
-    return per_fn, total
+            name = names[i] if i >= 0 else '[unknown]'
+            per_fn[name] += n
+            if i >= 0 and addrs[i] == vaddr:
+                entries[name] += int(runs)
+    return per_fn, entries, total
 
 
 def main():
@@ -70,20 +81,23 @@ def main():
             sys.exit(f'tbprof: no dump {n} ({path})')
         return profile(path, addrs, names)
 
-    base, base_total = load(a.dump)
+    base, base_in, base_total = load(a.dump)
     if a.other is None:
-        print(f'dump {a.dump}: {base_total} instructions')
+        print(f'dump {a.dump}: {base_total} instructions'
+              ' (instructions, share, entries, function)')
         for name, n in base.most_common(a.top):
-            print(f'{n:14d} {100.0 * n / base_total:6.2f} % {name}')
+            print(f'{n:14d} {100.0 * n / base_total:6.2f} % {base_in[name]:10d} {name}')
         return
-    other, other_total = load(a.other)
+    other, other_in, other_total = load(a.other)
     change = other_total - base_total
     print(f'dump {a.dump}: {base_total}, dump {a.other}: {other_total} instructions'
           f' ({change:+d}, {100.0 * change / base_total:+.3f} %)')
+    print('(instructions in each, change; entries in each, function)')
     names_seen = sorted(set(base) | set(other),
                         key=lambda k: -abs(other[k] - base[k]))
     for name in names_seen[:a.top]:
-        print(f'{base[name]:14d} {other[name]:14d} {other[name] - base[name]:+12d} {name}')
+        print(f'{base[name]:14d} {other[name]:14d} {other[name] - base[name]:+12d}'
+              f' {base_in[name]:10d} {other_in[name]:10d} {name}')
 
 
 if __name__ == '__main__':
