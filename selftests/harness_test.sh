@@ -33,7 +33,7 @@ expect_tally() {
 }
 
 echo "TAP version 13"
-echo "1..27"
+echo "1..28"
 
 # --- the tally ------------------------------------------------------------
 cat >"$tmp/nested.log" <<'EOF'
@@ -302,6 +302,12 @@ result $? "vmtest.sh -p: a dump per mark holds the code run since the last (vers
 selftests/tbprof/tbprof.py "$rundir" 0 2 >"$tmp/prof2.log" 2>&1
 [ $? != 0 ] && grep -q "^tbprof: no dump 2 " "$tmp/prof2.log"
 result $? "tbprof.py: a dump that does not exist is named" "$tmp/prof2.log"
+
+# the plugin (built by the run above) refuses what it does not know, by name
+qemu-system-x86_64 -M none -display none \
+	-plugin "$top/build/tbprof/tbprof.so,out=$tmp,bogus=1" >"$tmp/prof3.log" 2>&1
+[ $? != 0 ] && grep -q "^tbprof: unknown argument 'bogus=1'" "$tmp/prof3.log"
+result $? "tbprof.so: an unknown argument stops QEMU, named" "$tmp/prof3.log"
 
 # --- the VM tests' skip helper gives its reason ------------------------------
 cat >"$tmp/skip.sh" <<EOF

@@ -77,9 +77,12 @@ static void tbprof_dump(unsigned int vcpu_index, void *userdata)
 	size_t i;
 
 	snprintf(path, sizeof(path), "%s/dump.%04u", out_dir, nr_dumps++);
-	f = failed ? NULL : fopen(path, "w");
-	if (!f && !failed)
-		tbprof_fail("cannot create", path);
+	f = NULL;
+	if (!failed) {
+		f = fopen(path, "w");
+		if (!f)
+			tbprof_fail("cannot create", path);
+	}
 	for (i = 0; i < nr_counts; i++) {
 		c = &chunks[i / TB_CHUNK][i % TB_CHUNK];
 		if (!c->runs)
