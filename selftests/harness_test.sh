@@ -6,8 +6,8 @@
 # reason, missing test programs), the VM suite's plan (a planned script
 # that is missing, one that stops early), the kernel requirement of lint
 # and check, bench.sh failing with its VM run, vmtest.sh failing on a
-# kernel-log WARNING, the instruction profiler (vmtest.sh -p) and the
-# skip helper of the VM tests. Runs on the host; two short guest boots.
+# kernel-log WARNING, the instruction profiler (vmtest.sh -p), vmpair.sh
+# -K's argument and the skip helper of the VM tests. Runs on the host; two short guest boots.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -33,7 +33,7 @@ expect_tally() {
 }
 
 echo "TAP version 13"
-echo "1..28"
+echo "1..29"
 
 # --- the tally ------------------------------------------------------------
 cat >"$tmp/nested.log" <<'EOF'
@@ -308,6 +308,13 @@ qemu-system-x86_64 -M none -display none \
 	-plugin "$top/build/tbprof/tbprof.so,out=$tmp,bogus=1" >"$tmp/prof3.log" 2>&1
 [ $? != 0 ] && grep -q "^tbprof: unknown argument 'bogus=1'" "$tmp/prof3.log"
 result $? "tbprof.so: an unknown argument stops QEMU, named" "$tmp/prof3.log"
+
+# --- vmpair.sh -K takes only a debug-kernel build ---------------------------
+selftests/vmpair.sh -K "$tmp" -- true >"$tmp/pairK.log" 2>&1
+[ $? = 2 ] &&
+	grep -qF -- "-K $tmp: not a directory of debug-kernel/build.sh" "$tmp/pairK.log"
+result $? "vmpair.sh -K: a directory that is no debug-kernel build is named" \
+	"$tmp/pairK.log"
 
 # --- the VM tests' skip helper gives its reason ------------------------------
 cat >"$tmp/skip.sh" <<EOF

@@ -29,7 +29,7 @@ pair_macs=(52:54:00:99:00:0a 52:54:00:99:00:0b)
 
 usage() {
 	cat <<EOF
-usage: $prog [-k KVER] [-p KVER] [-P 'PEER COMMAND'] [-t SECONDS]
+usage: $prog [-k KVER | -K DIR] [-p KVER] [-P 'PEER COMMAND'] [-t SECONDS]
        [-a KERNEL-ARGS] [-- COMMAND [ARGS...]]
 
 Boot two guests as vmtest.sh does, A and B, joined by a link: kvx0 in
@@ -43,6 +43,11 @@ built for their kernel. Then:
 
 Options:
   -k KVER        guest A's kernel (default: the newest 6.12)
+  -K DIR         guest A boots the debug kernel built by
+                 selftests/debug-kernel/build.sh (DIR as it prints it;
+                 KASAN, lockdep, kmemleak), as vmtest.sh -K does: the
+                 peer's traffic then meets a kernel that reports a
+                 stray write when it happens, not when it is hit
   -p KVER        guest B's kernel (default: the newest 6.1)
   -P COMMAND     guest B's command, a bash command line (default: the
                  pair suite's peer side with no COMMAND, else nothing:
@@ -84,13 +89,15 @@ EOF
 
 kver_a=6.12
 kver_b=6.1
+kdir_a=
 peer_cmd=
 peer_cmd_set=0
 limit=$timeout_run
 append=
-while getopts ":k:p:P:t:a:h" opt; do
+while getopts ":k:K:p:P:t:a:h" opt; do
 	case "$opt" in
 	k) kver_a=$OPTARG ;;
+	K) kdir_a=$(readlink -f "$OPTARG") ;;
 	p) kver_b=$OPTARG ;;
 	P) peer_cmd=$OPTARG peer_cmd_set=1 ;;
 	t) limit=$OPTARG ;;
@@ -105,6 +112,8 @@ shift $((OPTIND - 1))
 case "$limit" in
 '' | *[!0-9]* | 0) usage_error "-t needs a positive number of seconds" ;;
 esac
+[ -z "$kdir_a" ] || [ -r "$kdir_a/kernelrelease" ] ||
+	usage_error "-K $kdir_a: not a directory of debug-kernel/build.sh"
 case "$top" in
 *[!A-Za-z0-9._/+-]*)
 	usage_error "project path '$top' has characters the kernel command line cannot carry"
@@ -139,17 +148,25 @@ mkdir -p "$pair/a" "$pair/b" || exit 1
 sockdir=$(mktemp -d "${TMPDIR:-/tmp}/kvpair.XXXXXX") || exit 1
 sock=$sockdir/link
 
-# pair_guest ROLE KVER: resolve ROLE's kernel, initramfs and module, and
-# write its run directory's config; sets kernel_ROLE, initrd_ROLE,
-# kver_ROLE and ko_ROLE.
+# pair_guest ROLE KVER [DIR]: resolve ROLE's kernel (DIR: a debug-kernel
+# build's), initramfs and module, and write its run directory's config;
+# sets kernel_ROLE, initrd_ROLE, kver_ROLE and ko_ROLE. vmtest.sh's
+# build_module and initramfs_for read modroot and mod_kdir.
 pair_guest() {
-	local role=$1 i=0 kver ko='' run=$pair/$1
+	local role=$1 i=0 kver ko='' run=$pair/$1 kdir=${3:-}
+	local modroot='' mod_kdir=''
 
 	[ "$role" = b ] && i=1
-	kver=$(resolve_kernel "$2") ||
-		missing "kernel $2 (no /boot/vmlinuz-$2*)"
-	[ -r "/lib/modules/$kver/modules.dep" ] ||
-		missing "modules of $kver (/lib/modules/$kver)"
+	if [ -n "$kdir" ]; then
+		kver=$(cat "$kdir/kernelrelease") || exit 1
+		# shellcheck disable=SC2034 # mod_kdir: for build_module
+		modroot=$kdir/modules mod_kdir=KDIR=$kdir/linux
+	else
+		kver=$(resolve_kernel "$2") ||
+			missing "kernel $2 (no /boot/vmlinuz-$2*)"
+	fi
+	[ -r "$modroot/lib/modules/$kver/modules.dep" ] ||
+		missing "modules of $kver ($modroot/lib/modules/$kver)"
 	if [ "${KVPERF_NO_MODULE:-0}" != 1 ]; then
 		ko=$(build_module "$kver") || exit 1
 	fi
@@ -157,7 +174,12 @@ pair_guest() {
 	printf -v "ko_$role" %s "$ko"
 	printf -v "initrd_$role" %s "$(initramfs_for "$kver" "$busybox")" ||
 		exit 1
-	printf -v "kernel_$role" %s "$(kernel_for "$kver")"
+	if [ -n "$kdir" ]; then
+		printf -v "kernel_$role" %s "$kdir/linux/vmlinux"
+		printf -v "mods_$role" %s "$modroot"
+	else
+		printf -v "kernel_$role" %s "$(kernel_for "$kver")"
+	fi
 	{
 		printf 'MODE=run\n'
 		printf 'KVER=%q\nKO=%q\nCWD=%q\n' "$kver" "$ko" "$(pwd -P)"
@@ -174,7 +196,9 @@ pair_guest() {
 	} >"$run/config"
 }
 
-pair_guest a "$kver_a"
+# shellcheck disable=SC2034 # read through ${!mods} in pair_qemu
+mods_a='' mods_b=''
+pair_guest a "$kver_a" "$kdir_a"
 pair_guest b "$kver_b"
 
 # A's command: COMMAND as vmtest.sh writes it, or the pair suite (its
@@ -210,16 +234,18 @@ printf '%s\n' '. "$KVPERF_TOP/selftests/vm/pair.sh"' \
 # pair_qemu ROLE NETDEV-OPTIONS: the qemu command line of ROLE's guest
 # in qemu_ROLE (as vmtest.sh's, with the link).
 pair_qemu() {
-	local role=$1 kernel initrd cmdline i=0
+	local role=$1 kernel initrd mods cmdline i=0
 	local -a q
 
 	[ "$role" = b ] && i=1
-	kernel=kernel_$role initrd=initrd_$role
+	kernel=kernel_$role initrd=initrd_$role mods=mods_$role
 	cmdline="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off"
 	cmdline+=" tsc=reliable no_timer_check"
 	cmdline+=" rcupdate.rcu_cpu_stall_timeout=$((21 * scale))"
 	cmdline+=" watchdog_thresh=$((10 * scale))"
 	cmdline+=" sysctl.kernel.hung_task_timeout_secs=$((120 * scale))"
+	# a debug kernel: as vmtest.sh -K
+	[ -n "${!mods}" ] && cmdline+=" kvmods=1 acpi=noirq"
 	cmdline+=" kvtop=$top kvrun=$pair/$role${append:+ $append}"
 	# shellcheck disable=SC2054 # qemu's option values are comma-separated
 	q=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2G
@@ -232,6 +258,8 @@ pair_qemu() {
 		-pidfile "$pair/$role/qemu.pid"
 		-serial "file:$pair/$role/console.log")
 	[ -r "$qboot" ] && q+=(-bios "$qboot")
+	[ -n "${!mods}" ] && q+=(-virtfs
+		"local,path=${!mods}/lib/modules,mount_tag=kvmods,security_model=none,readonly=on")
 	eval "qemu_$role=(\"\${q[@]}\")"
 }
 pair_qemu a server=on
