@@ -7,7 +7,8 @@
 # that is missing, one that stops early), the kernel requirement of lint
 # and check, bench.sh failing with its VM run, vmtest.sh failing on a
 # kernel-log WARNING, the instruction profiler (vmtest.sh -p), vmpair.sh
-# -K's argument and the skip helper of the VM tests. Runs on the host; two short guest boots.
+# -K's argument and the skip helper of the VM tests. Runs on the host;
+# two short guest boots.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1

@@ -244,8 +244,7 @@ pair_qemu() {
 	cmdline+=" rcupdate.rcu_cpu_stall_timeout=$((21 * scale))"
 	cmdline+=" watchdog_thresh=$((10 * scale))"
 	cmdline+=" sysctl.kernel.hung_task_timeout_secs=$((120 * scale))"
-	# a debug kernel: as vmtest.sh -K
-	[ -n "${!mods}" ] && cmdline+=" kvmods=1 acpi=noirq"
+	[ -n "${!mods}" ] && cmdline+=" $(debug_kernel_cmdline)"
 	cmdline+=" kvtop=$top kvrun=$pair/$role${append:+ $append}"
 	# shellcheck disable=SC2054 # qemu's option values are comma-separated
 	q=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2G
@@ -258,8 +257,7 @@ pair_qemu() {
 		-pidfile "$pair/$role/qemu.pid"
 		-serial "file:$pair/$role/console.log")
 	[ -r "$qboot" ] && q+=(-bios "$qboot")
-	[ -n "${!mods}" ] && q+=(-virtfs
-		"local,path=${!mods}/lib/modules,mount_tag=kvmods,security_model=none,readonly=on")
+	[ -n "${!mods}" ] && debug_kernel_qemu_args q "${!mods}"
 	eval "qemu_$role=(\"\${q[@]}\")"
 }
 pair_qemu a server=on

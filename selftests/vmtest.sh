@@ -228,6 +228,22 @@ build_module() {
 # shellcheck source=selftests/vm/klog.sh
 . "$vmdir/klog.sh"
 
+# A -K guest (a debug-kernel build, modules in MODROOT): the words its
+# kernel command line gets and the qemu options that share its modules.
+# init.sh mounts the share when it sees kvmods=1; acpi=noirq spares a
+# debug kernel about a minute of ACPI AML loop timeouts under TCG.
+debug_kernel_cmdline() {
+	echo "kvmods=1 acpi=noirq"
+}
+
+# debug_kernel_qemu_args ARRAY MODROOT: append the share to ARRAY.
+debug_kernel_qemu_args() {
+	local -n args=$1
+
+	args+=(-virtfs
+	       "local,path=$2/lib/modules,mount_tag=kvmods,security_model=none,readonly=on")
+}
+
 # selftests/vmpair.sh sources this file for the functions above, and
 # stops here.
 [ -n "${KVPERF_VMTEST_SOURCED:-}" ] && return 0
@@ -406,9 +422,7 @@ cmdline+=" watchdog_thresh=$((10 * scale))"
 cmdline+=" sysctl.kernel.hung_task_timeout_secs=$((120 * scale))"
 # The DMA lane's IOMMU is off unless asked for.
 [ "$dma" = 1 ] && cmdline+=" intel_iommu=on"
-# -K: init.sh mounts the modules share; acpi=noirq spares a debug kernel
-# about a minute of ACPI AML loop timeouts under TCG.
-[ -n "$modroot" ] && cmdline+=" kvmods=1 acpi=noirq"
+[ -n "$modroot" ] && cmdline+=" $(debug_kernel_cmdline)"
 cmdline+=" kvtop=$top kvrun=$run${append:+ $append}"
 vcpus=2
 [ "$icount" = 1 ] && vcpus=1
@@ -434,8 +448,7 @@ qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "$vcpus" -m 2G
 # exactly the instructions it would without it.
 [ "$profile" = 1 ] && qemu+=(-plugin
 	"$tbprof/tbprof.so,out=$run/tbprof,mark=0x$mark_addr")
-[ -n "$modroot" ] && qemu+=(-virtfs
-	"local,path=$modroot/lib/modules,mount_tag=kvmods,security_model=none,readonly=on")
+[ -n "$modroot" ] && debug_kernel_qemu_args qemu "$modroot"
 if [ "$dma" = 1 ]; then
 	# An IOMMU, and PCI functions that no driver claims for the patched
 	# Soft-RoCE to map DMA through: one per device, and spares for the
