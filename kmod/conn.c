@@ -363,9 +363,18 @@ void kvperf_conn_fail(struct kvperf_conn *c, int err, const char *reason)
 	wake_up(c->notify);
 }
 
-/* A completion in error: flushed, or failed by the device. */
-static void kvperf_conn_wc_error(struct kvperf_conn *c, struct ib_wc *wc,
-				 const char *flushed, const char *failed)
+/**
+ * kvperf_conn_wc_error() - fail a connection for a completion in error
+ * @c: the connection
+ * @wc: the completion, flushed or failed by the device
+ * @flushed: the reason when it was flushed
+ * @failed: the reason otherwise
+ *
+ * A flush while the client connects is the CM's business: its reject or
+ * error event gives the reason.
+ */
+void kvperf_conn_wc_error(struct kvperf_conn *c, struct ib_wc *wc,
+			  const char *flushed, const char *failed)
 {
 	if (wc->status != IB_WC_WR_FLUSH_ERR) {
 		pr_debug("%s: %s\n", failed, ib_wc_status_msg(wc->status));
@@ -683,6 +692,9 @@ static int kvperf_conn_create_qp(struct kvperf_conn *c,
 	qp_attr.cap.max_inline_data = attr->inline_size;
 	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	qp_attr.qp_type = IB_QPT_RC;
+	/* rdma_rw sizes the send queue and its MRs for the contexts */
+	qp_attr.cap.max_rdma_ctxs = attr->rdma_ctxs;
+	qp_attr.port_num = c->cm_id->port_num;
 	if (rdma_create_qp(c->cm_id, c->pd, &qp_attr)) {
 		c->reason = "cannot create the queue pair (inline size too large?)";
 		return -EINVAL;
@@ -749,6 +761,7 @@ int kvperf_conn_create(struct kvperf_conn *c, struct rdma_cm_id *cm_id,
 	c->size_max = attr->size_max;
 	c->inline_size = attr->inline_size;
 	c->recv_depth = attr->recv_depth;
+	c->own_recvs = attr->own_recvs;
 
 	/*
 	 * iWARP has no SEND with immediate (our control messages) and wants
@@ -812,8 +825,13 @@ void kvperf_conn_destroy(struct kvperf_conn *c)
 	c->live = false;
 	if (c->cm_id && c->cm_id->qp) {
 		ib_drain_qp(c->cm_id->qp);
+		if (c->drained)
+			c->drained(c, c->drained_arg);
 		rdma_destroy_qp(c->cm_id);
+	} else if (c->drained) {
+		c->drained(c, c->drained_arg);
 	}
+	c->drained = NULL;
 	if (c->mr)
 		ib_dereg_mr(c->mr);
 	c->mr = NULL;
@@ -919,6 +937,8 @@ int kvperf_conn_post_recvs(struct kvperf_conn *c)
 	u32 i;
 	int err = 0;
 
+	if (c->own_recvs)
+		return 0;
 	for (i = 0; i < c->recv_depth && !err; i++)
 		err = kvperf_conn_post_recv(c);
 	if (err)

@@ -78,6 +78,10 @@ struct kvperf_buf {
  *		(ib_alloc_cq_any()) instead of vector 0
  * @op: enum kvperf_op of the run: what the peer may do to the receive
  *	buffer, and whether READs post its SGEs
+ * @rdma_ctxs: rdma_rw contexts the queue pair must have room for (the
+ *	       send queue grows by what they need; an I/O target's)
+ * @own_recvs: the owner posts its receives with its own completion
+ *	       entries; kvperf_conn_post_recvs() posts none (I/O runs)
  */
 struct kvperf_conn_attr {
 	u8 poll;
@@ -89,6 +93,8 @@ struct kvperf_conn_attr {
 	u32 recv_slack;
 	int node;
 	bool any_vector;
+	u32 rdma_ctxs;
+	bool own_recvs;
 };
 
 /**
@@ -119,6 +125,7 @@ struct kvperf_recv {
  * @inline_size: send inline up to this size
  * @remote_rkey: rkey of the peer's @rx
  * @remote_addr: RDMA address of the peer's @rx
+ * @credits: I/O runs, the I/Os the server lets the client keep outstanding
  * @send_cqe: completions of the send queue (SEND, WRITE, READ, REG_MR)
  * @recv_cqe: completions of the receive queue
  * @sends_posted: signaled send-queue work requests posted
@@ -153,6 +160,12 @@ struct kvperf_recv {
  * @peer_gone: a probe failed: the peer stopped acknowledging
  * @post_bh: the owner's thread posts its work requests with bottom halves
  *	     disabled (post-context bh); completion handlers post as they are
+ * @own_recvs: see struct kvperf_conn_attr
+ * @drained: when set, called by kvperf_conn_destroy() once the queue pair
+ *	     is drained and before it is destroyed: nothing completes any
+ *	     more, and what still refers to the queue pair (rdma_rw
+ *	     contexts, MR pools) is released here
+ * @drained_arg: argument of @drained
  */
 struct kvperf_conn {
 	struct rdma_cm_id *cm_id;
@@ -169,6 +182,7 @@ struct kvperf_conn {
 	u32 inline_size;
 	u32 remote_rkey;
 	u64 remote_addr;
+	u32 credits;
 	struct ib_cqe send_cqe;
 	struct ib_cqe recv_cqe;
 	u32 sends_posted;
@@ -195,12 +209,17 @@ struct kvperf_conn {
 	unsigned long probe_busy;
 	bool peer_gone;
 	bool post_bh;
+	bool own_recvs;
+	void (*drained)(struct kvperf_conn *c, void *arg);
+	void *drained_arg;
 };
 
 int kvperf_conns_live_count(void);
 void kvperf_conn_init(struct kvperf_conn *c, unsigned long timeout,
 		      bool (*stop)(void *arg), void *stop_arg);
 void kvperf_conn_fail(struct kvperf_conn *c, int err, const char *reason);
+void kvperf_conn_wc_error(struct kvperf_conn *c, struct ib_wc *wc,
+			  const char *flushed, const char *failed);
 int kvperf_conn_create(struct kvperf_conn *c, struct rdma_cm_id *cm_id,
 		       const struct kvperf_conn_attr *attr);
 int kvperf_conn_post_recvs(struct kvperf_conn *c);

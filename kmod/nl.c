@@ -102,8 +102,8 @@ static struct netlink_range_validation kvperf_interval_range = {
 	.min = KVPERF_INTERVAL_MS_MIN, .max = KVPERF_INTERVAL_MS_MAX,
 };
 
-static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_POST_CONTEXT + 1] = {
-	[KVPERF_A_RUN_TYPE] = NLA_POLICY_MAX(NLA_U8, KVPERF_RUN_TYPE_BW),
+static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_INV + 1] = {
+	[KVPERF_A_RUN_TYPE] = NLA_POLICY_MAX(NLA_U8, KVPERF_RUN_TYPE_IO),
 	[KVPERF_A_RUN_OP] = NLA_POLICY_MAX(NLA_U8, KVPERF_OP_READ),
 	[KVPERF_A_RUN_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
 	[KVPERF_A_RUN_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
@@ -140,6 +140,9 @@ static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_POST_CONTEXT
 	[KVPERF_A_RUN_KEY] = NLA_POLICY_EXACT_LEN(KVPERF_KEY_LEN),
 	[KVPERF_A_RUN_POST_CONTEXT] =
 		NLA_POLICY_MAX(NLA_U8, KVPERF_POST_CONTEXT_BH),
+	[KVPERF_A_RUN_QD] =
+		NLA_POLICY_RANGE(NLA_U32, KVPERF_IO_QD_MIN, KVPERF_IO_QD_MAX),
+	[KVPERF_A_RUN_INV] = NLA_POLICY_MAX(NLA_U8, KVPERF_IO_INV_LOCAL),
 };
 
 static const struct nla_policy kvperf_run_id_policy[KVPERF_A_RUN_ID + 1] = {

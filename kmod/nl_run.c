@@ -39,6 +39,44 @@ static const int kvperf_bw_only[] = {
 	KVPERF_A_RUN_INTERVAL_MS,
 };
 
+/* Attributes that only I/O runs take. */
+static const int kvperf_io_only[] = {
+	KVPERF_A_RUN_QD, KVPERF_A_RUN_INV,
+};
+
+/* Attributes I/O runs refuse, besides the bandwidth runs' own. */
+static const int kvperf_io_refuses[] = {
+	KVPERF_A_RUN_SIZE_MAX, KVPERF_A_RUN_INLINE,
+};
+
+/*
+ * An I/O run: a read or a write of whole 512-byte units, one block size,
+ * its queue depth and who invalidates.
+ */
+static int kvperf_nl_run_io_cfg(struct genl_info *info,
+				struct kvperf_run_cfg *cfg)
+{
+	struct nlattr **tb = info->attrs;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(kvperf_io_refuses); i++)
+		if (tb[kvperf_io_refuses[i]])
+			return kvperf_nl_refuse(info, kvperf_io_refuses[i],
+						"that attribute does not apply to I/O runs");
+	if (cfg->op == KVPERF_OP_SEND)
+		return kvperf_nl_refuse(info, KVPERF_A_RUN_OP,
+					"an I/O run reads or writes: op read or write");
+	if (cfg->size < KVPERF_IO_BS_MIN || cfg->size > KVPERF_IO_BS_MAX ||
+	    cfg->size % KVPERF_IO_BS_MIN)
+		return kvperf_nl_refuse(info, KVPERF_A_RUN_SIZE,
+					"an I/O run's block size is a multiple of 512 from 512 B to 1 MiB");
+	cfg->size_max = cfg->size;
+	cfg->qd = kvperf_nl_u32(info, KVPERF_A_RUN_QD, KVPERF_IO_QD_DEFAULT);
+	cfg->inv = tb[KVPERF_A_RUN_INV] ? nla_get_u8(tb[KVPERF_A_RUN_INV]) :
+					  KVPERF_IO_INV_REMOTE;
+	return 0;
+}
+
 /* The CPU list: online CPUs, at most one thread per queue pair. */
 static int kvperf_nl_run_cpus(struct genl_info *info,
 			      struct kvperf_run_cfg *cfg)
@@ -114,7 +152,7 @@ static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 {
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr **tb = info->attrs;
-	bool bw;
+	bool bw, io;
 	int err;
 	u32 i;
 
@@ -129,10 +167,15 @@ static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 	cfg->type = tb[KVPERF_A_RUN_TYPE] ? nla_get_u8(tb[KVPERF_A_RUN_TYPE]) :
 					    KVPERF_RUN_TYPE_LAT;
 	bw = cfg->type == KVPERF_RUN_TYPE_BW;
+	io = cfg->type == KVPERF_RUN_TYPE_IO;
 	for (i = 0; !bw && i < ARRAY_SIZE(kvperf_bw_only); i++)
 		if (tb[kvperf_bw_only[i]])
 			return kvperf_nl_refuse(info, kvperf_bw_only[i],
 						"that attribute applies to bandwidth runs only");
+	for (i = 0; !io && i < ARRAY_SIZE(kvperf_io_only); i++)
+		if (tb[kvperf_io_only[i]])
+			return kvperf_nl_refuse(info, kvperf_io_only[i],
+						"that attribute applies to I/O runs only");
 	cfg->op = nla_get_u8(tb[KVPERF_A_RUN_OP]);
 	err = kvperf_nl_parse_addr(tb[KVPERF_A_RUN_ADDR], tb[KVPERF_A_RUN_PORT],
 				   &cfg->addr, extack);
@@ -141,6 +184,7 @@ static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 
 	cfg->size = kvperf_nl_u32(info, KVPERF_A_RUN_SIZE,
 				  bw ? KVPERF_BW_SIZE_DEFAULT :
+				  io ? KVPERF_IO_BS_DEFAULT :
 				       KVPERF_SIZE_DEFAULT);
 	cfg->size_max = kvperf_nl_u32(info, KVPERF_A_RUN_SIZE_MAX, cfg->size);
 	if (cfg->size_max < cfg->size)
@@ -185,6 +229,8 @@ static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 						"that CPU is not online");
 		cfg->cpu = cpu;
 	}
+	if (io)
+		return kvperf_nl_run_io_cfg(info, cfg);
 	return bw ? kvperf_nl_run_bw_cfg(info, cfg) : 0;
 }
 
@@ -379,7 +425,8 @@ static int kvperf_fill_run_cfg(struct sk_buff *skb, const struct kvperf_run *run
 	     nla_put_u32(skb, KVPERF_A_RUN_WARMUP_MS, cfg->warmup_ms) :
 	     nla_put_u32(skb, KVPERF_A_RUN_WARMUP, cfg->warmup)) ||
 	    nla_put_u8(skb, KVPERF_A_RUN_POLL, cfg->poll) ||
-	    nla_put_u32(skb, KVPERF_A_RUN_INLINE, cfg->inline_size) ||
+	    (cfg->type != KVPERF_RUN_TYPE_IO &&
+	     nla_put_u32(skb, KVPERF_A_RUN_INLINE, cfg->inline_size)) ||
 	    (cfg->verify && nla_put_flag(skb, KVPERF_A_RUN_VERIFY)) ||
 	    (cfg->cpu >= 0 && nla_put_u32(skb, KVPERF_A_RUN_CPU, cfg->cpu)) ||
 	    nla_put_u32(skb, KVPERF_A_RUN_TIMEOUT_MS, cfg->timeout_ms) ||
@@ -387,6 +434,10 @@ static int kvperf_fill_run_cfg(struct sk_buff *skb, const struct kvperf_run *run
 		return -EMSGSIZE;
 	if (cfg->type == KVPERF_RUN_TYPE_BW)
 		return kvperf_fill_run_bw_cfg(skb, cfg);
+	if (cfg->type == KVPERF_RUN_TYPE_IO &&
+	    (nla_put_u32(skb, KVPERF_A_RUN_QD, cfg->qd) ||
+	     nla_put_u8(skb, KVPERF_A_RUN_INV, cfg->inv)))
+		return -EMSGSIZE;
 	return nla_put_u8(skb, KVPERF_A_RUN_STATS, cfg->stats);
 }
 

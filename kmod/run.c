@@ -106,6 +106,7 @@ static int kvperf_run_cm_handler(struct rdma_cm_id *id,
 		}
 		c->remote_rkey = be32_to_cpu(rep->rkey);
 		c->remote_addr = be64_to_cpu(rep->addr);
+		c->credits = be16_to_cpu(rep->credits);
 		WRITE_ONCE(c->connecting, false);
 		WRITE_ONCE(c->cm_event, ev->event);
 		wake_up(c->notify);
@@ -177,6 +178,14 @@ static void kvperf_run_wire_req(const struct kvperf_run *run,
 	req->rkey = cpu_to_be32(c->mr->rkey);
 	req->addr = cpu_to_be64(c->mr->iova);
 	memcpy(req->key, cfg->key, sizeof(req->key));
+	if (cfg->type == KVPERF_RUN_TYPE_IO) {
+		req->tx_depth = cpu_to_be16(cfg->qd);
+		/* the most segments of a command */
+		req->post_list = cpu_to_be16(1);
+		if (cfg->inv == KVPERF_IO_INV_LOCAL)
+			req->flags |= KVPERF_WIRE_IO_INV_LOCAL;
+		return;
+	}
 	if (cfg->type != KVPERF_RUN_TYPE_BW)
 		return;
 	req->tx_depth = cpu_to_be16(cfg->tx_depth);
@@ -315,6 +324,13 @@ int kvperf_run_connect(struct kvperf_run *run, struct kvperf_conn *c,
 	param.private_data_len = sizeof(req);
 	param.initiator_depth = kvperf_run_rd_atom(run, c->ibdev);
 	param.responder_resources = run->cfg.bidir ? param.initiator_depth : 0;
+	/* an I/O target READs the data of writes */
+	if (run->cfg.type == KVPERF_RUN_TYPE_IO) {
+		param.initiator_depth = 0;
+		param.responder_resources = run->cfg.op == KVPERF_OP_WRITE ?
+			min3(c->ibdev->attrs.max_qp_rd_atom, (int)run->cfg.qd,
+			     255) : 0;
+	}
 	/* a silent peer is the run's timeout's job, not long CM retries */
 	param.retry_count = 3;
 	param.rnr_retry_count = 7;
@@ -411,6 +427,10 @@ static void kvperf_run_footprint(const struct kvperf_run_cfg *cfg,
 	struct kvperf_conn_attr attr;
 	u32 qps = 1;
 
+	if (cfg->type == KVPERF_RUN_TYPE_IO) {
+		kvperf_run_io_footprint(cfg, f);
+		return;
+	}
 	if (cfg->type == KVPERF_RUN_TYPE_BW) {
 		kvperf_run_bw_conn_attr(cfg, NUMA_NO_NODE, &attr);
 		qps = cfg->qps;
@@ -459,6 +479,8 @@ static int kvperf_run_thread(void *arg)
 	} else if (run->cfg.type == KVPERF_RUN_TYPE_BW) {
 		err = kvperf_run_bw(run);
 		reason = run->bw.reason;
+	} else if (run->cfg.type == KVPERF_RUN_TYPE_IO) {
+		err = kvperf_run_io(run, &reason);
 	} else {
 		err = kvperf_run_lat(run, &reason);
 	}

@@ -54,6 +54,8 @@
  * @ncpus: bandwidth, entries in @cpus (0: one thread, on @cpu if set)
  * @cpus: bandwidth, the CPU of each thread
  * @cpulist: bandwidth, @cpus as the user wrote them
+ * @qd: I/O runs, I/Os kept outstanding
+ * @inv: I/O runs, enum kvperf_io_inv
  * @key: the server's shared secret, zero without one; never reported
  */
 struct kvperf_run_cfg {
@@ -82,6 +84,8 @@ struct kvperf_run_cfg {
 	u8 ncpus;
 	s16 cpus[KVPERF_QPS_MAX];
 	char cpulist[KVPERF_CPULIST_MAX];
+	u32 qd;
+	u8 inv;
 	u8 key[KVPERF_WIRE_KEY_LEN];
 };
 
@@ -315,5 +319,10 @@ void kvperf_run_bw_free(struct kvperf_run *run);
 int kvperf_run_bw(struct kvperf_run *run);
 void kvperf_run_bw_conn_attr(const struct kvperf_run_cfg *cfg, int node,
 			     struct kvperf_conn_attr *attr);
+
+/* run_io.c */
+int kvperf_run_io(struct kvperf_run *run, const char **reason);
+void kvperf_run_io_footprint(const struct kvperf_run_cfg *cfg,
+			     struct kvperf_footprint *f);
 
 #endif /* _KVPERF_RUN_H */

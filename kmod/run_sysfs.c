@@ -194,8 +194,10 @@ static ssize_t kvperf_run_attr_show(struct kobject *kobj,
 		ret = sysfs_emit(buf, "%s\n", run->dev);
 		break;
 	case F_TYPE:
-		ret = sysfs_emit(buf, "%s\n", run->cfg.type == KVPERF_RUN_TYPE_BW ?
-				 "bw" : "lat");
+		ret = sysfs_emit(buf, "%s\n",
+				 run->cfg.type == KVPERF_RUN_TYPE_BW ? "bw" :
+				 run->cfg.type == KVPERF_RUN_TYPE_IO ? "io" :
+				 "lat");
 		break;
 	case F_STATS:
 		ret = sysfs_emit(buf, "%s\n",

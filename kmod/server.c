@@ -187,6 +187,8 @@ static void kvperf_sconn_teardown(struct kvperf_sconn *sc)
 	kvperf_conn_destroy(c);
 	rdma_destroy_id(c->cm_id);
 	kvperf_sconn_free_bw(sc);
+	kvperf_io_target_free(sc->io);
+	sc->io = NULL;
 	kvperf_unpin(KVPERF_PIN_SERVERS, &f);
 	atomic64_sub(f.buf_bytes + f.queue_bytes, &srv->pinned);
 	WRITE_ONCE(sc->finished, true);
@@ -205,7 +207,9 @@ static int kvperf_sconn_thread(void *arg)
 	if (!err)
 		queue_delayed_work(system_wq, &sc->keepalive,
 				   msecs_to_jiffies(srv->opts.idle_ms / 4));
-	if (!err && sc->bw)
+	if (!err && sc->io)
+		err = kvperf_io_target_serve(sc->io, &sc->served);
+	else if (!err && sc->bw)
 		err = kvperf_bw_serve(sc->bw, sc->verify, sc->bidir, &sc->served);
 	else if (!err)
 		err = kvperf_lat_serve(c, sc->op, sc->verify, &sc->served);
@@ -284,6 +288,37 @@ static u32 kvperf_server_peer_conns(struct kvperf_server *srv,
 	return n;
 }
 
+/*
+ * An I/O run's request: a read or write of whole 512-byte units, a queue
+ * depth and segment count within the spec's and the wire's bounds.
+ */
+static bool kvperf_server_io_req_ok(const struct kvperf_wire_req *req)
+{
+	u32 bs = be32_to_cpu(req->size_max);
+	u32 qd = be16_to_cpu(req->tx_depth);
+	u32 segs = be16_to_cpu(req->post_list);
+
+	return req->op != KVPERF_OP_SEND && req->op <= KVPERF_OP_READ &&
+	       !(req->flags & ~(KVPERF_WIRE_VERIFY | KVPERF_WIRE_IO_INV_LOCAL)) &&
+	       bs >= KVPERF_IO_BS_MIN && bs <= KVPERF_IO_BS_MAX &&
+	       !(bs % KVPERF_IO_BS_MIN) && qd && qd <= KVPERF_IO_QD_MAX &&
+	       segs && segs <= KVPERF_WIRE_IO_SEGS_MAX;
+}
+
+/* An I/O run's request, as the target serves it. */
+static void kvperf_server_io_params(const struct kvperf_wire_req *req,
+				    struct kvperf_io_target_params *p)
+{
+	*p = (struct kvperf_io_target_params) {
+		.op = req->op,
+		.bs = be32_to_cpu(req->size_max),
+		.credits = be16_to_cpu(req->tx_depth),
+		.segs = be16_to_cpu(req->post_list),
+		.verify = req->flags & KVPERF_WIRE_VERIFY,
+		.inv_local = req->flags & KVPERF_WIRE_IO_INV_LOCAL,
+	};
+}
+
 /* Is the connect request one this server can serve? */
 static bool kvperf_server_req_ok(const struct rdma_cm_event *ev)
 {
@@ -291,8 +326,11 @@ static bool kvperf_server_req_ok(const struct rdma_cm_event *ev)
 	u32 size_max, tx_depth, post_list, signal_every;
 
 	if (ev->param.conn.private_data_len < sizeof(*req) ||
-	    req->version != KVPERF_PROTO_VERSION ||
-	    req->op > KVPERF_OP_READ || req->type > KVPERF_RUN_TYPE_BW ||
+	    req->version != KVPERF_PROTO_VERSION)
+		return false;
+	if (req->type == KVPERF_RUN_TYPE_IO)
+		return kvperf_server_io_req_ok(req);
+	if (req->op > KVPERF_OP_READ || req->type > KVPERF_RUN_TYPE_BW ||
 	    req->flags & ~(KVPERF_WIRE_VERIFY | KVPERF_WIRE_BIDIR |
 			   KVPERF_WIRE_TIMED | KVPERF_WIRE_WARMUP_TIMED))
 		return false;
@@ -321,6 +359,14 @@ static void kvperf_server_conn_attr(const struct kvperf_server *srv,
 	u32 tx_depth = be16_to_cpu(req->tx_depth);
 
 	attr->poll = srv->opts.poll;
+	attr->node = NUMA_NO_NODE;
+	if (req->type == KVPERF_RUN_TYPE_IO) {
+		struct kvperf_io_target_params p;
+
+		kvperf_server_io_params(req, &p);
+		kvperf_io_target_conn_attr(&p, attr);
+		return;
+	}
 	attr->op = req->op;
 	attr->size_max = be32_to_cpu(req->size_max);
 	/* the client's threshold, as far as this device inlines */
@@ -388,6 +434,7 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 	struct rdma_conn_param param = {};
 	struct kvperf_wire_rep rep = {};
 	struct kvperf_conn_attr attr = {};
+	struct kvperf_io_target_params iop = {};
 	struct kvperf_footprint f;
 	struct kvperf_sconn *sc;
 	int err;
@@ -410,6 +457,10 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 					    &count->refused_request);
 	kvperf_server_conn_attr(srv, req, &attr);
 	kvperf_conn_footprint(&attr, &f);
+	if (req->type == KVPERF_RUN_TYPE_IO) {
+		kvperf_server_io_params(req, &iop);
+		f.buf_bytes += kvperf_io_target_pinned(&iop);
+	}
 
 	mutex_lock(&srv->lock);
 	kvperf_server_reap(srv);
@@ -456,6 +507,16 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 	sc->conn.remote_addr = be64_to_cpu(req->addr);
 	if (kvperf_conn_post_recvs(&sc->conn))
 		goto err_conn;
+	if (req->type == KVPERF_RUN_TYPE_IO) {
+		sc->io = kvperf_io_target_create(&sc->conn, &iop);
+		if (IS_ERR(sc->io)) {
+			sc->io = NULL;
+			goto err_conn;
+		}
+		if (kvperf_io_target_start(sc->io))
+			goto err_conn;
+		rep.credits = cpu_to_be16(iop.credits);
+	}
 
 	sc->task = kthread_create(kvperf_sconn_thread, sc, "kvperf-srv%u",
 				  srv->id);
@@ -500,6 +561,7 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 err_conn:
 	kvperf_conn_destroy(&sc->conn);
 	kvperf_sconn_free_bw(sc);
+	kvperf_io_target_free(sc->io);
 err_free:
 	id->context = srv;
 	kfree(sc);

@@ -15,6 +15,7 @@
 
 #include "bw.h"
 #include "conn.h"
+#include "io.h"
 #include "kvperf.h"
 
 /*
@@ -105,6 +106,7 @@ struct kvperf_cm_ctx {
  * @verify: the client verifies payloads
  * @bidir: bandwidth runs, send the same traffic back
  * @bw: bandwidth runs, the connection's bandwidth state
+ * @io: I/O runs, the connection's target state
  * @waiter: bandwidth runs, what the thread sleeps on
  * @keepalive: probes a silent peer every idle timeout / 4
  * @established: the connection is up
@@ -126,6 +128,7 @@ struct kvperf_sconn {
 	bool verify;
 	bool bidir;
 	struct kvperf_bw_qp *bw;
+	struct kvperf_io_target *io;
 	struct kvperf_bw_waiter waiter;
 	struct delayed_work keepalive;
 	bool established;

@@ -6,7 +6,7 @@
 # reason, missing test programs), the VM suite's plan (a planned script
 # that is missing, one that stops early), the kernel requirement of lint
 # and check, bench.sh failing with its VM run, vmtest.sh failing on a
-# kernel-log WARNING, the instruction profiler (vmtest.sh -p), vmpair.sh
+# kernel-log WARNING and booting again once after a crash at boot, the instruction profiler (vmtest.sh -p), vmpair.sh
 # -K's argument and the skip helper of the VM tests. Runs on the host;
 # two short guest boots.
 set -u
@@ -34,7 +34,7 @@ expect_tally() {
 }
 
 echo "TAP version 13"
-echo "1..29"
+echo "1..30"
 
 # --- the tally ------------------------------------------------------------
 cat >"$tmp/nested.log" <<'EOF'
@@ -280,6 +280,22 @@ rc=$?
 [ "$rc" = 1 ] && grep -q 'kernel log problems' "$tmp/vm.log" &&
 	grep -q 'WARNING: injected by harness_test.sh' "$tmp/vm.log"
 result $? "vmtest.sh: a WARNING in the guest's kernel log fails the run" "$tmp/vm.log"
+
+# A kernel that dies while it boots (here: no init to run) is booted once
+# more, saying so and keeping the first log; dying again fails the run.
+KVPERF_NO_MODULE=1 selftests/vmtest.sh -k "$k" -a rdinit=/kvperf-no-such-init \
+	-- true >"$tmp/bootcrash.log" 2>&1
+rc=$?
+bootdir=$(sed -n 's/.*results in \(build\/vm\/[^ ]*\)$/\1/p' "$tmp/bootcrash.log" |
+	head -n 1)
+[ "$rc" = 1 ] &&
+	[ "$(grep -c 'crashed while booting.*booting again, once' "$tmp/bootcrash.log")" = 1 ] &&
+	grep -q 'stopped without reporting an exit status (guest phase: boot' \
+		"$tmp/bootcrash.log" &&
+	grep -q 'Kernel panic' "$top/$bootdir/console-boot-crash.log" &&
+	grep -q 'Kernel panic' "$top/$bootdir/console.log"
+result $? "vmtest.sh: a guest kernel that crashes while booting is booted once more, then fails" \
+	"$tmp/bootcrash.log"
 
 # --- vmtest.sh -p: instruction counts between two marks ---------------------
 # /proc/version is read between the guest's two runs of the marker only, so

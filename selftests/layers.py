@@ -36,8 +36,9 @@ LAYERS = {
         # definitions shared by everyone, and pure helpers
         "model": ["kvperf", "proto", "compat", "stats"],
         # the run and server engine, devices, and the events it publishes
-        "engine": ["pin", "conn", "lat", "bw", "run", "run_bw",
-                   "run_events", "device", "server", "server_acl"],
+        "engine": ["pin", "conn", "lat", "bw", "io", "io_slots", "io_host",
+                   "io_target", "run", "run_bw", "run_io", "run_events",
+                   "device", "server", "server_acl"],
         # the interfaces to user space: netlink, sysfs, debugfs
         "front": ["nl", "nl_dev", "nl_server", "nl_run", "sysfs",
                   "run_sysfs", "debugfs"],
@@ -75,6 +76,11 @@ MODULES = {
         "nl_server": "nl",
         "nl_run": "nl",
         "run_sysfs": "sysfs",
+        # the I/O runs' host, target and data blocks, in io.h
+        "io_slots": "io",
+        "io_host": "io",
+        "io_target": "io",
+        "run_io": "run",
     },
     "user": {
         # the bandwidth runs of the engine's client, in upath_run.h

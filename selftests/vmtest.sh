@@ -461,14 +461,16 @@ fi
 
 msg "kernel $kver, ${ko:-no module}; results in ${run#"$top"/}"
 
-start=$(date +%s)
-if [ "$mode" = shell ]; then
-	# In the foreground of the terminal: qemu owns it until the guest
-	# powers off.
-	timeout --foreground -k 5 "$limit" "${qemu[@]}" \
-		-serial mon:stdio -serial null
-	qrc=$?
-else
+# Run the guest to its end: qrc is qemu's exit, interrupted set on a signal.
+boot_guest() {
+	if [ "$mode" = shell ]; then
+		# In the foreground of the terminal: qemu owns it until the
+		# guest powers off.
+		timeout --foreground -k 5 "$limit" "${qemu[@]}" \
+			-serial mon:stdio -serial null
+		qrc=$?
+		return
+	fi
 	# The guest's ttyS1 is our stdout, ttyS2 our stderr (through cat, so
 	# that qemu never truncates a file the caller redirected to).
 	exec {errfd}> >(exec cat >&2)
@@ -487,6 +489,31 @@ else
 	trap - INT TERM HUP
 	exec {errfd}>&-
 	wait "$errpid" 2>/dev/null
+}
+
+# Did the guest's kernel crash while it booted, before guest.sh began (the
+# first thing it does is set the phase to setup)? Nothing of kvperf was
+# loaded then: it is the emulator's or the distribution kernel's fault.
+boot_crashed() {
+	[ -z "${interrupted:-}" ] && [ ! -e "$run/phase" ] &&
+		[ ! -e "$run/status" ] && [ "$qrc" != 124 ] &&
+		[ "$qrc" != 137 ] &&
+		grep -qE 'Oops|double fault|general protection|Kernel panic|BUG:' \
+			"$run/console.log" 2>/dev/null
+}
+
+start=$(date +%s)
+boot_guest
+# A multi-threaded TCG guest (QEMU 7.2) crashes now and then while it
+# boots (an int3 oops at a site its kernel had just patched, seen once in
+# hundreds of boots): boot once more, keeping the first console log.
+if [ "$mode" != shell ] && boot_crashed; then
+	mv "$run/console.log" "$run/console-boot-crash.log"
+	msg "the guest's kernel crashed while booting, before any test or" \
+	    "module (${run#"$top"/}/console-boot-crash.log); booting again, once:"
+	grep -m 3 -E 'Oops|double fault|general protection|Kernel panic|BUG:' \
+		"$run/console-boot-crash.log" | sed 's/^/  /' >&2
+	boot_guest
 fi
 elapsed=$(($(date +%s) - start))
 

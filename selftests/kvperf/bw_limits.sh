@@ -450,30 +450,6 @@ raw_cases=(
 	"lat, no type, qps|$bwonly|run-start op=send addr=$addr qps=2"
 )
 
-# One result per case, from one python process (its start-up is slow
-# under TCG).
-raw_results() {
-	local i c desc want got answers ok why
-
-	for c in "${raw_cases[@]}"; do
-		echo "${c##*|}"
-	done | lat nl - >"$KV_TMP/raw.out" 2>&1
-	mapfile -t answers <"$KV_TMP/raw.out"
-	for i in "${!raw_cases[@]}"; do
-		c=${raw_cases[i]}
-		desc=${c%%|*}
-		want=${c#*|}
-		want=${want%|*}
-		got=${answers[i]:-}
-		ok=1
-		why=
-		[[ $got =~ ^($want)$ ]] && ok=0
-		[ "$ok" = 0 ] || why="${c##*|}: ${got:-no answer}"
-		[ "$ok" = 0 ] || [ "$i" != 0 ] || why+=$'\n'"$(head -5 "$KV_TMP/raw.out")"
-		kv_result "raw $desc: ${want//\\/}" "$ok" "${why:0:400}"
-	done
-}
-
 still_works() {
 	run_done last op send addr "$addr" size 4096 iters 200 qps 2 || return 1
 	bw run "$KV_TMP/last.json" --state 'done' --qps 2 --iters 200
@@ -572,7 +548,7 @@ kv_check "interval 10ms and interval 60: windows of ~10 ms; none" intervals
 
 # The kernel's own checks, without the tool's: one raw request each.
 runs_before=$(run_count)
-raw_results
+kv_raw_results raw_cases
 kv_check "nothing was created by the refused raw requests" \
 	test "$(run_count)" = "$runs_before"
 kv_check "afterwards a 2-QP run completes" still_works

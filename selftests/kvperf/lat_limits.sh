@@ -93,7 +93,7 @@ raw_cases=(
 	"run-start inline 4097|$range|run-start op=send addr=$addr inline=4097"
 	"run-start op 3|$range|run-start op=3 addr=$addr"
 	"run-start poll 3|$range|run-start op=send addr=$addr poll=3"
-	"run-start type 2 (neither lat nor bw)|$range|run-start type=2 op=send addr=$addr"
+	"run-start type 3 (neither lat, bw nor io)|$range|run-start type=3 op=send addr=$addr"
 	"run-start port 0|$range|run-start op=send addr=$addr port=0"
 	"run-start size-max < size|EINVAL: kvperf: size-max is smaller than size|run-start op=send addr=$addr size=64 size_max=2"
 	"run-start iterations and duration-ms|EINVAL: kvperf: iterations and duration-ms exclude each other|run-start op=send addr=$addr iterations=10 duration_ms=1000"
@@ -114,26 +114,6 @@ raw_cases=(
 	"server-stop id 9999|ENOENT: kvperf: no server with that id|server-stop id=9999"
 	"server-stop without id|EINVAL: kvperf: missing server id|server-stop"
 )
-
-# One result per case, from one python process (its start-up is slow
-# under TCG).
-raw_results() {
-	local i c desc want got
-
-	for c in "${raw_cases[@]}"; do
-		echo "${c##*|}"
-	done | lat nl - >"$KV_TMP/raw.out" 2>&1
-	for i in "${!raw_cases[@]}"; do
-		c=${raw_cases[i]}
-		desc=${c%%|*}
-		want=${c#*|}
-		want=${want%|*}
-		got=$(sed -n "$((i + 1))p" "$KV_TMP/raw.out")
-		kv_result "raw $desc: ${want//\\/}" \
-			"$(grep -qxE -- "$want" <<<"$got"; echo $?)" \
-			"${c##*|}: ${got:-no answer}$([ "$i" = 0 ] && printf '\n%s' "$(head -5 "$KV_TMP/raw.out")")"
-	done
-}
 
 no_such_run() {
 	local c
@@ -422,7 +402,7 @@ kv_check "32 runs kept; the 33rd: 'too many runs kept (at most 32)'" kept
 kv_check "all runs delete (raw run-delete)" delete_all
 
 # The kernel's own checks, without the tool's: one raw request each.
-raw_results
+kv_raw_results raw_cases
 kv_check "nothing was created by the refused requests" nothing_created
 kv_check "afterwards a 100-iteration run completes" still_works
 kv_check "runs deleted, server stopped: counters are 0" clean

@@ -404,3 +404,44 @@ for d in json.load(sys.stdin):
 kv_dev_listed() {
 	kv_dev_names 2>/dev/null | grep -qx "$1"
 }
+
+# kv_raw_results ARRAY: one result per case of ARRAY, "DESC|WANT|REQUEST":
+# REQUEST is sent raw (latlib.py nl, bypassing the tool's own checks) and
+# its answer, "ERRNO: extack message" or "OK: ", must match the extended
+# regex WANT whole. All from one python process (its start-up is slow
+# under TCG).
+kv_raw_results() {
+	local -n kv_cases=$1
+	local i c desc want got answers ok why
+
+	for c in "${kv_cases[@]}"; do
+		echo "${c##*|}"
+	done | kv_py "$KV_DIR/latlib.py" nl - >"$KV_TMP/raw.out" 2>&1
+	mapfile -t answers <"$KV_TMP/raw.out"
+	for i in "${!kv_cases[@]}"; do
+		c=${kv_cases[i]}
+		desc=${c%%|*}
+		want=${c#*|}
+		want=${want%|*}
+		got=${answers[i]:-}
+		ok=1
+		why=
+		[[ $got =~ ^($want)$ ]] && ok=0
+		[ "$ok" = 0 ] || why="${c##*|}: ${got:-no answer}"
+		[ "$ok" = 0 ] || [ "$i" != 0 ] || why+=$'\n'"$(head -5 "$KV_TMP/raw.out")"
+		kv_result "raw $desc: ${want//\\/}" "$ok" "${why:0:400}"
+	done
+}
+
+# kv_run_state ID: the run's state, from sysfs.
+kv_run_state() {
+	cat "/sys/kernel/kvperf/runs/$1/state" 2>/dev/null
+}
+
+# kv_run_ended ID: the run is done, failed or stopped.
+kv_run_ended() {
+	case "$(kv_run_state "$1")" in
+	done | failed | stopped) return 0 ;;
+	esac
+	return 1
+}

@@ -182,7 +182,7 @@ static const struct upath_req bw_req = {
 };
 
 static const uint8_t bw_req_bytes[56] = {
-	3, 1, 1, 3 | 8,		/* version, op, type, flags (warm-up timed) */
+	4, 1, 1, 3 | 8,		/* version, op, type, flags (warm-up timed) */
 	0, 1, 0, 0,		/* size_max */
 	0, 0, 0, 64,		/* inline_size */
 	0x11, 0x22, 0x33, 0x44,	/* rkey */
@@ -276,14 +276,44 @@ static void upath_wire_request_checks(void)
 	lat.op = 3;
 	CHECK(!upath_wire_req_ok(&lat));
 	lat.op = KVPERF_OP_SEND;
-	lat.flags = 0x10;	/* no such flag */
+	lat.flags = 0x20;	/* no such flag */
 	CHECK(!upath_wire_req_ok(&lat));
 	lat.flags = KVPERF_WIRE_VERIFY;
 	lat.inline_size = 4097;
 	CHECK(!upath_wire_req_ok(&lat));
 	lat.inline_size = 4096;
 	CHECK(upath_wire_req_ok(&lat));
-	lat.type = 2;
+	lat.flags = KVPERF_WIRE_IO_INV_LOCAL;	/* an I/O run's flag */
+	CHECK(!upath_wire_req_ok(&lat));
+	lat.flags = KVPERF_WIRE_VERIFY;
+	/* an I/O run: read or write of whole 512-byte units */
+	lat.type = KVPERF_RUN_TYPE_IO;
+	CHECK(!upath_wire_req_ok(&lat));
+	lat.op = KVPERF_OP_WRITE;
+	lat.size_max = 4096;
+	lat.tx_depth = KVPERF_IO_QD_MAX;
+	lat.post_list = KVPERF_WIRE_IO_SEGS_MAX;
+	lat.flags = KVPERF_WIRE_VERIFY | KVPERF_WIRE_IO_INV_LOCAL;
+	CHECK(upath_wire_req_ok(&lat));
+	lat.size_max = 4097;
+	CHECK(!upath_wire_req_ok(&lat));
+	lat.size_max = KVPERF_IO_BS_MAX + 512;
+	CHECK(!upath_wire_req_ok(&lat));
+	lat.size_max = KVPERF_IO_BS_MAX;
+	lat.tx_depth = KVPERF_IO_QD_MAX + 1;
+	CHECK(!upath_wire_req_ok(&lat));
+	lat.tx_depth = 1;
+	lat.post_list = KVPERF_WIRE_IO_SEGS_MAX + 1;
+	CHECK(!upath_wire_req_ok(&lat));
+	lat.post_list = 1;
+	lat.flags = KVPERF_WIRE_BIDIR;
+	CHECK(!upath_wire_req_ok(&lat));
+	lat.flags = 0;
+	CHECK(upath_wire_req_ok(&lat));
+	lat.op = 3;
+	CHECK(!upath_wire_req_ok(&lat));
+	lat.op = KVPERF_OP_READ;
+	lat.type = KVPERF_RUN_TYPE_IO + 1;
 	CHECK(!upath_wire_req_ok(&lat));
 
 	r.tx_depth = 0;
@@ -883,6 +913,22 @@ static void upath_server_admits(void)
 		  KVPERF_WIRE_REJ_MEMORY);
 	a.pinned--;
 	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned), 0);
+	/* a valid I/O run, which the user path cannot serve yet */
+	req.type = KVPERF_RUN_TYPE_IO;
+	req.op = KVPERF_OP_READ;
+	req.flags = KVPERF_WIRE_VERIFY;
+	req.size_max = 4096;
+	req.tx_depth = 16;
+	req.post_list = 1;
+	req.warmup_ms = 0;	/* a timed warm-up is a bandwidth run's */
+	upath_wire_req_put(&req, &w);
+	CHECK_INT(upath_wire_req_get(&w, sizeof(w), &r), 0);
+	CHECK(upath_wire_req_ok(&r));
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned),
+		  KVPERF_WIRE_REJ_BAD_REQUEST);
+	req = bw_req;
+	memset(req.key, 0, sizeof(req.key));
+	upath_wire_req_put(&req, &w);
 	/* no allow list allows nobody */
 	a.nallow = 0;
 	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned),

@@ -27,7 +27,8 @@
  * @arg: passed to @k->value
  *
  * Stops at the first mistake, reported as a usage error naming the
- * keyword: "unknown keyword 'x'", @k->refused_fmt, "'x' given twice",
+ * keyword: "unknown keyword 'x'", @k->refused_fmt (or
+ * @k->refused_also_fmt), "'x' given twice",
  * "missing value after 'x'", "x and y exclude each other", or whatever
  * @k->value says of a value.
  *
@@ -51,6 +52,9 @@ int cli_parse_keywords(struct kvperf *kv, struct args *a,
 		bit = 1U << kw;
 		if (bit & k->refused)
 			return kvperf_usage(kv, k->obj, k->refused_fmt,
+					    k->names[kw]);
+		if (bit & k->refused_also)
+			return kvperf_usage(kv, k->obj, k->refused_also_fmt,
 					    k->names[kw]);
 		if ((*given & bit) && !(bit & k->repeatable))
 			return kvperf_usage(kv, k->obj, "'%s' given twice",

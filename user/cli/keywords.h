@@ -25,6 +25,9 @@ struct kvperf;
  * @refused: bit of each keyword this variant of the command does not
  *	     take, said with @refused_fmt ("'%s' is only for run bw")
  * @refused_fmt: printf format with one %s, the keyword
+ * @refused_also: more keywords this variant does not take, said with
+ *		  @refused_also_fmt ("'%s' is only for run io")
+ * @refused_also_fmt: the same for them
  * @exclusive: pairs of keywords that say the same thing two ways, ended
  *	       by a pair of -1
  * @value: parses the value of a keyword (not called for @flags): returns
@@ -38,6 +41,8 @@ struct cli_keywords {
 	unsigned int repeatable;
 	unsigned int refused;
 	const char *refused_fmt;
+	unsigned int refused_also;
+	const char *refused_also_fmt;
 	const int (*exclusive)[2];
 	int (*value)(struct kvperf *kv, int kw, const char *val, void *arg);
 };

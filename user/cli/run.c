@@ -66,6 +66,10 @@ static const char *const run_keywords[RUN_KW_COUNT] = {
 	[RUN_KW_KEY]		= "key",
 	[RUN_KW_KEY_FILE]	= "key-file",
 	[RUN_KW_POST_CONTEXT]	= "post-context",
+	[RUN_KW_RW]		= "rw",
+	[RUN_KW_BS]		= "bs",
+	[RUN_KW_QD]		= "qd",
+	[RUN_KW_INV]		= "inv",
 };
 
 #define RUN_KW_BIT(kw)	(1U << (kw))
@@ -77,6 +81,13 @@ static const char *const run_keywords[RUN_KW_COUNT] = {
 /* keywords of "run bw" alone: tx-depth to gbits */
 #define RUN_KW_BW_ONLY	(RUN_KW_BIT(RUN_KW_GBITS + 1) -			\
 			 RUN_KW_BIT(RUN_KW_TX_DEPTH))
+/* keywords of "run io" alone: rw to the last */
+#define RUN_KW_IO_ONLY	(RUN_KW_BIT(RUN_KW_COUNT) - RUN_KW_BIT(RUN_KW_RW))
+/* what "run io" says with its own keywords (rw, bs), or not at all */
+#define RUN_KW_IO_REFUSED (RUN_KW_BW_ONLY | RUN_KW_BIT(RUN_KW_OP) |	\
+			   RUN_KW_BIT(RUN_KW_SIZE) |			\
+			   RUN_KW_BIT(RUN_KW_SIZES) |			\
+			   RUN_KW_BIT(RUN_KW_INLINE))
 
 /**
  * run_path_parse() - the value of a path keyword
@@ -144,6 +155,18 @@ static int parse_warmup(struct kvperf *kv, const char *s, struct run_opts *o)
 					 s, RUN_WARMUP_HINT, &o->cfg.warmup);
 	return parse_ranged_hint(kv, RUN_KW_WARMUP, KVPERF_A_RUN_WARMUP_MS, s,
 				 RUN_WARMUP_HINT, &o->cfg.warmup_ms);
+}
+
+/* rw read | rw write: the op of an I/O run */
+static int parse_rw(struct kvperf *kv, const char *s, struct run_opts *o)
+{
+	static const char *const rw_names[] = {
+		[KVPERF_OP_WRITE] = "write",
+		[KVPERF_OP_READ] = "read",
+	};
+
+	return cli_parse_name(kv, "run", "rw", rw_names, ARRAY_SIZE(rw_names),
+			      s, &o->cfg.op);
 }
 
 static int parse_cpus(struct kvperf *kv, const char *s, struct run_opts *o)
@@ -246,6 +269,15 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 	case RUN_KW_INTERVAL:
 		return parse_ranged(kv, kw, KVPERF_A_RUN_INTERVAL_MS, val,
 				    &o->cfg.interval_ms);
+	case RUN_KW_RW:
+		return parse_rw(kv, val, o);
+	case RUN_KW_BS:
+		return cli_parse_size(kv, "run", "bs", val, val, &o->cfg.size);
+	case RUN_KW_QD:
+		return parse_ranged(kv, kw, KVPERF_A_RUN_QD, val, &o->cfg.qd);
+	case RUN_KW_INV:
+		return cli_parse_name(kv, "run", "inv", fmt_io_inv.names,
+				      fmt_io_inv.count, val, &o->cfg.inv);
 	case RUN_KW_VERIFY:
 	case RUN_KW_NO_WAIT:
 	case RUN_KW_BIDIR:
@@ -282,6 +314,10 @@ static const uint8_t run_kw_attr[RUN_KW_COUNT] = {
 	[RUN_KW_KEY]		= KVPERF_A_RUN_KEY,
 	[RUN_KW_KEY_FILE]	= KVPERF_A_RUN_KEY,
 	[RUN_KW_POST_CONTEXT]	= KVPERF_A_RUN_POST_CONTEXT,
+	[RUN_KW_RW]		= KVPERF_A_RUN_OP,
+	[RUN_KW_BS]		= KVPERF_A_RUN_SIZE,
+	[RUN_KW_QD]		= KVPERF_A_RUN_QD,
+	[RUN_KW_INV]		= KVPERF_A_RUN_INV,
 };
 
 /* The configuration's attributes, from the keywords given. */
@@ -340,11 +376,15 @@ static int run_value(struct kvperf *kv, int kw, const char *val, void *arg)
 int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	      struct run_opts *o)
 {
+	bool io = type == KVPERF_RUN_TYPE_IO;
 	struct cli_keywords k = {
 		.obj = "run", .names = run_keywords, .count = RUN_KW_COUNT,
 		.flags = RUN_KW_FLAGS,
-		.refused = type == KVPERF_RUN_TYPE_BW ? 0 : RUN_KW_BW_ONLY,
+		.refused = type == KVPERF_RUN_TYPE_LAT ? RUN_KW_BW_ONLY : 0,
 		.refused_fmt = "'%s' is only for run bw",
+		.refused_also = io ? RUN_KW_IO_REFUSED : RUN_KW_IO_ONLY,
+		.refused_also_fmt = io ? "'%s' does not apply to run io" :
+				    "'%s' is only for run io",
 		.exclusive = run_exclusive, .value = run_value,
 	};
 	char why[RUN_CFG_WHY_LEN];
@@ -355,7 +395,12 @@ int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	ret = cli_parse_keywords(kv, a, &k, &o->given, o);
 	if (ret)
 		return ret;
-	if (!run_opt(o, RUN_KW_OP))
+	/* an I/O run reads unless told otherwise, as fio */
+	if (io && !run_opt(o, RUN_KW_RW)) {
+		o->cfg.op = KVPERF_OP_READ;
+		o->given |= RUN_KW_BIT(RUN_KW_RW);
+	}
+	if (!run_opt(o, RUN_KW_OP) && !io)
 		return kvperf_usage(kv, "run",
 				    "missing op (send, write or read)");
 	if (!run_opt(o, RUN_KW_ADDR))
@@ -537,7 +582,9 @@ static int run_start(struct kvperf *kv, const struct run_opts *o)
 		/* JSON is one document: the intervals stay out of it */
 		.live = kv->json ? NULL : kv->out,
 		.progress_unit = o->cfg.type == KVPERF_RUN_TYPE_BW ?
-				 "messages" : "iterations",
+				 "messages" :
+				 o->cfg.type == KVPERF_RUN_TYPE_IO ? "I/Os" :
+				 "iterations",
 		.tty = isatty(fileno(kv->err)) ? kv->err : NULL,
 	};
 	struct run_wait w = {
@@ -648,6 +695,11 @@ static int run_bw(struct kvperf *kv, struct args *a)
 	return run_measure(kv, a, KVPERF_RUN_TYPE_BW);
 }
 
+static int run_io(struct kvperf *kv, struct args *a)
+{
+	return run_measure(kv, a, KVPERF_RUN_TYPE_IO);
+}
+
 static int run_show(struct kvperf *kv, struct args *a)
 {
 	static const struct show_req req = {
@@ -694,6 +746,12 @@ static const struct kvperf_cmd run_bw_cmd = {
 	.run = run_bw,
 };
 
+static const struct kvperf_cmd run_io_cmd = {
+	.name = "io",
+	.summary = "measure storage-shaped I/Os",
+	.run = run_io,
+};
+
 static const struct kvperf_cmd run_stop_cmd = {
 	.name = "stop",
 	.summary = "stop a run",
@@ -710,6 +768,7 @@ static const struct kvperf_cmd *const run_cmds[] = {
 	&run_show_cmd,		/* the default */
 	&run_lat_cmd,
 	&run_bw_cmd,
+	&run_io_cmd,
 	&run_stop_cmd,
 	&run_delete_cmd,
 	NULL,
@@ -736,6 +795,11 @@ static void run_help(FILE *f)
 	      "              [signal-every N] [bidir] [interval TIME] [gbits]\n"
 	      "              [path {kernel|user}] [post-context {process|bh}]\n"
 	      "              [key HEX | key-file PATH]\n"
+	      "       kvperf [-j [-p]] run io addr ADDR [port PORT] [rw {read|write}]\n"
+	      "              [bs N] [qd N] [inv {remote|local}] [iters N | time TIME]\n"
+	      "              [warmup N | warmup TIME] [poll {busy|softirq|workqueue}]\n"
+	      "              [verify] [cpu N] [timeout TIME] [no-wait] [stats {on|off}]\n"
+	      "              [post-context {process|bh}] [key HEX | key-file PATH]\n"
 	      "       kvperf [-j [-p]] run [show [ID]]\n"
 	      "       kvperf run {stop|delete} ID\n"
 	      "       kvperf run help\n"
@@ -753,6 +817,14 @@ static void run_help(FILE *f)
 	      "          a line per interval while it runs (not with -j), then\n"
 	      "          perftest's table, one row per message size; ^C and the\n"
 	      "          exit status as for lat.\n"
+	      "  io      measure storage-shaped I/Os, as nvme-rdma drives a queue\n"
+	      "          and nvmet-rdma serves it: per I/O the host registers\n"
+	      "          its block (FRWR, REG_MR chained before the command\n"
+	      "          SEND), the target moves the data with rdma_rw (RDMA\n"
+	      "          WRITE for reads, READ for writes) and answers with a\n"
+	      "          response that invalidates the registration. Prints\n"
+	      "          IOPS, MiB/s and the completion latency as fio does;\n"
+	      "          kernel path only so far.\n"
 	      "  show    runs with their results; show is the default command.\n"
 	      "  stop    stop a run; it ends as stopped and keeps its results.\n"
 	      "  delete  forget a run, stopping it first if it still runs.\n"
@@ -821,6 +893,20 @@ static void run_help(FILE *f)
 	      "  gbits         bandwidth in Gb/s (10^9 bits) instead of MiB/s in\n"
 	      "                the text; JSON has MiB/s either way\n"
 	      "\n"
+	      "Only for io:\n"
+	      "  rw            read (default: the target writes into the host's\n"
+	      "                block) or write (the target reads it)\n"
+	      "  bs            block size, a multiple of 512 from 512 to 1M (default\n"
+	      "                4K)\n"
+	      "  qd            I/Os kept outstanding, 1 to 256 (default 1), at most\n"
+	      "                what the target grants\n"
+	      "  inv           remote (default): the target's response is a SEND\n"
+	      "                with invalidate; local: the host posts its own\n"
+	      "                LOCAL_INV after the response\n"
+	      "  iters, time, warmup and verify count and check I/Os (verify:\n"
+	      "  every byte of every I/O, a pattern per I/O). op, size, sizes,\n"
+	      "  inline and the bw keywords do not apply.\n"
+	      "\n"
 	      "TIME is a number with an optional unit, as every time of the tool:\n"
 	      "10, 0.5 and 2s are seconds (at most 3 decimals), 500ms milliseconds.\n"
 	      "A warmup without a unit is a count. Refused settings (out of the\n"
@@ -851,6 +937,8 @@ static void run_help(FILE *f)
 	      "  kvperf run lat op send addr 198.18.0.1 size 64 post-context bh\n"
 	      "  kvperf run bw op read addr 198.18.0.1 size 64K qps 2 path user\n"
 	      "  kvperf run lat op send addr 198.18.0.1 key-file ~/.kvperf.key\n"
+	      "  kvperf run io addr 198.18.0.1 rw write bs 128K qd 16 time 10\n"
+	      "  kvperf run io addr 198.18.0.1 bs 4K qd 1 inv local verify\n"
 	      "  kvperf r l o send a 198.18.0.1 no-wait\n"
 	      "  kvperf run\n"
 	      "  kvperf -j -p run show 7\n"

@@ -33,7 +33,8 @@ struct printer;
 #define RUN_CPUS_LEN_MAX	KVPERF_CPUS_LEN_MAX
 
 /*
- * The keywords of "run lat" and "run bw", in the order prefixes resolve:
+ * The keywords of "run lat", "run bw" and "run io", in the order prefixes
+ * resolve:
  * the first that a prefix matches wins, so "s" is size, "t" time, "i"
  * iters and "p" port. Entries are only ever appended, so abbreviations
  * keep working.
@@ -68,6 +69,11 @@ enum run_kw {
 	RUN_KW_KEY,
 	RUN_KW_KEY_FILE,
 	RUN_KW_POST_CONTEXT,
+	/* run io only from here */
+	RUN_KW_RW,
+	RUN_KW_BS,
+	RUN_KW_QD,
+	RUN_KW_INV,
 	RUN_KW_COUNT
 };
 

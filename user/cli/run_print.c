@@ -12,6 +12,7 @@
 #include "fmt.h"
 #include "print.h"
 #include "run_bw_print.h"
+#include "run_io_print.h"
 #include "run_model.h"
 #include "run_print.h"
 
@@ -268,6 +269,8 @@ static const struct setup_item {
 	{ KVPERF_A_RUN_CPUS, "cpus", "cpus %s", NULL },
 	{ KVPERF_A_RUN_QPS, "qps", "qps %s", NULL },
 	{ KVPERF_A_RUN_TX_DEPTH, "tx_depth", "tx-depth %s", NULL },
+	{ KVPERF_A_RUN_QD, "qd", "qd %s", NULL },
+	{ KVPERF_A_RUN_INV, "inv", "inv %s", &fmt_io_inv },
 	{ KVPERF_A_RUN_POST_LIST, "post_list", "post-list %s", NULL },
 	{ KVPERF_A_RUN_SIGNAL_EVERY, "signal_every", "signal-every %s", NULL },
 	{ KVPERF_A_RUN_DURATION_MS, "duration_ms", "duration %s ms", NULL },
@@ -346,7 +349,8 @@ static void print_setup(struct printer *p, const struct kv_run *run)
  * "path user") and the rest of the setup in the second ("cpu N",
  * "duration N ms", "qps N" ...), an "error: TEXT" line when the run
  * failed, and the table only when there are results: the latency table,
- * or for bandwidth runs the bandwidth table (see run_print_bw()). JSON:
+ * or for bandwidth runs the bandwidth table (see run_print_bw()), for
+ * I/O runs fio's summary (see run_print_io()). JSON:
  * the run's fields that are set as keys, "verify" and "path" always (and
  * "bidir" for bandwidth runs, "stats" "on" or "off" for latency runs,
  * "post_context" "process" or "bh" where the run reports it),
@@ -359,6 +363,8 @@ void run_print(struct printer *p, const struct kv_run *run, bool gbits)
 {
 	bool bw = has(run, KVPERF_A_RUN_TYPE) &&
 		  run->type == KVPERF_RUN_TYPE_BW;
+	bool io = has(run, KVPERF_A_RUN_TYPE) &&
+		  run->type == KVPERF_RUN_TYPE_IO;
 
 	pr_obj_open(p, NULL);
 	print_title(p, run, bw);
@@ -367,6 +373,8 @@ void run_print(struct printer *p, const struct kv_run *run, bool gbits)
 	pr_eol(p);
 	if (bw)
 		run_print_bw(p, run, gbits);
+	else if (io)
+		run_print_io(p, run);
 	else
 		print_lat(p, run);
 	pr_obj_close(p);

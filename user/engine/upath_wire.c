@@ -109,6 +109,16 @@ bool upath_wire_req_ok(const struct upath_req *r)
 {
 	uint32_t list_max;
 
+	/* an I/O run: whole 512-byte units, its depth and segments bounded */
+	if (r->type == KVPERF_RUN_TYPE_IO)
+		return r->op != KVPERF_OP_SEND && r->op <= KVPERF_OP_READ &&
+		       !(r->flags & ~(KVPERF_WIRE_VERIFY |
+				      KVPERF_WIRE_IO_INV_LOCAL)) &&
+		       r->size_max >= KVPERF_IO_BS_MIN &&
+		       r->size_max <= KVPERF_IO_BS_MAX &&
+		       !(r->size_max % KVPERF_IO_BS_MIN) && r->tx_depth &&
+		       r->tx_depth <= KVPERF_IO_QD_MAX && r->post_list &&
+		       r->post_list <= KVPERF_WIRE_IO_SEGS_MAX;
 	if (r->op > KVPERF_OP_READ || r->type > KVPERF_RUN_TYPE_BW ||
 	    r->flags & ~(KVPERF_WIRE_VERIFY | KVPERF_WIRE_BIDIR |
 			 KVPERF_WIRE_TIMED | KVPERF_WIRE_WARMUP_TIMED))
@@ -281,6 +291,9 @@ uint8_t upath_wire_admit(const struct upath_admit *a, const void *peer,
 	if (a->key && !access_key_equal(a->key, req->key, sizeof(req->key)))
 		return KVPERF_WIRE_REJ_KEY;
 	if (!upath_wire_req_ok(req))
+		return KVPERF_WIRE_REJ_BAD_REQUEST;
+	/* a valid I/O run, but the user path has no I/O target yet */
+	if (req->type == KVPERF_RUN_TYPE_IO)
 		return KVPERF_WIRE_REJ_BAD_REQUEST;
 	*pinned = upath_wire_pinned(req->size_max);
 	if (a->conns >= a->conns_max)

@@ -194,6 +194,8 @@ static const struct attr_spec run_attrs[KVPERF_A_RUN_MAX + 1] = {
 					    KVPERF_WIRE_KEY_LEN },
 	[KVPERF_A_RUN_RESULTS_FROM]	= { "results-from", ATTR_U32 },
 	[KVPERF_A_RUN_POST_CONTEXT]	= { "post-context", ATTR_U8 },
+	[KVPERF_A_RUN_QD]		= { "qd", ATTR_U32 },
+	[KVPERF_A_RUN_INV]		= { "inv", ATTR_U8 },
 };
 
 const struct attr_set attrs_gid = {

@@ -89,6 +89,12 @@ NAME_TABLE(fmt_gid_type,
 NAME_TABLE(fmt_run_type,
 	[KVPERF_RUN_TYPE_LAT]	= "lat",
 	[KVPERF_RUN_TYPE_BW]	= "bw",
+	[KVPERF_RUN_TYPE_IO]	= "io",
+);
+
+NAME_TABLE(fmt_io_inv,
+	[KVPERF_IO_INV_REMOTE]	= "remote",
+	[KVPERF_IO_INV_LOCAL]	= "local",
 );
 
 NAME_TABLE(fmt_op,

@@ -45,6 +45,8 @@ static const struct kv_field cfg_fields[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_INTERVAL_MS]	= KV_CFG(KV_FIELD_UINT, interval_ms),
 	[KVPERF_A_RUN_STATS]		= KV_CFG(KV_FIELD_UINT, stats),
 	[KVPERF_A_RUN_POST_CONTEXT]	= KV_CFG(KV_FIELD_UINT, post_context),
+	[KVPERF_A_RUN_QD]		= KV_CFG(KV_FIELD_UINT, qd),
+	[KVPERF_A_RUN_INV]		= KV_CFG(KV_FIELD_UINT, inv),
 };
 
 const struct kv_fields run_cfg_fields = { cfg_fields, KVPERF_A_RUN_MAX };
@@ -140,6 +142,7 @@ static const struct kv_range run_ranges[] = {
 	{ KVPERF_A_RUN_SIGNAL_EVERY, 1, KVPERF_TX_DEPTH_MAX, false },
 	{ KVPERF_A_RUN_INTERVAL_MS, KVPERF_INTERVAL_MS_MIN,
 	  KVPERF_INTERVAL_MS_MAX, true },
+	{ KVPERF_A_RUN_QD, KVPERF_IO_QD_MIN, KVPERF_IO_QD_MAX, false },
 };
 
 /**
@@ -164,6 +167,58 @@ static const uint8_t run_bw_only[] = {
 	KVPERF_A_RUN_POST_LIST, KVPERF_A_RUN_SIGNAL_EVERY,
 	KVPERF_A_RUN_BIDIR, KVPERF_A_RUN_INTERVAL_MS,
 };
+
+/* The attributes only I/O runs take. */
+static const uint8_t run_io_only[] = {
+	KVPERF_A_RUN_QD, KVPERF_A_RUN_INV,
+};
+
+/* The attributes I/O runs refuse, besides the bandwidth runs' own. */
+static const uint8_t run_io_refuses[] = {
+	KVPERF_A_RUN_SIZE_MAX, KVPERF_A_RUN_INLINE,
+};
+
+/* What the module refuses of an I/O run's settings. */
+static const char *run_cfg_check_io(const struct kv_run_cfg *cfg, int *attr)
+{
+	uint32_t bs = KV_HAS(cfg, KVPERF_A_RUN_SIZE) ? cfg->size :
+		      KVPERF_IO_BS_DEFAULT;
+	size_t i;
+
+	for (i = 0; i < sizeof(run_io_refuses); i++) {
+		*attr = run_io_refuses[i];
+		if (KV_HAS(cfg, run_io_refuses[i]))
+			return "that attribute does not apply to I/O runs";
+	}
+	*attr = KVPERF_A_RUN_OP;
+	if (cfg->op == KVPERF_OP_SEND)
+		return "an I/O run reads or writes: op read or write";
+	*attr = KVPERF_A_RUN_SIZE;
+	if (bs < KVPERF_IO_BS_MIN || bs > KVPERF_IO_BS_MAX ||
+	    bs % KVPERF_IO_BS_MIN)
+		return "an I/O run's block size is a multiple of 512 from 512 B to 1 MiB";
+	return NULL;
+}
+
+/* Attributes of one kind of run given to another: the first, and why. */
+static const char *run_cfg_check_kind(const struct kv_run_cfg *cfg, int *attr)
+{
+	size_t i;
+
+	for (i = 0; cfg->type != KVPERF_RUN_TYPE_BW && i < sizeof(run_bw_only);
+	     i++) {
+		*attr = run_bw_only[i];
+		if (KV_HAS(cfg, run_bw_only[i]))
+			return "that attribute applies to bandwidth runs only";
+	}
+	for (i = 0; cfg->type != KVPERF_RUN_TYPE_IO && i < sizeof(run_io_only);
+	     i++) {
+		*attr = run_io_only[i];
+		if (KV_HAS(cfg, run_io_only[i]))
+			return "that attribute applies to I/O runs only";
+	}
+	return NULL;
+}
 
 /* What the module refuses of a bandwidth run's settings together. */
 static const char *run_cfg_check_bw(const struct kv_run_cfg *cfg, int *attr)
@@ -195,6 +250,9 @@ static const char *run_cfg_check_bw(const struct kv_run_cfg *cfg, int *attr)
 static const char *run_cfg_check_path(const struct kv_run_cfg *cfg,
 				      uint8_t path, int *attr)
 {
+	*attr = KVPERF_A_RUN_TYPE;
+	if (path == KV_RUN_PATH_USER && cfg->type == KVPERF_RUN_TYPE_IO)
+		return "I/O runs are on the kernel path only so far: the user path has no I/O host yet";
 	*attr = KVPERF_A_RUN_POST_CONTEXT;
 	if (path == KV_RUN_PATH_USER &&
 	    KV_HAS(cfg, KVPERF_A_RUN_POST_CONTEXT) &&
@@ -247,6 +305,10 @@ int run_cfg_check(const struct kv_run_cfg *cfg, uint8_t path, int *attr,
 				 r->max);
 		return -EINVAL;
 	}
+	/* as the module: attributes of another kind of run first */
+	msg = run_cfg_check_kind(cfg, attr);
+	if (msg)
+		goto out;
 	if (KV_HAS(cfg, KVPERF_A_RUN_SIZE_MAX) && cfg->size_max < cfg->size) {
 		*attr = KVPERF_A_RUN_SIZE_MAX;
 		msg = "size-max is smaller than size";
@@ -256,17 +318,12 @@ int run_cfg_check(const struct kv_run_cfg *cfg, uint8_t path, int *attr,
 		msg = "inline applies to send and write only";
 	} else if (cfg->type == KVPERF_RUN_TYPE_BW) {
 		msg = run_cfg_check_bw(cfg, attr);
-	} else {
-		for (i = 0; i < sizeof(run_bw_only); i++) {
-			if (!KV_HAS(cfg, run_bw_only[i]))
-				continue;
-			*attr = run_bw_only[i];
-			msg = "that attribute applies to bandwidth runs only";
-			break;
-		}
+	} else if (cfg->type == KVPERF_RUN_TYPE_IO) {
+		msg = run_cfg_check_io(cfg, attr);
 	}
 	if (!msg)
 		msg = run_cfg_check_path(cfg, path, attr);
+out:
 	if (!msg)
 		return 0;
 	snprintf(why, len, "%s", msg);

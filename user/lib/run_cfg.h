@@ -53,6 +53,8 @@ struct kv_run_cfg {
 	uint8_t stats;
 	uint8_t key[KVPERF_WIRE_KEY_LEN];
 	uint8_t post_context;
+	uint32_t qd;
+	uint8_t inv;
 };
 
 extern const struct kv_fields run_cfg_fields;

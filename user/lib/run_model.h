@@ -137,6 +137,8 @@ struct kv_run {
 	uint32_t cur_size;
 	uint8_t stats;
 	uint8_t post_context;
+	uint32_t qd;
+	uint8_t inv;
 	uint32_t nlat;
 	struct kv_lat_result *lat;
 	uint32_t nbw;

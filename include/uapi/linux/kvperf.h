@@ -32,6 +32,12 @@
 #define KVPERF_INTERVAL_MS_MIN		10
 #define KVPERF_INTERVAL_MS_MAX		60000
 #define KVPERF_CPUS_LEN_MAX		255
+#define KVPERF_IO_QD_MIN		1
+#define KVPERF_IO_QD_MAX		256
+#define KVPERF_IO_QD_DEFAULT		1
+#define KVPERF_IO_BS_MIN		512
+#define KVPERF_IO_BS_MAX		1048576
+#define KVPERF_IO_BS_DEFAULT		4096
 #define KVPERF_KEY_LEN			16
 #define KVPERF_DEV_NAME_MAX		63
 #define KVPERF_IDLE_TIMEOUT_MS_MIN	1000
@@ -128,18 +134,34 @@ enum kvperf_gid_type {
 };
 
 /**
- * enum kvperf_run_type - What a run measures.
+ * enum kvperf_run_type - What a run measures. lat: ping-pong latency; bw:
+ *   streaming bandwidth; io: storage-shaped I/Os (a command capsule, the
+ *   target moving the data with RDMA READ or WRITE into or out of a buffer the
+ *   host registered for that I/O, a response that invalidates it).
  */
 enum kvperf_run_type {
 	KVPERF_RUN_TYPE_LAT,
 	KVPERF_RUN_TYPE_BW,
+	KVPERF_RUN_TYPE_IO,
+};
+
+/**
+ * enum kvperf_io_inv - Who invalidates an I/O run's per-I/O registration.
+ *   remote: the target's response is a SEND with invalidate; local: the host
+ *   posts its own LOCAL_INV after the response.
+ */
+enum kvperf_io_inv {
+	KVPERF_IO_INV_REMOTE,
+	KVPERF_IO_INV_LOCAL,
 };
 
 /**
  * enum kvperf_op - The RDMA operation a run measures. send: SEND/RECV
  *   ping-pong, half the round trip; write: each side RDMA WRITEs into the
  *   peer's buffer and polls its own memory for arrival, half the round trip;
- *   read: RDMA READ, the full round trip. As perftest's ib_*_lat.
+ *   read: RDMA READ, the full round trip. As perftest's ib_*_lat. I/O runs
+ *   read (the target writes into the host's blocks) or write (the target reads
+ *   them).
  */
 enum kvperf_op {
 	KVPERF_OP_SEND,
@@ -403,6 +425,8 @@ enum {
 	KVPERF_A_RUN_KEY,
 	KVPERF_A_RUN_RESULTS_FROM,
 	KVPERF_A_RUN_POST_CONTEXT,
+	KVPERF_A_RUN_QD,
+	KVPERF_A_RUN_INV,
 
 	__KVPERF_A_RUN_MAX,
 	KVPERF_A_RUN_MAX = (__KVPERF_A_RUN_MAX - 1)

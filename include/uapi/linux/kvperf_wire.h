@@ -63,6 +63,27 @@
  * KVPERF_WIRE_VERIFY (send and write), one if its receive buffer does not
  * hold the size's pattern, and for bidirectional runs the messages it
  * completed and the time it took.
+ *
+ * I/O runs (type KVPERF_RUN_TYPE_IO), the data path of a storage
+ * protocol. The request's op is the host's direction (KVPERF_OP_READ:
+ * data moves from the target to the host; KVPERF_OP_WRITE: from the host
+ * to the target), size_max the block size, tx_depth the I/Os the host
+ * wants outstanding, flags KVPERF_WIRE_VERIFY and KVPERF_WIRE_IO_INV_LOCAL.
+ * The accept's credits are the I/Os the target lets the host keep
+ * outstanding (at most tx_depth); the host never exceeds them. Its rkey
+ * and address are unused. For each I/O the host registers a buffer for
+ * that I/O alone and SENDs a command capsule, struct kvperf_wire_io_cmd
+ * (at most KVPERF_WIRE_IO_CAPSULE bytes), naming the buffer with one
+ * keyed segment per part; the target moves len bytes with RDMA WRITE
+ * (read) or RDMA READ (write), the segments in order, and answers with
+ * struct kvperf_wire_io_rsp: with KVPERF_WIRE_IO_INV_LOCAL a SEND, and the
+ * host invalidates the registration itself; otherwise a SEND with
+ * invalidate of the first segment's rkey. With KVPERF_WIRE_VERIFY the
+ * data of every I/O is kvperf_wire_pattern() of the command's seed: the
+ * target writes it for reads and checks it for writes (status
+ * KVPERF_WIRE_IO_MISMATCH when a byte differs). A command that is
+ * malformed gets status KVPERF_WIRE_IO_BAD_COMMAND and no data moves.
+ * Neither side sends control messages.
  */
 #ifndef _UAPI_LINUX_KVPERF_WIRE_H
 #define _UAPI_LINUX_KVPERF_WIRE_H
@@ -70,7 +91,7 @@
 #include <linux/kvperf.h>
 #include <linux/types.h>
 
-#define KVPERF_PROTO_VERSION	3
+#define KVPERF_PROTO_VERSION	4
 /* perftest's port */
 #define KVPERF_DEFAULT_PORT	18515
 
@@ -125,17 +146,20 @@ struct kvperf_wire_req {
 #define KVPERF_WIRE_BIDIR		0x2
 #define KVPERF_WIRE_TIMED		0x4
 #define KVPERF_WIRE_WARMUP_TIMED	0x8
+#define KVPERF_WIRE_IO_INV_LOCAL	0x10
 
 /**
  * struct kvperf_wire_rep - accept private data (server to client)
  * @version: KVPERF_PROTO_VERSION
  * @reserved: zero
+ * @credits: I/O runs, the I/Os the host may keep outstanding; else zero
  * @rkey: rkey of the server's receive buffer
  * @addr: address of the server's receive buffer for RDMA
  */
 struct kvperf_wire_rep {
 	__u8 version;
-	__u8 reserved[3];
+	__u8 reserved;
+	__be16 credits;
 	__be32 rkey;
 	__be64 addr;
 } __attribute__((packed));
@@ -154,6 +178,64 @@ struct kvperf_wire_report {
 	__be64 mismatches;
 	__be64 tx_messages;
 	__be64 tx_elapsed_ns;
+} __attribute__((packed));
+
+/* Most keyed segments of one I/O command. */
+#define KVPERF_WIRE_IO_SEGS_MAX		16
+/* Every command and response capsule fits in this many bytes. */
+#define KVPERF_WIRE_IO_CAPSULE		512
+
+/**
+ * struct kvperf_wire_io_seg - one part of an I/O's buffer on the host
+ * @addr: its address for RDMA
+ * @rkey: the key of the I/O's registration
+ * @len: its bytes
+ */
+struct kvperf_wire_io_seg {
+	__be64 addr;
+	__be32 rkey;
+	__be32 len;
+} __attribute__((packed));
+
+/**
+ * struct kvperf_wire_io_cmd - an I/O command capsule (host to target)
+ * @cid: the host's command id, echoed in the response
+ * @opcode: KVPERF_OP_READ or KVPERF_OP_WRITE, the request's op
+ * @nseg: entries used in @seg, 1 to KVPERF_WIRE_IO_SEGS_MAX
+ * @len: the I/O's bytes, the sum of the segments' lengths, at most the
+ *	 request's size_max
+ * @seed: with KVPERF_WIRE_VERIFY, the pattern's seed for this I/O
+ * @reserved: zero
+ * @seg: the host's buffer
+ */
+struct kvperf_wire_io_cmd {
+	__be16 cid;
+	__u8 opcode;
+	__u8 nseg;
+	__be32 len;
+	__be32 seed;
+	__be32 reserved;
+	struct kvperf_wire_io_seg seg[KVPERF_WIRE_IO_SEGS_MAX];
+} __attribute__((packed));
+
+/* The status of an I/O response. */
+enum {
+	KVPERF_WIRE_IO_OK = 0,
+	KVPERF_WIRE_IO_BAD_COMMAND = 1,	/* malformed: no data moved */
+	KVPERF_WIRE_IO_MISMATCH = 2,	/* verify: written data differ */
+	KVPERF_WIRE_IO_FAILED = 3,	/* the target could not move the data */
+};
+
+/**
+ * struct kvperf_wire_io_rsp - an I/O response capsule (target to host)
+ * @cid: the command's id
+ * @status: KVPERF_WIRE_IO_OK or why not
+ * @reserved: zero
+ */
+struct kvperf_wire_io_rsp {
+	__be16 cid;
+	__u8 status;
+	__u8 reserved;
 } __attribute__((packed));
 
 /* Why a connect request was refused: the reject's one byte of private data. */

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kvperf: storage-shaped I/O runs, the host (client) and target (server)
+ * sides of the data path nvme-rdma, iSER and NFS over RDMA drive.
+ */
+#ifndef _KVPERF_IO_H
+#define _KVPERF_IO_H
+
+#include <linux/atomic.h>
+#include <linux/kvperf_wire.h>
+#include <linux/llist.h>
+#include <linux/scatterlist.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rw.h>
+
+#include "conn.h"
+#include "stats.h"
+
+/*
+ * Contexts (a data block and a response capsule each) a target keeps
+ * beyond the host's credits, at most: a host that had its response may
+ * send its next command before the target reaped the response's send
+ * completion, which frees its context.
+ */
+#define KVPERF_IO_SPARE_MAX	8
+/*
+ * Receives a target keeps posted beyond the host's credits: commands that
+ * arrive while every context is busy wait in them, and a host that keeps
+ * to its credits meets receiver-not-ready only when this side lags by
+ * more than this many responses.
+ */
+#define KVPERF_IO_RECV_SPARE	64
+/*
+ * Pieces of one block at most: blocks of KVPERF_IO_BS_MAX or less, in
+ * chunks of 2 MiB (or one chunk, when all blocks fit in less), straddle
+ * at most one chunk boundary.
+ */
+#define KVPERF_IO_SLOT_PIECES_MAX	2
+
+/**
+ * struct kvperf_io_slots - one block-sized data buffer per I/O slot
+ * @chunks: the memory, in physically contiguous chunks
+ * @nchunks: how many
+ * @chunk_shift: log2 of a chunk's size
+ * @bs: the block size, a slot's bytes
+ * @n: slots
+ * @sgl: every slot's scatterlist, @per entries each
+ * @per: entries reserved per slot
+ * @nents: entries of each slot, as built
+ * @mapped: entries of each slot as DMA-mapped, 0 when not mapped
+ * @ibdev: the device they are mapped for
+ */
+struct kvperf_io_slots {
+	struct page **chunks;
+	unsigned int nchunks;
+	unsigned int chunk_shift;
+	u32 bs;
+	u32 n;
+	struct scatterlist *sgl;
+	u32 per;
+	u32 *nents;
+	u32 *mapped;
+	struct ib_device *ibdev;
+};
+
+int kvperf_io_slots_alloc(struct kvperf_io_slots *s, u32 n, u32 bs,
+			  int node);
+int kvperf_io_slots_map(struct kvperf_io_slots *s, struct ib_device *ibdev);
+void kvperf_io_slots_free(struct kvperf_io_slots *s);
+size_t kvperf_io_slots_bytes(u32 n, u32 bs);
+struct scatterlist *kvperf_io_slot_sg(struct kvperf_io_slots *s, u32 i,
+				      u32 *nents);
+int kvperf_io_slot_sg_range(struct kvperf_io_slots *s, u32 i, u32 off,
+			    u32 len, struct sg_table *sgt);
+void kvperf_io_slot_fill(struct kvperf_io_slots *s, u32 i, u32 len,
+			 u32 seed);
+bool kvperf_io_slot_check(struct kvperf_io_slots *s, u32 i, u32 len,
+			  u32 seed);
+void kvperf_io_slot_for_cpu(struct kvperf_io_slots *s, u32 i);
+void kvperf_io_slot_for_device(struct kvperf_io_slots *s, u32 i);
+
+/**
+ * struct kvperf_io_params - what an I/O run's host does
+ * @op: KVPERF_OP_READ or KVPERF_OP_WRITE
+ * @bs: bytes per I/O
+ * @qd: I/Os kept outstanding
+ * @iterations: measured I/Os (when @duration_ns is 0)
+ * @duration_ns: measure for this long instead
+ * @warmup: unmeasured I/Os first
+ * @warmup_ns: warm up for this long instead, when not 0
+ * @verify: every byte of every I/O is checked
+ * @inv_local: the host invalidates its registrations itself
+ * @hist: where the measured I/Os' latencies go, NULL for none
+ * @progress: counts every completed I/O
+ * @tick: called about once a second
+ * @tick_arg: its argument
+ */
+struct kvperf_io_params {
+	u8 op;
+	u32 bs;
+	u32 qd;
+	u32 iterations;
+	u64 duration_ns;
+	u32 warmup;
+	u64 warmup_ns;
+	bool verify;
+	bool inv_local;
+	struct kvperf_hist *hist;
+	atomic64_t *progress;
+	void (*tick)(void *arg);
+	void *tick_arg;
+};
+
+/**
+ * struct kvperf_io_result - what the host measured
+ * @ios: measured I/Os completed
+ * @elapsed_ns: first measured submission to last measured completion
+ * @mismatches: I/Os whose data were wrong (verify)
+ */
+struct kvperf_io_result {
+	u64 ios;
+	u64 elapsed_ns;
+	u64 mismatches;
+};
+
+struct kvperf_io_host;
+
+void kvperf_io_host_conn_attr(const struct kvperf_io_params *p, u8 poll,
+			      struct kvperf_conn_attr *attr);
+size_t kvperf_io_host_pinned(const struct kvperf_io_params *p);
+struct kvperf_io_host *kvperf_io_host_create(struct kvperf_conn *c,
+					     const struct kvperf_io_params *p);
+int kvperf_io_host_start(struct kvperf_io_host *h, u32 credits);
+int kvperf_io_host_run(struct kvperf_io_host *h, struct kvperf_io_result *r);
+void kvperf_io_host_free(struct kvperf_io_host *h);
+
+struct kvperf_io_target;
+
+/**
+ * struct kvperf_io_target_params - an I/O run, as the target saw it asked
+ * @op: KVPERF_OP_READ or KVPERF_OP_WRITE
+ * @bs: largest I/O
+ * @credits: I/Os the host may keep outstanding
+ * @segs: most segments of one command
+ * @verify: write patterns and check data
+ * @inv_local: answer with a plain SEND
+ */
+struct kvperf_io_target_params {
+	u8 op;
+	u32 bs;
+	u32 credits;
+	u32 segs;
+	bool verify;
+	bool inv_local;
+};
+
+u32 kvperf_io_target_ctxs(u32 credits);
+size_t kvperf_io_target_pinned(const struct kvperf_io_target_params *p);
+void kvperf_io_target_conn_attr(const struct kvperf_io_target_params *p,
+				struct kvperf_conn_attr *attr);
+struct kvperf_io_target *
+kvperf_io_target_create(struct kvperf_conn *c,
+			const struct kvperf_io_target_params *p);
+int kvperf_io_target_start(struct kvperf_io_target *t);
+int kvperf_io_target_serve(struct kvperf_io_target *t, atomic64_t *served);
+void kvperf_io_target_free(struct kvperf_io_target *t);
+
+#endif /* _KVPERF_IO_H */

@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvperf: the host side of an I/O run, as nvme-rdma drives a queue. Each
+ * I/O takes an MR from the queue pair's pool, registers its block with a
+ * REG_MR chained before the command SEND, and completes when the command
+ * was sent, the response arrived and the registration is invalidated (by
+ * the target's SEND with invalidate, or by a LOCAL_INV posted here).
+ *
+ * Completion handlers run in the CQ's context and only count: the one
+ * that completes an I/O stamps it and queues it for the run's thread,
+ * which records it and submits the next one. Posting a LOCAL_INV is the
+ * one post a handler makes, as nvme-rdma does.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kvperf_wire.h>
+#include <linux/slab.h>
+#include <rdma/mr_pool.h>
+
+#include "io.h"
+
+/**
+ * struct kvperf_io_req - one I/O slot of the host
+ * @h: the host
+ * @index: the slot, also the command id
+ * @reg_cqe: the REG_MR's completion (only failures complete: unsignaled)
+ * @send_cqe: the command SEND's completion
+ * @inv_cqe: the LOCAL_INV's completion
+ * @mr: the registration of the I/O in flight, NULL when idle
+ * @rkey: @mr's key for this I/O
+ * @pending: events the I/O still waits for
+ * @answered: the response arrived
+ * @seed: the I/O's pattern seed
+ * @measured: the I/O counts in the results
+ * @submit_ns: when it was submitted
+ * @done_ns: when its last event arrived
+ * @node: entry in the host's done list
+ */
+struct kvperf_io_req {
+	struct kvperf_io_host *h;
+	u32 index;
+	struct ib_cqe reg_cqe;
+	struct ib_cqe send_cqe;
+	struct ib_cqe inv_cqe;
+	struct ib_mr *mr;
+	u32 rkey;
+	atomic_t pending;
+	bool answered;
+	u32 seed;
+	bool measured;
+	u64 submit_ns;
+	u64 done_ns;
+	struct llist_node node;
+};
+
+/**
+ * struct kvperf_io_rx - one receive for a response capsule
+ * @h: the host
+ * @index: its capsule in the receive buffer
+ * @cqe: its completion
+ */
+struct kvperf_io_rx {
+	struct kvperf_io_host *h;
+	u32 index;
+	struct ib_cqe cqe;
+};
+
+/**
+ * struct kvperf_io_host - the host side of one I/O connection
+ * @c: the connection; its send buffer holds the command capsules, its
+ *     receive buffer the response capsules
+ * @p: what to do
+ * @slots: the data blocks, one per slot, mapped
+ * @mrs: the queue pair's MR pool
+ * @pool: @mrs was initialized
+ * @pages: pages an MR of the pool maps at most
+ * @reqs: the I/O slots
+ * @rx: the receives
+ * @credits: I/Os the target lets us keep outstanding
+ * @done: I/Os whose last event arrived, for the thread
+ */
+struct kvperf_io_host {
+	struct kvperf_conn *c;
+	struct kvperf_io_params p;
+	struct kvperf_io_slots slots;
+	struct list_head mrs;
+	bool pool;
+	u32 pages;
+	struct kvperf_io_req *reqs;
+	struct kvperf_io_rx *rx;
+	u32 credits;
+	struct llist_head done;
+};
+
+static size_t kvperf_io_capsule_off(u32 i)
+{
+	return (size_t)i * KVPERF_WIRE_IO_CAPSULE;
+}
+
+/**
+ * kvperf_io_host_conn_attr() - the connection an I/O run's host needs
+ * @p: the run
+ * @poll: enum kvperf_poll
+ * @attr: receives the shape
+ *
+ * The buffers hold a capsule per slot; each I/O may have a REG_MR, its
+ * SEND and a LOCAL_INV on the send queue; the peer gets no access to
+ * either buffer.
+ */
+void kvperf_io_host_conn_attr(const struct kvperf_io_params *p, u8 poll,
+			      struct kvperf_conn_attr *attr)
+{
+	*attr = (struct kvperf_conn_attr) {
+		.poll = poll,
+		.op = KVPERF_OP_SEND,
+		.size_max = p->qd * KVPERF_WIRE_IO_CAPSULE,
+		.send_depth = 3 * p->qd,
+		.recv_depth = p->qd,
+		.node = NUMA_NO_NODE,
+		.own_recvs = true,
+	};
+}
+
+/**
+ * kvperf_io_host_pinned() - the data blocks an I/O run's host pins
+ * @p: the run
+ *
+ * Return: bytes, beyond the connection's own buffers.
+ */
+size_t kvperf_io_host_pinned(const struct kvperf_io_params *p)
+{
+	return kvperf_io_slots_bytes(p->qd, p->bs);
+}
+
+static void kvperf_io_complete_one(struct kvperf_io_req *r)
+{
+	struct kvperf_io_host *h = r->h;
+
+	if (!atomic_dec_and_test(&r->pending))
+		return;
+	r->done_ns = ktime_get_ns();
+	llist_add(&r->node, &h->done);
+	wake_up(h->c->notify);
+}
+
+static void kvperf_io_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kvperf_conn *c = cq->cq_context;
+
+	/* unsignaled: only a failure completes */
+	kvperf_conn_wc_error(c, wc, "send queue flushed",
+			     "the I/O's registration (REG_MR) failed");
+}
+
+/* One of an I/O's send-queue events: its command sent, or its LOCAL_INV. */
+static void kvperf_io_req_done(struct ib_cq *cq, struct ib_wc *wc,
+			       struct kvperf_io_req *r, const char *failed)
+{
+	struct kvperf_conn *c = cq->cq_context;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		kvperf_conn_wc_error(c, wc, "send queue flushed", failed);
+		return;
+	}
+	atomic_inc(&c->sends_done);
+	kvperf_io_complete_one(r);
+}
+
+static void kvperf_io_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	kvperf_io_req_done(cq, wc, container_of(wc->wr_cqe,
+						struct kvperf_io_req, send_cqe),
+			   "the command SEND failed");
+}
+
+static void kvperf_io_inv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	kvperf_io_req_done(cq, wc, container_of(wc->wr_cqe,
+						struct kvperf_io_req, inv_cqe),
+			   "the LOCAL_INV failed");
+}
+
+static int kvperf_io_post_rx(struct kvperf_io_host *h, struct kvperf_io_rx *x)
+{
+	struct kvperf_conn *c = h->c;
+	size_t off = kvperf_io_capsule_off(x->index);
+	struct ib_sge sge = {
+		.addr = kvperf_buf_dma(&c->rx, off),
+		.length = KVPERF_WIRE_IO_CAPSULE,
+		.lkey = c->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &x->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	return ib_post_recv(c->cm_id->qp, &wr, NULL);
+}
+
+static int kvperf_io_post_inv(struct kvperf_io_host *h, struct kvperf_io_req *r)
+{
+	struct ib_send_wr wr = {
+		.wr_cqe = &r->inv_cqe,
+		.opcode = IB_WR_LOCAL_INV,
+		.send_flags = IB_SEND_SIGNALED,
+		.ex.invalidate_rkey = r->rkey,
+	};
+
+	return ib_post_send(h->c->cm_id->qp, &wr, NULL);
+}
+
+static const char *kvperf_io_status_text(u8 status)
+{
+	switch (status) {
+	case KVPERF_WIRE_IO_BAD_COMMAND:
+		return "the target refused an I/O command as malformed";
+	case KVPERF_WIRE_IO_MISMATCH:
+		return "the target found written data that differ from the pattern (verify)";
+	default:
+		return "the target could not move an I/O's data";
+	}
+}
+
+/* A response: which I/O, and is its registration gone? */
+static void kvperf_io_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kvperf_io_rx *x = container_of(wc->wr_cqe, struct kvperf_io_rx,
+					      cqe);
+	struct kvperf_io_host *h = x->h;
+	struct kvperf_conn *c = h->c;
+	size_t off = kvperf_io_capsule_off(x->index);
+	struct kvperf_wire_io_rsp rsp;
+	struct kvperf_io_req *r;
+	bool inv = wc->wc_flags & IB_WC_WITH_INVALIDATE;
+	u16 cid;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		kvperf_conn_wc_error(c, wc, "receive queue flushed",
+				     "receive completion error");
+		return;
+	}
+	atomic64_inc(&c->data_recvs);
+	if (wc->byte_len < sizeof(rsp)) {
+		kvperf_conn_fail(c, -EPROTO, "the target sent a truncated response");
+		return;
+	}
+	ib_dma_sync_single_for_cpu(c->ibdev, kvperf_buf_dma(&c->rx, off),
+				   sizeof(rsp), DMA_BIDIRECTIONAL);
+	memcpy(&rsp, kvperf_buf_ptr(&c->rx, off), sizeof(rsp));
+	ib_dma_sync_single_for_device(c->ibdev, kvperf_buf_dma(&c->rx, off),
+				      sizeof(rsp), DMA_BIDIRECTIONAL);
+	cid = be16_to_cpu(rsp.cid);
+	r = cid < h->p.qd ? &h->reqs[cid] : NULL;
+	/* a hostile or broken target: nothing it says is trusted */
+	if (!r || !READ_ONCE(r->mr) || r->answered) {
+		kvperf_conn_fail(c, -EPROTO, "the target answered an I/O that is not outstanding");
+		return;
+	}
+	if (rsp.status != KVPERF_WIRE_IO_OK) {
+		kvperf_conn_fail(c, -EIO, kvperf_io_status_text(rsp.status));
+		return;
+	}
+	if (inv && wc->ex.invalidate_rkey != r->rkey) {
+		kvperf_conn_fail(c, -EPROTO, "the target invalidated a key that is not the I/O's");
+		return;
+	}
+	if (!inv && !h->p.inv_local) {
+		kvperf_conn_fail(c, -EPROTO,
+				 "the target's response did not invalidate the I/O's key");
+		return;
+	}
+	r->answered = true;
+	/* the capsule is read: receive the next response into it */
+	if (kvperf_io_post_rx(h, x)) {
+		kvperf_conn_fail(c, -EIO, "cannot post a receive");
+		return;
+	}
+	if (!inv) {
+		atomic_inc(&r->pending);
+		if (kvperf_io_post_inv(h, r)) {
+			kvperf_conn_fail(c, -EIO, "cannot post a LOCAL_INV");
+			return;
+		}
+	}
+	kvperf_io_complete_one(r);
+}
+
+/* Return every MR to the pool and free it: the queue pair is drained. */
+static void kvperf_io_host_drained(struct kvperf_conn *c, void *arg)
+{
+	struct kvperf_io_host *h = arg;
+	u32 i;
+
+	if (!h->pool)
+		return;
+	for (i = 0; i < h->p.qd; i++) {
+		if (h->reqs[i].mr)
+			ib_mr_pool_put(c->cm_id->qp, &h->mrs, h->reqs[i].mr);
+		h->reqs[i].mr = NULL;
+	}
+	ib_mr_pool_destroy(c->cm_id->qp, &h->mrs);
+	h->pool = false;
+}
+
+/**
+ * kvperf_io_host_create() - the host side of an I/O run's connection
+ * @c: the connection, created (its queue pair exists)
+ * @p: what to do
+ *
+ * Allocates and maps the data blocks and the queue pair's MR pool; the
+ * pool goes back when @c is destroyed, which must happen before
+ * kvperf_io_host_free().
+ *
+ * Return: the host, or an ERR_PTR() with @c->reason set.
+ */
+struct kvperf_io_host *kvperf_io_host_create(struct kvperf_conn *c,
+					     const struct kvperf_io_params *p)
+{
+	struct kvperf_io_host *h;
+	u32 i;
+	int err;
+
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h) {
+		c->reason = "cannot allocate the I/O state";
+		return ERR_PTR(-ENOMEM);
+	}
+	h->c = c;
+	h->p = *p;
+	INIT_LIST_HEAD(&h->mrs);
+	init_llist_head(&h->done);
+	h->reqs = kcalloc(p->qd, sizeof(*h->reqs), GFP_KERNEL);
+	h->rx = kcalloc(p->qd, sizeof(*h->rx), GFP_KERNEL);
+	if (!h->reqs || !h->rx) {
+		c->reason = "cannot allocate the I/O state";
+		err = -ENOMEM;
+		goto err;
+	}
+	for (i = 0; i < p->qd; i++) {
+		h->reqs[i] = (struct kvperf_io_req) {
+			.h = h,
+			.index = i,
+			.reg_cqe.done = kvperf_io_reg_done,
+			.send_cqe.done = kvperf_io_send_done,
+			.inv_cqe.done = kvperf_io_inv_done,
+		};
+		h->rx[i] = (struct kvperf_io_rx) {
+			.h = h,
+			.index = i,
+			.cqe.done = kvperf_io_rsp_done,
+		};
+	}
+	err = kvperf_io_slots_alloc(&h->slots, p->qd, p->bs, NUMA_NO_NODE);
+	if (!err)
+		err = kvperf_io_slots_map(&h->slots, c->ibdev);
+	if (err) {
+		c->reason = "cannot allocate the I/O data buffers";
+		goto err;
+	}
+	/* a block may start inside a page: one page more */
+	h->pages = DIV_ROUND_UP(p->bs, PAGE_SIZE) + 1;
+	if (h->pages > c->ibdev->attrs.max_fast_reg_page_list_len) {
+		c->reason = "the block has more pages than the device's max_fast_reg_page_list_len";
+		err = -EINVAL;
+		goto err;
+	}
+	err = ib_mr_pool_init(c->cm_id->qp, &h->mrs, p->qd, IB_MR_TYPE_MEM_REG,
+			      h->pages, 0);
+	if (err) {
+		c->reason = "cannot allocate the fast-registration MR pool";
+		goto err;
+	}
+	h->pool = true;
+	c->drained = kvperf_io_host_drained;
+	c->drained_arg = h;
+	return h;
+
+err:
+	kvperf_io_host_free(h);
+	return ERR_PTR(err);
+}
+
+/**
+ * kvperf_io_host_start() - post the response receives
+ * @h: the host
+ * @credits: what the target granted, at most the queue depth
+ *
+ * Return: 0 or a negative errno with the connection's reason set.
+ */
+int kvperf_io_host_start(struct kvperf_io_host *h, u32 credits)
+{
+	struct kvperf_conn *c = h->c;
+	u32 i;
+	int err = 0;
+
+	if (!credits || credits > h->p.qd) {
+		kvperf_conn_fail(c, -EPROTO, "the target granted no credits or more than asked");
+		return -EPROTO;
+	}
+	h->credits = credits;
+	for (i = 0; i < h->p.qd && !err; i++)
+		err = kvperf_io_post_rx(h, &h->rx[i]);
+	if (err)
+		kvperf_conn_fail(c, err, "cannot post receives");
+	return err;
+}
+
+/* Register slot @r's block and send its command, chained. */
+static int kvperf_io_submit(struct kvperf_io_host *h, struct kvperf_io_req *r,
+			    u32 seed, bool measured)
+{
+	struct kvperf_conn *c = h->c;
+	struct ib_qp *qp = c->cm_id->qp;
+	size_t off = kvperf_io_capsule_off(r->index);
+	struct kvperf_wire_io_cmd *cmd = (void *)kvperf_buf_ptr(&c->tx, off);
+	u32 len = offsetof(struct kvperf_wire_io_cmd, seg[1]);
+	struct scatterlist *sg;
+	struct ib_mr *mr;
+	struct ib_sge sge;
+	struct ib_send_wr send = {
+		.wr_cqe = &r->send_cqe,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	struct ib_reg_wr reg = {
+		.wr = {
+			.wr_cqe = &r->reg_cqe,
+			.opcode = IB_WR_REG_MR,
+			.next = &send,
+		},
+		.access = h->p.op == KVPERF_OP_READ ?
+			  IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE :
+			  IB_ACCESS_REMOTE_READ,
+	};
+	u32 nents;
+	int n;
+
+	mr = ib_mr_pool_get(qp, &h->mrs);
+	if (WARN_ON_ONCE(!mr))
+		return -EIO;
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	sg = kvperf_io_slot_sg(&h->slots, r->index, &nents);
+	n = ib_map_mr_sg(mr, sg, nents, NULL, PAGE_SIZE);
+	if (n != nents) {
+		ib_mr_pool_put(qp, &h->mrs, mr);
+		kvperf_conn_fail(c, n < 0 ? n : -EINVAL,
+				 "cannot map an I/O's block for FRWR");
+		return n < 0 ? n : -EINVAL;
+	}
+	if (h->p.verify && h->p.op == KVPERF_OP_WRITE) {
+		kvperf_io_slot_for_cpu(&h->slots, r->index);
+		kvperf_io_slot_fill(&h->slots, r->index, h->p.bs, seed);
+		kvperf_io_slot_for_device(&h->slots, r->index);
+	}
+	reg.mr = mr;
+	reg.key = mr->rkey;
+
+	ib_dma_sync_single_for_cpu(c->ibdev, kvperf_buf_dma(&c->tx, off), len,
+				   DMA_BIDIRECTIONAL);
+	memset(cmd, 0, len);
+	cmd->cid = cpu_to_be16(r->index);
+	cmd->opcode = h->p.op;
+	cmd->nseg = 1;
+	cmd->len = cpu_to_be32(h->p.bs);
+	cmd->seed = cpu_to_be32(seed);
+	cmd->seg[0].addr = cpu_to_be64(mr->iova);
+	cmd->seg[0].rkey = cpu_to_be32(mr->rkey);
+	cmd->seg[0].len = cpu_to_be32(h->p.bs);
+	ib_dma_sync_single_for_device(c->ibdev, kvperf_buf_dma(&c->tx, off),
+				      len, DMA_BIDIRECTIONAL);
+	sge = (struct ib_sge) {
+		.addr = kvperf_buf_dma(&c->tx, off),
+		.length = len,
+		.lkey = c->pd->local_dma_lkey,
+	};
+
+	r->rkey = mr->rkey;
+	r->seed = seed;
+	r->measured = measured;
+	r->answered = false;
+	atomic_set(&r->pending, 2);
+	WRITE_ONCE(r->mr, mr);
+	r->submit_ns = ktime_get_ns();
+	n = kvperf_conn_post_wrs(c, &reg.wr);
+	if (n) {
+		kvperf_conn_fail(c, n, "cannot post an I/O");
+		return n;
+	}
+	c->sends_posted++;
+	return 0;
+}
+
+static bool kvperf_io_any_done(struct kvperf_conn *c, void *arg)
+{
+	struct kvperf_io_host *h = arg;
+
+	return !llist_empty(&h->done);
+}
+
+/**
+ * kvperf_io_host_run() - run the I/Os
+ * @h: the host, started
+ * @r: receives what was measured
+ *
+ * Keeps min(qd, credits) I/Os outstanding: the warm-up's first, then the
+ * measured ones, until their count or time is reached; waits for every
+ * outstanding I/O before it returns. An I/O's latency runs from just
+ * before its REG_MR and SEND are posted to the completion handler that
+ * saw its last event.
+ *
+ * Return: 0, -EINTR when stopped, or the connection's error.
+ */
+int kvperf_io_host_run(struct kvperf_io_host *h, struct kvperf_io_result *r)
+{
+	const struct kvperf_io_params *p = &h->p;
+	struct kvperf_conn *c = h->c;
+	u32 depth = min(p->qd, h->credits), inflight = 0, i;
+	u64 submitted = 0, warm_done = 0, measured_sub = 0, now;
+	u64 start_ns = 0, warm_end_ns = 0, tick_ns = ktime_get_ns();
+	bool warm = p->warmup || p->warmup_ns;
+	bool submitting = true;
+	u32 *idle;
+	u32 nidle = 0;
+	int err = 0;
+
+	memset(r, 0, sizeof(*r));
+	idle = kcalloc(depth, sizeof(*idle), GFP_KERNEL);
+	if (!idle)
+		return -ENOMEM;
+	for (i = 0; i < depth; i++)
+		idle[nidle++] = depth - 1 - i;
+	if (p->warmup_ns)
+		warm_end_ns = ktime_get_ns() + p->warmup_ns;
+
+	for (;;) {
+		struct llist_node *list;
+		struct kvperf_io_req *q, *tmp;
+
+		/* submit into every idle slot while there is work left */
+		while (submitting && nidle) {
+			bool measured = !warm;
+
+			if (measured && !start_ns)
+				start_ns = ktime_get_ns();
+			if (measured && p->duration_ns &&
+			    ktime_get_ns() - start_ns >= p->duration_ns) {
+				submitting = false;
+				break;
+			}
+			if (measured && !p->duration_ns &&
+			    measured_sub >= p->iterations) {
+				submitting = false;
+				break;
+			}
+			/* during the warm-up, no more than it needs */
+			if (!measured && p->warmup && !p->warmup_ns &&
+			    submitted >= p->warmup)
+				break;
+			err = kvperf_io_submit(h, &h->reqs[idle[--nidle]],
+					       (u32)submitted + 1, measured);
+			if (err)
+				goto out;
+			submitted++;
+			inflight++;
+			if (measured)
+				measured_sub++;
+		}
+		if (!inflight)
+			break;
+		err = kvperf_conn_wait(c, kvperf_io_any_done, h);
+		if (err)
+			goto out;
+		list = llist_reverse_order(llist_del_all(&h->done));
+		llist_for_each_entry_safe(q, tmp, list, node) {
+			ib_mr_pool_put(c->cm_id->qp, &h->mrs, q->mr);
+			WRITE_ONCE(q->mr, NULL);
+			inflight--;
+			idle[nidle++] = q->index;
+			atomic64_inc(p->progress);
+			if (p->verify && p->op == KVPERF_OP_READ) {
+				kvperf_io_slot_for_cpu(&h->slots, q->index);
+				if (!kvperf_io_slot_check(&h->slots, q->index,
+							  p->bs, q->seed))
+					r->mismatches++;
+				kvperf_io_slot_for_device(&h->slots, q->index);
+			}
+			if (!q->measured) {
+				warm_done++;
+				continue;
+			}
+			r->ios++;
+			r->elapsed_ns = max(r->elapsed_ns,
+					    q->done_ns - start_ns);
+			if (p->hist)
+				kvperf_hist_record(p->hist,
+						   q->done_ns - q->submit_ns);
+		}
+		now = ktime_get_ns();
+		if (warm && ((p->warmup_ns && now >= warm_end_ns) ||
+			     (!p->warmup_ns && warm_done >= p->warmup)))
+			warm = false;
+		if (p->tick && now - tick_ns >= NSEC_PER_SEC) {
+			tick_ns = now;
+			p->tick(p->tick_arg);
+		}
+		cond_resched();
+	}
+out:
+	kfree(idle);
+	return err;
+}
+
+/**
+ * kvperf_io_host_free() - free the host side
+ * @h: the host, or an ERR_PTR() or NULL; its connection destroyed
+ */
+void kvperf_io_host_free(struct kvperf_io_host *h)
+{
+	if (IS_ERR_OR_NULL(h))
+		return;
+	WARN_ON_ONCE(h->pool);
+	kvperf_io_slots_free(&h->slots);
+	kfree(h->rx);
+	kfree(h->reqs);
+	kfree(h);
+}

@@ -1,0 +1,274 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# I/O runs (kvperf run io) against the kernel target on $KVPERF_ADDR0:
+# verify passes for reads and writes of 512 B, 4 KiB, 128 KiB and 1 MiB,
+# invalidated by the target or by the host, with the I/Os, block size,
+# queue depth and rates reported as asked; every poll mode, a timed run
+# and stats off work; the text is fio's summary; sysfs says what JSON
+# says; bad input is refused by name, by the tool and by the kernel; and
+# a run stopped, a server stopped and rmmod with many I/Os in flight end
+# in bounded time, leaving nothing behind.
+
+# shellcheck source=selftests/kvperf/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+ktap_print_header
+kv_require_vm
+kv_require_root
+kv_require_cli
+kv_require_rxe
+[ -x "$PY" ] || kv_skip_all "no $PY"
+[ -n "${KVPERF_KO:-}" ] ||
+	kv_skip_all "no module to reload: KVPERF_KO is empty (KVPERF_NO_MODULE=1?)"
+kv_require_module
+
+addr=$KVPERF_ADDR0
+sysfs=/sys/kernel/kvperf
+kv_track_runs
+# shellcheck disable=SC2016 # expanded when the hook runs
+kv_on_exit 'kv_module_loaded || kv_insmod'
+patient=(timeout "$(kv_scaled 10000)ms")
+
+io() {
+	kv_py "$KV_DIR/iolib.py" "$@"
+}
+
+lat() {
+	kv_py "$KV_DIR/latlib.py" "$@"
+}
+
+# io_run NAME ARGS...: kvperf -j run io ARGS into $KV_TMP/NAME.json.
+io_run() {
+	local name=$1
+
+	shift
+	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
+		timeout "$(kv_scaled 120)" kvperf -j run io addr "$addr" "$@" \
+		"${patient[@]}" ||
+		{ echo "kvperf -j run io $*: failed"; cat "$KV_TMP/$name.err" "$KV_TMP/$name.json"; return 1; }
+}
+
+# verify_case RW BS INV QD IOS: a verified run of IOS I/Os.
+verify_case() {
+	io_run "v-$1-$2-$3" rw "$1" bs "$2" inv "$3" qd "$4" iters "$5" \
+		verify || return 1
+	io run "$KV_TMP/v-$1-$2-$3.json" --rw "$1" --bs "$(numfmt --from=iec "$2")" \
+		--inv "$3" --qd "$4" --ios "$5" --verify
+}
+
+poll_case() {
+	io_run "poll-$1" rw "$2" bs 4K qd 4 iters 100 poll "$1" verify || return 1
+	io run "$KV_TMP/poll-$1.json" --rw "$2" --qd 4 --ios 100 --verify
+}
+
+timed() {
+	io_run timed rw read bs 4K qd 8 time 1 || return 1
+	io run "$KV_TMP/timed.json" --qd 8 --min-ios 1 --min-elapsed 1000000000
+}
+
+stats_off() {
+	io_run off rw write bs 4K qd 1 iters 100 stats off || return 1
+	io run "$KV_TMP/off.json" --rw write --ios 100 --stats-off
+}
+
+# The text is fio's job summary.
+text_summary() {
+	kv_run "$KV_TMP/text.out" "$KV_TMP/text.err" timeout "$(kv_scaled 120)" \
+		kvperf run io addr "$addr" bs 4K qd 2 iters 100 verify "${patient[@]}" ||
+		{ cat "$KV_TMP/text.err" "$KV_TMP/text.out"; return 1; }
+	grep -qE '^# run [0-9]+: io read to .* state done$' "$KV_TMP/text.out" &&
+		grep -qE '^# path kernel, .*qd 2, inv remote' "$KV_TMP/text.out" &&
+		grep -qE '^ read: IOPS=[0-9]+\.[0-9]{3}, BW=[0-9]+\.[0-9]{3}MiB/s \(100 I/Os of 4096 bytes in [0-9]+\.[0-9]{3} ms\)$' \
+			"$KV_TMP/text.out" &&
+		grep -qE '^  clat \(usec\): min=[0-9.]+, max=[0-9.]+, avg=[0-9.]+, stdev=[0-9.]+$' \
+			"$KV_TMP/text.out" &&
+		grep -qE '^  clat percentiles \(usec\): 50\.00th=\[[0-9.]+\], 90\.00th=\[[0-9.]+\], 99\.00th=\[[0-9.]+\], 99\.90th=\[[0-9.]+\], 99\.99th=\[[0-9.]+\]$' \
+			"$KV_TMP/text.out" &&
+		grep -qx '  verify: 0 I/Os with wrong data' "$KV_TMP/text.out" &&
+		return 0
+	cat "$KV_TMP/text.out"
+	return 1
+}
+
+# The run's sysfs directory says what its JSON says.
+sysfs_agrees() {
+	local id
+
+	io_run agree bs 512 qd 4 iters 200 || return 1
+	id=$(kv_json_id "$KV_TMP/agree.json") || return 1
+	io sysfs "$KV_TMP/agree.json" "$sysfs/runs/$id"
+}
+
+# Kernel refusals, raw: "DESC|WANT|REQUEST".
+raw_cases=(
+	"io with op send|EINVAL: kvperf: an I/O run reads or writes: op read or write|run-start type=io op=send addr=$addr"
+	"io with a 1000-byte block|EINVAL: kvperf: an I/O run's block size is a multiple of 512 from 512 B to 1 MiB|run-start type=io op=read addr=$addr size=1000"
+	"io with a 2 MiB block|EINVAL: kvperf: an I/O run's block size is a multiple of 512 from 512 B to 1 MiB|run-start type=io op=write addr=$addr size=2097152"
+	"io with size-max|EINVAL: kvperf: that attribute does not apply to I/O runs|run-start type=io op=read addr=$addr size_max=4096"
+	"io with inline|EINVAL: kvperf: that attribute does not apply to I/O runs|run-start type=io op=write addr=$addr inline=64"
+	"io with tx-depth|EINVAL: kvperf: that attribute applies to bandwidth runs only|run-start type=io op=read addr=$addr tx_depth=4"
+	"qd on a latency run|EINVAL: kvperf: that attribute applies to I/O runs only|run-start op=send addr=$addr qd=4"
+	"inv on a bandwidth run|EINVAL: kvperf: that attribute applies to I/O runs only|run-start type=bw op=write addr=$addr inv=local"
+	"io with qd 0|ERANGE: integer out of range|run-start type=io op=read addr=$addr qd=0"
+	"io with qd 257|ERANGE: integer out of range|run-start type=io op=read addr=$addr qd=257"
+	"io with inv 2|ERANGE: integer out of range|run-start type=io op=read addr=$addr inv=2"
+)
+
+usage_errors() {
+	local rc=0
+
+	kv_usage_error "'op' does not apply to run io" run io addr "$addr" op read || rc=1
+	kv_usage_error "'size' does not apply to run io" run io addr "$addr" size 4K || rc=1
+	kv_usage_error "'tx-depth' does not apply to run io" run io addr "$addr" tx-depth 4 || rc=1
+	kv_usage_error "'qd' is only for run io" run lat op send addr "$addr" qd 4 || rc=1
+	kv_usage_error "'inv' is only for run io" run bw op write addr "$addr" inv local || rc=1
+	kv_usage_error "unknown rw 'send' \(write or read\)" run io addr "$addr" rw send || rc=1
+	kv_usage_error "unknown inv 'both' \(remote or local\)" run io addr "$addr" inv both || rc=1
+	kv_usage_error "block size is a multiple of 512 from 512 B to 1 MiB" run io addr "$addr" bs 1000 || rc=1
+	kv_usage_error "block size is a multiple of 512 from 512 B to 1 MiB" run io addr "$addr" bs 2M || rc=1
+	kv_usage_error "qd '257' is out of range \(1 to 256\)" run io addr "$addr" qd 257 || rc=1
+	kv_usage_error "I/O runs are on the kernel path only so far" run io addr "$addr" path user || rc=1
+	return "$rc"
+}
+
+# 256 blocks of 1 MiB on each side are beyond the default pinned-memory
+# limit (max_pinned_mb 256): refused by name, nothing started.
+pinned_limit() {
+	local n
+
+	n=$(cat "$sysfs/run_count")
+	kv_run "$KV_TMP/pin.out" "$KV_TMP/pin.err" timeout "$(kv_scaled 20)" \
+		kvperf run io addr "$addr" bs 1M qd 256 iters 10
+	[ $? = 1 ] && grep -q 'pinned-memory limit reached (module parameter max_pinned_mb)' \
+		"$KV_TMP/pin.err" && [ "$(cat "$sysfs/run_count")" = "$n" ] && return 0
+	cat "$KV_TMP/pin.out" "$KV_TMP/pin.err"
+	return 1
+}
+
+# running ID: the run has completed some I/Os.
+running() {
+	local p
+
+	[ "$(kv_run_state "$1")" = running ] || return 1
+	p=$(kvperf -j run show "$1" | sed -n 's/.*"progress":\([0-9]*\).*/\1/p')
+	[ "${p:-0}" -gt 0 ]
+}
+
+# start_long ARGS...: 10^8 I/Os with no-wait, measuring; prints its id.
+start_long() {
+	local out id
+
+	out=$(kvperf -j run io addr "$addr" iters 100000000 "$@" "${patient[@]}" \
+		no-wait 2>&1) || { echo "run io $* no-wait: $out" >&2; return 1; }
+	id=$(sed -n 's/^{"id":\([0-9]\+\)}$/\1/p' <<<"$out")
+	[ -n "$id" ] || { echo "no-wait printed '$out'" >&2; return 1; }
+	kv_wait 20 running "$id" ||
+		{ echo "run $id not measuring:" >&2; kvperf run show "$id" >&2; return 1; }
+	echo "$id"
+}
+
+freed() {
+	grep -qx 0 "$sysfs/connection_count" && grep -qx 0 "$sysfs/pinned_bytes"
+}
+
+all_freed() {
+	kv_wait 10 freed && return 0
+	echo "connection_count $(cat "$sysfs/connection_count"), pinned_bytes $(cat "$sysfs/pinned_bytes")"
+	return 1
+}
+
+# run stop with 32 I/Os in flight: stopped within 5 s, all freed.
+stop_mid_run() {
+	local id
+
+	id=$(start_long rw write bs 64K qd 32) || return 1
+	grep -qx 2 "$sysfs/connection_count" ||
+		{ echo "connection_count $(cat "$sysfs/connection_count"), want 2"; return 1; }
+	kvperf run stop "$id" || return 1
+	kv_wait 5 kv_run_ended "$id" || { echo "run $id is $(kv_run_state "$id") after 5 s"; return 1; }
+	[ "$(kv_run_state "$id")" = stopped ] || { echo "state $(kv_run_state "$id")"; return 1; }
+	all_freed
+}
+
+# The server stopped under a run with 16 I/Os in flight: the run fails
+# saying so, everything is freed.
+server_stop_mid_run() {
+	local id sid err
+
+	id=$(start_long rw read bs 4K qd 16 verify) || return 1
+	sid=$(cat "$KV_TMP/server")
+	kvperf server stop "$sid" || return 1
+	kv_wait 10 kv_run_ended "$id" || { echo "run $id is $(kv_run_state "$id")"; return 1; }
+	err=$(cat "$sysfs/runs/$id/error")
+	if [ "$(kv_run_state "$id")" != failed ] ||
+	   ! grep -q 'the server closed the connection' <<<"$err"; then
+		echo "state $(kv_run_state "$id"), error '$err'"
+		return 1
+	fi
+	all_freed
+}
+
+# rmmod while a run has 32 I/Os in flight, its target on the same host.
+rmmod_mid_run() {
+	local start
+
+	kv_server_start "$addr" || return 1
+	start_long rw read bs 16K qd 32 inv local >/dev/null || return 1
+	start=$SECONDS
+	timeout "$(kv_scaled 30)" rmmod kvperf || { echo "rmmod failed"; return 1; }
+	[ $((SECONDS - start)) -lt "$(kv_scaled 10)" ] ||
+		{ echo "rmmod took $((SECONDS - start)) s"; return 1; }
+	[ -e /sys/module/kvperf ] && { echo "still loaded"; return 1; }
+	kv_insmod || { echo "insmod failed"; return 1; }
+	kv_counters_zero || { grep -H . "$sysfs"/*_count "$sysfs/pinned_bytes"; return 1; }
+}
+
+clean_all() {
+	local i
+
+	for i in $(kvperf -j run show | grep -o '"id":[0-9]*' | cut -d: -f2); do
+		kvperf run delete "$i" || return 1
+	done
+	for i in $(kvperf -j server show | grep -o '{"id":[0-9]*' | cut -d: -f2); do
+		kvperf server stop "$i" || return 1
+	done
+	kv_counters_back_to_zero 10
+}
+
+kv_dmesg_mark
+ktap_set_plan $((16 + 2 + 5 + ${#raw_cases[@]} + 7))
+
+kv_check "server start on $addr" kv_server_start "$addr" ||
+	kv_bail "no server"
+for rw in read write; do
+	for inv in remote local; do
+		kv_check "verify $rw 512 B qd 8, inv $inv: 200 I/Os, no mismatch" \
+			verify_case "$rw" 512 "$inv" 8 200
+		kv_check "verify $rw 4 KiB qd 8, inv $inv: 200 I/Os, no mismatch" \
+			verify_case "$rw" 4K "$inv" 8 200
+		kv_check "verify $rw 128 KiB qd 4, inv $inv: 40 I/Os, no mismatch" \
+			verify_case "$rw" 128K "$inv" 4 40
+		kv_check "verify $rw 1 MiB qd 2, inv $inv: 8 I/Os, no mismatch" \
+			verify_case "$rw" 1M "$inv" 2 8
+	done
+done
+kv_check "poll softirq: a verified read run" poll_case softirq read
+kv_check "poll workqueue: a verified write run" poll_case workqueue write
+kv_check "time 1: measures at least 1 s" timed
+kv_check "stats off: I/Os and their mean, no samples" stats_off
+kv_check "the text is fio's summary: IOPS, BW, clat and its percentiles, verify" \
+	text_summary
+kv_check "sysfs says what JSON says" sysfs_agrees
+kv_check "bad keywords and values are usage errors naming them" usage_errors
+kv_raw_results raw_cases
+kv_check "bs 1M qd 256: refused, pinned-memory limit" pinned_limit
+kv_check "run stop with 32 I/Os in flight: stopped within 5 s, freed" \
+	stop_mid_run
+kv_check "server stop with 16 I/Os in flight: the run fails saying so, freed" \
+	server_stop_mid_run
+kv_check "rmmod with 32 I/Os in flight returns within 10 s; insmod: counters 0" \
+	rmmod_mid_run
+kv_check "runs deleted, servers stopped: counters 0" clean_all
+kv_dmesg_check
+ktap_finished

@@ -1,0 +1,169 @@
+#!/usr/bin/python3 -S
+# SPDX-License-Identifier: GPL-2.0
+"""Checks for the kvperf I/O-run selftests (io_*.sh): a run as `kvperf -j
+run io` prints it, and the same run in sysfs.
+
+Each check prints what is wrong and exits 0 when everything holds, 1
+when something does not, 2 on usage errors.
+
+usage:
+  iolib.py run FILE [--state S] [--rw read|write] [--bs N] [--qd N]
+                    [--inv remote|local] [--ios N | --min-ios N]
+                    [--verify] [--stats-off] [--min-elapsed NS]
+  iolib.py sysfs FILE SYSFS-DIR   the run's sysfs files say what JSON says
+"""
+
+import json
+import sys
+
+from latlib import report
+
+PERCENTILES = ("p50_ns", "p90_ns", "p99_ns", "p999_ns", "p9999_ns")
+SAMPLE_KEYS = ("min_ns", "max_ns", "stdev_ns") + PERCENTILES + (
+    "hist_rel_err_ppm",)
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        return json.loads(text, parse_float=str)
+    except ValueError as e:
+        raise SystemExit(f"{path}: not JSON ({e}): {text[:500]!r}")
+
+
+def milli(text):
+    """A JSON number with 3 decimals, in thousandths."""
+    whole, _, frac = text.partition(".")
+    if len(frac) != 3 or not whole.isdigit() or not frac.isdigit():
+        raise ValueError(f"{text!r} has not exactly 3 decimals")
+    return int(whole) * 1000 + int(frac)
+
+
+def check_result(res, want, bad):
+    ios, bs, el = res.get("ios"), res.get("bs"), res.get("elapsed_ns")
+    if not isinstance(ios, int) or not isinstance(bs, int) or \
+            not isinstance(el, int) or el <= 0:
+        bad.append(f"ios {ios!r}, bs {bs!r}, elapsed_ns {el!r}")
+        return
+    if want.get("bs") is not None and bs != want["bs"]:
+        bad.append(f"bs {bs}, want {want['bs']}")
+    if want.get("ios") is not None and ios != want["ios"]:
+        bad.append(f"ios {ios}, want {want['ios']}")
+    if want.get("min_ios") is not None and ios < want["min_ios"]:
+        bad.append(f"ios {ios}, want at least {want['min_ios']}")
+    if want.get("min_elapsed") is not None and el < want["min_elapsed"]:
+        bad.append(f"elapsed_ns {el}, want at least {want['min_elapsed']}")
+    # the rates are the counts over the time, truncated to thousandths
+    try:
+        iops = milli(str(res["iops"]))
+        mibs = milli(str(res["mib_per_sec"]))
+        mean = milli(str(res["mean_ns"]))
+    except (KeyError, ValueError) as e:
+        bad.append(f"iops, mib_per_sec, mean_ns: {e}")
+        return
+    if iops != ios * 10**12 // el:
+        bad.append(f"iops {res['iops']}, want {ios} I/Os over {el} ns")
+    if mibs != ios * bs * 10**12 // (el << 20):
+        bad.append(f"mib_per_sec {res['mib_per_sec']}, want {ios} x {bs} B"
+                   f" over {el} ns")
+    if want.get("verify") and res.get("mismatches") != 0:
+        bad.append(f"mismatches {res.get('mismatches')!r}, want 0")
+    if want.get("stats_off"):
+        extra = [k for k in SAMPLE_KEYS if k in res]
+        if extra:
+            bad.append(f"stats off, yet {extra}")
+        # the mean is the elapsed time over the I/Os, with stats off
+        if mean != el * 1000 // ios:
+            bad.append(f"mean_ns {res['mean_ns']}, want {el} ns / {ios}")
+        return
+    vals = [res.get(k) for k in ("min_ns",) + PERCENTILES + ("max_ns",)]
+    if any(not isinstance(v, int) for v in vals) or vals != sorted(vals) \
+            or vals[0] <= 0:
+        bad.append(f"min <= percentiles <= max fails: {vals}")
+        return
+    if not vals[0] * 1000 <= mean <= vals[-1] * 1000:
+        bad.append(f"mean_ns {res['mean_ns']} outside [{vals[0]},"
+                   f" {vals[-1]}]")
+    # ios waiting at qd 1 follow each other: they add up to no more
+    if want.get("qd") == 1 and mean * ios > el * 1000:
+        bad.append(f"qd 1: {ios} I/Os of mean {res['mean_ns']} ns take"
+                   f" more than the {el} ns elapsed")
+
+
+def cmd_run(args):
+    if not args:
+        return usage()
+    path, args = args[0], args[1:]
+    want = {"state": "done"}
+    flags = {"--verify": "verify", "--stats-off": "stats_off"}
+    opts = {"--state": "state", "--rw": "rw", "--bs": "bs", "--qd": "qd",
+            "--inv": "inv", "--ios": "ios", "--min-ios": "min_ios",
+            "--min-elapsed": "min_elapsed"}
+    while args:
+        a = args.pop(0)
+        if a in flags:
+            want[flags[a]] = True
+        elif a in opts and args:
+            v = args.pop(0)
+            want[opts[a]] = int(v) if v.isdigit() else v
+        else:
+            return usage()
+    run = load(path)
+    bad = []
+    if run.get("type") != "io":
+        bad.append(f"type {run.get('type')!r}, want 'io'")
+    if run.get("state") != want["state"]:
+        bad.append(f"state {run.get('state')!r}, want {want['state']!r}"
+                   f" (error {run.get('error')!r})")
+    for k, key in (("rw", "op"), ("qd", "qd"), ("inv", "inv"),
+                   ("bs", "size")):
+        if want.get(k) is not None and run.get(key) != want[k]:
+            bad.append(f"{key} {run.get(key)!r}, want {want[k]!r}")
+    if want.get("verify") and run.get("verify") is not True:
+        bad.append(f"verify {run.get('verify')!r}")
+    results = run.get("results")
+    if want["state"] == "done":
+        if not isinstance(results, list) or len(results) != 1:
+            bad.append(f"results {results!r}, want one")
+        else:
+            check_result(results[0], want, bad)
+    return report(bad)
+
+
+def cmd_sysfs(args):
+    if len(args) != 2:
+        return usage()
+    run = load(args[0])
+    res = (run.get("results") or [{}])[0]
+    bad = []
+    files = {"type": "io", "state": run.get("state"),
+             "iterations": res.get("ios"), "size": res.get("bs"),
+             "p50_ns": res.get("p50_ns"), "max_ns": res.get("max_ns"),
+             "mismatches": res.get("mismatches")}
+    for name, val in files.items():
+        try:
+            with open(f"{args[1]}/{name}", encoding="utf-8") as f:
+                got = f.read().strip()
+        except OSError as e:
+            bad.append(f"{name}: {e}")
+            continue
+        if got != str(val):
+            bad.append(f"sysfs {name} {got!r}, JSON {val!r}")
+    return report(bad)
+
+
+def usage():
+    print(__doc__.strip(), file=sys.stderr)
+    return 2
+
+
+def main():
+    cmds = {"run": cmd_run, "sysfs": cmd_sysfs}
+    if len(sys.argv) < 2 or sys.argv[1] not in cmds:
+        return usage()
+    return cmds[sys.argv[1]](sys.argv[2:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

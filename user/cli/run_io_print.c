@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Printing the result of an I/O run as fio prints a job's: a line with
+ * IOPS and bandwidth, then the completion latency and its percentiles;
+ * in JSON every number of the result and the rates derived from them.
+ */
+#include <stdio.h>
+#include <linux/kvperf.h>
+
+#include "fmt.h"
+#include "print.h"
+#include "run_io_print.h"
+#include "run_model.h"
+
+/* @num / @den in thousandths, as "123.456"; 0 when @den is */
+static char *ratio_milli(char *buf, unsigned __int128 num, uint64_t den)
+{
+	uint64_t v = den ? (uint64_t)(num * 1000 / den) : 0;
+
+	return fmt_fixed(buf, v, 3, 3);
+}
+
+/* @ns as microseconds with 2 decimals in text, ns in JSON */
+static void print_usec(struct printer *p, const char *key, const char *fmt,
+		       uint64_t ns)
+{
+	char text[FMT_FIXED_LEN];
+
+	pr_u64_as(p, key, fmt, ns, fmt_fixed(text, ns, 3, 2));
+}
+
+/* @ps as ns with 3 decimals in JSON, microseconds with 3 in text */
+static void print_ps(struct printer *p, const char *key, const char *fmt,
+		     uint64_t ps)
+{
+	char json[FMT_FIXED_LEN], text[FMT_FIXED_LEN];
+
+	pr_number_as(p, key, fmt, fmt_fixed(json, ps, 3, 3),
+		     fmt_fixed(text, ps, 6, 3));
+}
+
+/* "read: IOPS=..., BW=...MiB/s (N I/Os of B bytes in T ms)" */
+static void print_io_rates(struct printer *p, const struct kv_run *run,
+			   const struct kv_lat_result *res)
+{
+	unsigned __int128 bytes = (unsigned __int128)res->iterations *
+				  res->size;
+	char iops[FMT_FIXED_LEN], mibs[FMT_FIXED_LEN], ms[FMT_FIXED_LEN];
+
+	ratio_milli(iops, (unsigned __int128)res->iterations * 1000000000,
+		    res->elapsed_ns);
+	/* bytes per ns, times 10^9, over 2^20 */
+	ratio_milli(mibs, bytes * 1000000000 / (1 << 20), res->elapsed_ns);
+	pr_indent(p, 1);
+	pr_text(p, run->op == KVPERF_OP_WRITE ? "write:" : "read:");
+	pr_number_as(p, "iops", "IOPS=%s,", iops, iops);
+	pr_number_as(p, "mib_per_sec", "BW=%sMiB/s", mibs, mibs);
+	pr_u64(p, "ios", "(%s I/Os", res->iterations);
+	pr_u64(p, "bs", "of %s bytes", res->size);
+	pr_u64_as(p, "elapsed_ns", "in %s ms)", res->elapsed_ns,
+		  fmt_fixed(ms, res->elapsed_ns, 6, 3));
+	pr_eol(p);
+}
+
+static void print_io_result(struct printer *p, const struct kv_run *run,
+			    const struct kv_lat_result *res)
+{
+	pr_obj_open(p, NULL);
+	print_io_rates(p, run, res);
+	pr_indent(p, 2);
+	if (KV_HAS(res, KVPERF_A_RESULT_P50_NS)) {
+		pr_text(p, "clat (usec):");
+		print_usec(p, "min_ns", "min=%s,", res->min_ns);
+		print_usec(p, "max_ns", "max=%s,", res->max_ns);
+		print_ps(p, "mean_ns", "avg=%s,", res->mean_ps);
+		print_ps(p, "stdev_ns", "stdev=%s", res->stdev_ps);
+		pr_eol(p);
+		pr_indent(p, 2);
+		pr_text(p, "clat percentiles (usec):");
+		print_usec(p, "p50_ns", "50.00th=[%s],", res->p50_ns);
+		print_usec(p, "p90_ns", "90.00th=[%s],", res->p90_ns);
+		print_usec(p, "p99_ns", "99.00th=[%s],", res->p99_ns);
+		print_usec(p, "p999_ns", "99.90th=[%s],", res->p999_ns);
+		print_usec(p, "p9999_ns", "99.99th=[%s]", res->p9999_ns);
+		pr_u64(p, "hist_rel_err_ppm", NULL, res->hist_rel_err_ppm);
+	} else {
+		pr_text(p, "clat (usec), stats off:");
+		print_ps(p, "mean_ns", "avg=%s", res->mean_ps);
+	}
+	pr_eol(p);
+	pr_indent(p, 2);
+	pr_u64(p, "mismatches", run->verify ? "verify: %s I/Os with wrong data" :
+	       NULL, res->mismatches);
+	pr_eol(p);
+	pr_obj_close(p);
+}
+
+/**
+ * run_print_io() - the result of an I/O run
+ * @p: the printer
+ * @run: the run
+ *
+ * Text, as fio's job summary (times in microseconds):
+ *
+ *    read: IOPS=45678.123, BW=178.430MiB/s (456780 I/Os of 4096 bytes in 10000.000 ms)
+ *     clat (usec): min=12.34, max=567.89, avg=20.120, stdev=3.450
+ *     clat percentiles (usec): 50.00th=[19.90], 90.00th=[...], ...
+ *
+ * JSON: "results", one object with iops and mib_per_sec (3 decimals),
+ * bs, ios, bytes, elapsed_ns, min_ns, max_ns, mean_ns, stdev_ns, the
+ * percentiles in ns, hist_rel_err_ppm and mismatches.
+ */
+void run_print_io(struct printer *p, const struct kv_run *run)
+{
+	uint32_t i;
+
+	pr_arr_open(p, "results");
+	for (i = 0; i < run->nlat; i++)
+		print_io_result(p, run, &run->lat[i]);
+	pr_arr_close(p);
+}
