@@ -80,10 +80,25 @@ void kvperf_io_slot_for_cpu(struct kvperf_io_slots *s, u32 i);
 void kvperf_io_slot_for_device(struct kvperf_io_slots *s, u32 i);
 
 /**
+ * struct kvperf_io_interval - the I/Os of one progress interval
+ * @ios: I/Os completed in it, warm-up included
+ * @bytes: their bytes
+ * @ns: its length
+ * @measured_bytes: bytes of the measured I/Os so far
+ */
+struct kvperf_io_interval {
+	u64 ios;
+	u64 bytes;
+	u64 ns;
+	u64 measured_bytes;
+};
+
+/**
  * struct kvperf_io_params - what an I/O run's host does
  * @op: KVPERF_OP_READ or KVPERF_OP_WRITE
  * @bs: bytes per I/O
  * @qd: I/Os kept outstanding
+ * @segments: keyed segments per command, each @bs / @segments bytes
  * @iterations: measured I/Os (when @duration_ns is 0)
  * @duration_ns: measure for this long instead
  * @warmup: unmeasured I/Os first
@@ -92,13 +107,16 @@ void kvperf_io_slot_for_device(struct kvperf_io_slots *s, u32 i);
  * @inv_local: the host invalidates its registrations itself
  * @hist: where the measured I/Os' latencies go, NULL for none
  * @progress: counts every completed I/O
- * @tick: called about once a second
+ * @interval_ns: call @tick with the I/Os of each interval this long;
+ *		 0: about once a second, without them
+ * @tick: called as @interval_ns says
  * @tick_arg: its argument
  */
 struct kvperf_io_params {
 	u8 op;
 	u32 bs;
 	u32 qd;
+	u32 segments;
 	u32 iterations;
 	u64 duration_ns;
 	u32 warmup;
@@ -107,7 +125,8 @@ struct kvperf_io_params {
 	bool inv_local;
 	struct kvperf_hist *hist;
 	atomic64_t *progress;
-	void (*tick)(void *arg);
+	u64 interval_ns;
+	void (*tick)(void *arg, const struct kvperf_io_interval *iv);
 	void *tick_arg;
 };
 

@@ -161,10 +161,12 @@ void kvperf_io_target_conn_attr(const struct kvperf_io_target_params *p,
 	attr->inline_size = 0;
 	/*
 	 * A response each, a probe, and the RDMA READ or WRITE requests of
-	 * a block: one per piece of it at most, when the device takes one
-	 * SGE per request (rdma_rw adds room for one per context itself).
+	 * a block: one per piece of a segment at most, when the device
+	 * takes one SGE per request; the segments split a block of at most
+	 * KVPERF_IO_SLOT_PIECES_MAX pieces into at most segs + 1 (rdma_rw
+	 * adds room for one per context itself, on top).
 	 */
-	attr->send_depth = n * (1 + KVPERF_IO_SLOT_PIECES_MAX * p->segs) + 1;
+	attr->send_depth = n * (1 + p->segs + KVPERF_IO_SLOT_PIECES_MAX - 1) + 1;
 	attr->recv_depth = nrx;
 	attr->recv_slack = 0;
 	attr->rdma_ctxs = n * p->segs;

@@ -32,7 +32,7 @@ static u32 kvperf_nl_u32(struct genl_info *info, int attr, u32 def)
 	-EINVAL;							\
 })
 
-/* Attributes that only bandwidth runs take. */
+/* Attributes that only bandwidth runs take (I/O runs take an interval too). */
 static const int kvperf_bw_only[] = {
 	KVPERF_A_RUN_TX_DEPTH, KVPERF_A_RUN_QPS, KVPERF_A_RUN_CPUS,
 	KVPERF_A_RUN_POST_LIST, KVPERF_A_RUN_SIGNAL_EVERY, KVPERF_A_RUN_BIDIR,
@@ -41,7 +41,7 @@ static const int kvperf_bw_only[] = {
 
 /* Attributes that only I/O runs take. */
 static const int kvperf_io_only[] = {
-	KVPERF_A_RUN_QD, KVPERF_A_RUN_INV,
+	KVPERF_A_RUN_QD, KVPERF_A_RUN_INV, KVPERF_A_RUN_SEGMENTS,
 };
 
 /* Attributes I/O runs refuse, besides the bandwidth runs' own. */
@@ -71,7 +71,12 @@ static int kvperf_nl_run_io_cfg(struct genl_info *info,
 		return kvperf_nl_refuse(info, KVPERF_A_RUN_SIZE,
 					"an I/O run's block size is a multiple of 512 from 512 B to 1 MiB");
 	cfg->size_max = cfg->size;
+	cfg->segments = kvperf_nl_u32(info, KVPERF_A_RUN_SEGMENTS, 1);
+	if (cfg->size % (KVPERF_IO_BS_MIN * cfg->segments))
+		return kvperf_nl_refuse(info, KVPERF_A_RUN_SEGMENTS,
+					"the block does not split into that many segments of whole 512-byte units");
 	cfg->qd = kvperf_nl_u32(info, KVPERF_A_RUN_QD, KVPERF_IO_QD_DEFAULT);
+	cfg->interval_ms = kvperf_nl_u32(info, KVPERF_A_RUN_INTERVAL_MS, 0);
 	cfg->inv = tb[KVPERF_A_RUN_INV] ? nla_get_u8(tb[KVPERF_A_RUN_INV]) :
 					  KVPERF_IO_INV_REMOTE;
 	return 0;
@@ -169,7 +174,8 @@ static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 	bw = cfg->type == KVPERF_RUN_TYPE_BW;
 	io = cfg->type == KVPERF_RUN_TYPE_IO;
 	for (i = 0; !bw && i < ARRAY_SIZE(kvperf_bw_only); i++)
-		if (tb[kvperf_bw_only[i]])
+		if (tb[kvperf_bw_only[i]] &&
+		    !(io && kvperf_bw_only[i] == KVPERF_A_RUN_INTERVAL_MS))
 			return kvperf_nl_refuse(info, kvperf_bw_only[i],
 						"that attribute applies to bandwidth runs only");
 	for (i = 0; !io && i < ARRAY_SIZE(kvperf_io_only); i++)
@@ -436,7 +442,10 @@ static int kvperf_fill_run_cfg(struct sk_buff *skb, const struct kvperf_run *run
 		return kvperf_fill_run_bw_cfg(skb, cfg);
 	if (cfg->type == KVPERF_RUN_TYPE_IO &&
 	    (nla_put_u32(skb, KVPERF_A_RUN_QD, cfg->qd) ||
-	     nla_put_u8(skb, KVPERF_A_RUN_INV, cfg->inv)))
+	     nla_put_u8(skb, KVPERF_A_RUN_INV, cfg->inv) ||
+	     nla_put_u32(skb, KVPERF_A_RUN_SEGMENTS, cfg->segments) ||
+	     (cfg->interval_ms &&
+	      nla_put_u32(skb, KVPERF_A_RUN_INTERVAL_MS, cfg->interval_ms))))
 		return -EMSGSIZE;
 	return nla_put_u8(skb, KVPERF_A_RUN_STATS, cfg->stats);
 }

@@ -181,7 +181,7 @@ static void kvperf_run_wire_req(const struct kvperf_run *run,
 	if (cfg->type == KVPERF_RUN_TYPE_IO) {
 		req->tx_depth = cpu_to_be16(cfg->qd);
 		/* the most segments of a command */
-		req->post_list = cpu_to_be16(1);
+		req->post_list = cpu_to_be16(cfg->segments);
 		if (cfg->inv == KVPERF_IO_INV_LOCAL)
 			req->flags |= KVPERF_WIRE_IO_INV_LOCAL;
 		return;

@@ -56,6 +56,7 @@
  * @cpulist: bandwidth, @cpus as the user wrote them
  * @qd: I/O runs, I/Os kept outstanding
  * @inv: I/O runs, enum kvperf_io_inv
+ * @segments: I/O runs, keyed segments per command
  * @key: the server's shared secret, zero without one; never reported
  */
 struct kvperf_run_cfg {
@@ -86,6 +87,7 @@ struct kvperf_run_cfg {
 	char cpulist[KVPERF_CPULIST_MAX];
 	u32 qd;
 	u8 inv;
+	u32 segments;
 	u8 key[KVPERF_WIRE_KEY_LEN];
 };
 

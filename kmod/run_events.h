@@ -15,11 +15,12 @@ struct kvperf_device;
 struct kvperf_run;
 
 /**
- * struct kvperf_run_bw_progress - a progress event of a bandwidth run
- * @size: message size being measured
+ * struct kvperf_run_bw_progress - a progress event with an interval: of a
+ *				    bandwidth run, or an I/O run's
+ * @size: message size being measured (I/O runs: the block size)
  * @bytes: measured bytes so far, all sizes
  * @interval_bytes: bytes completed in the interval
- * @interval_messages: messages completed in the interval
+ * @interval_messages: messages completed in the interval (I/Os)
  * @interval_ns: its length
  */
 struct kvperf_run_bw_progress {

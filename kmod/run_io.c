@@ -13,9 +13,24 @@
 #include "run.h"
 #include "run_events.h"
 
-static void kvperf_run_io_tick(void *arg)
+/* A progress event; with an interval, the interval's I/Os as messages. */
+static void kvperf_run_io_tick(void *arg, const struct kvperf_io_interval *iv)
 {
-	kvperf_run_publish_progress(arg, NULL);
+	struct kvperf_run *run = arg;
+	struct kvperf_run_bw_progress ev;
+
+	if (!iv) {
+		kvperf_run_publish_progress(run, NULL);
+		return;
+	}
+	ev = (struct kvperf_run_bw_progress) {
+		.size = run->cfg.size,
+		.bytes = iv->measured_bytes,
+		.interval_bytes = iv->bytes,
+		.interval_messages = iv->ios,
+		.interval_ns = iv->ns,
+	};
+	kvperf_run_publish_progress(run, &ev);
 }
 
 static void kvperf_run_io_params(struct kvperf_run *run,
@@ -27,6 +42,7 @@ static void kvperf_run_io_params(struct kvperf_run *run,
 		.op = cfg->op,
 		.bs = cfg->size,
 		.qd = cfg->qd,
+		.segments = cfg->segments,
 		.iterations = cfg->iterations,
 		.duration_ns = (u64)cfg->duration_ms * NSEC_PER_MSEC,
 		.warmup = cfg->warmup,
@@ -34,6 +50,7 @@ static void kvperf_run_io_params(struct kvperf_run *run,
 		.verify = cfg->verify,
 		.inv_local = cfg->inv == KVPERF_IO_INV_LOCAL,
 		.progress = &run->progress,
+		.interval_ns = (u64)cfg->interval_ms * NSEC_PER_MSEC,
 		.tick = kvperf_run_io_tick,
 		.tick_arg = run,
 	};

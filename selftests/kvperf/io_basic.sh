@@ -3,9 +3,11 @@
 #
 # I/O runs (kvperf run io) against the kernel target on $KVPERF_ADDR0:
 # verify passes for reads and writes of 512 B, 4 KiB, 128 KiB and 1 MiB,
-# invalidated by the target or by the host, with the I/Os, block size,
+# invalidated by the target or by the host, and in 4 segments, with the
+# I/Os, block size,
 # queue depth and rates reported as asked; every poll mode, a timed run
-# and stats off work; the text is fio's summary; sysfs says what JSON
+# and stats off work; the text is fio's summary, with a line per
+# interval when asked; sysfs says what JSON
 # says; bad input is refused by name, by the tool and by the kernel; and
 # a run stopped, a server stopped and rmmod with many I/Os in flight end
 # in bounded time, leaving nothing behind.
@@ -57,6 +59,13 @@ verify_case() {
 		--inv "$3" --qd "$4" --ios "$5" --verify
 }
 
+# segments_case RW BS: a verified run whose commands name 4 segments.
+segments_case() {
+	io_run "s-$1-$2" rw "$1" bs "$2" qd 4 segments 4 iters 40 verify || return 1
+	io run "$KV_TMP/s-$1-$2.json" --rw "$1" --bs "$(numfmt --from=iec "$2")" \
+		--segments 4 --qd 4 --ios 40 --verify
+}
+
 poll_case() {
 	io_run "poll-$1" rw "$2" bs 4K qd 4 iters 100 poll "$1" verify || return 1
 	io run "$KV_TMP/poll-$1.json" --rw "$2" --qd 4 --ios 100 --verify
@@ -91,6 +100,29 @@ text_summary() {
 	return 1
 }
 
+# interval: a line per interval with its rates while the run runs, then
+# the summary; -j has the interval and no such line.
+intervals() {
+	local n
+
+	kv_run "$KV_TMP/iv.out" "$KV_TMP/iv.err" timeout "$(kv_scaled 120)" \
+		kvperf run io addr "$addr" bs 4K qd 4 time 2 interval 0.5 "${patient[@]}" ||
+		{ cat "$KV_TMP/iv.err" "$KV_TMP/iv.out"; return 1; }
+	n=$(grep -cE '^  \[ *[0-9]+\.[0-9] s\] read: IOPS=[0-9]+\.[0-9]{3}, BW=[0-9]+\.[0-9]{3}MiB/s$' \
+		"$KV_TMP/iv.out")
+	if [ "$n" -lt 2 ] || ! grep -q '^ read: IOPS=' "$KV_TMP/iv.out" ||
+	   ! grep -q 'interval 500 ms' "$KV_TMP/iv.out"; then
+		echo "$n interval lines, want 2 or more, then the summary:"
+		cat "$KV_TMP/iv.out"
+		return 1
+	fi
+	io_run ivj bs 4K qd 4 time 1 interval 0.5 || return 1
+	grep -q '"interval_ms":500' "$KV_TMP/ivj.json" &&
+		[ "$(wc -l <"$KV_TMP/ivj.json")" = 1 ] && return 0
+	cat "$KV_TMP/ivj.json"
+	return 1
+}
+
 # The run's sysfs directory says what its JSON says.
 sysfs_agrees() {
 	local id
@@ -110,6 +142,9 @@ raw_cases=(
 	"io with tx-depth|EINVAL: kvperf: that attribute applies to bandwidth runs only|run-start type=io op=read addr=$addr tx_depth=4"
 	"qd on a latency run|EINVAL: kvperf: that attribute applies to I/O runs only|run-start op=send addr=$addr qd=4"
 	"inv on a bandwidth run|EINVAL: kvperf: that attribute applies to I/O runs only|run-start type=bw op=write addr=$addr inv=local"
+	"segments on a latency run|EINVAL: kvperf: that attribute applies to I/O runs only|run-start op=read addr=$addr segments=2"
+	"io, 1 KiB in 4 segments|EINVAL: kvperf: the block does not split into that many segments of whole 512-byte units|run-start type=io op=read addr=$addr size=1024 segments=4"
+	"io with segments 17|ERANGE: integer out of range|run-start type=io op=read addr=$addr segments=17"
 	"io with qd 0|ERANGE: integer out of range|run-start type=io op=read addr=$addr qd=0"
 	"io with qd 257|ERANGE: integer out of range|run-start type=io op=read addr=$addr qd=257"
 	"io with inv 2|ERANGE: integer out of range|run-start type=io op=read addr=$addr inv=2"
@@ -128,8 +163,19 @@ usage_errors() {
 	kv_usage_error "block size is a multiple of 512 from 512 B to 1 MiB" run io addr "$addr" bs 1000 || rc=1
 	kv_usage_error "block size is a multiple of 512 from 512 B to 1 MiB" run io addr "$addr" bs 2M || rc=1
 	kv_usage_error "qd '257' is out of range \(1 to 256\)" run io addr "$addr" qd 257 || rc=1
+	kv_usage_error "segments '17' is out of range \(1 to 16\)" run io addr "$addr" segments 17 || rc=1
+	kv_usage_error "the block does not split into that many segments" run io addr "$addr" bs 1K segments 4 || rc=1
 	kv_usage_error "I/O runs are on the kernel path only so far" run io addr "$addr" path user || rc=1
 	return "$rc"
+}
+
+# delete_runs: every run kept so far (the module keeps 32 at most).
+delete_runs() {
+	local i
+
+	for i in $(kvperf -j run show | grep -o '"id":[0-9]*' | cut -d: -f2); do
+		kvperf run delete "$i" || return 1
+	done
 }
 
 # 256 blocks of 1 MiB on each side are beyond the default pinned-memory
@@ -137,6 +183,7 @@ usage_errors() {
 pinned_limit() {
 	local n
 
+	delete_runs || return 1
 	n=$(cat "$sysfs/run_count")
 	kv_run "$KV_TMP/pin.out" "$KV_TMP/pin.err" timeout "$(kv_scaled 20)" \
 		kvperf run io addr "$addr" bs 1M qd 256 iters 10
@@ -227,9 +274,7 @@ rmmod_mid_run() {
 clean_all() {
 	local i
 
-	for i in $(kvperf -j run show | grep -o '"id":[0-9]*' | cut -d: -f2); do
-		kvperf run delete "$i" || return 1
-	done
+	delete_runs || return 1
 	for i in $(kvperf -j server show | grep -o '{"id":[0-9]*' | cut -d: -f2); do
 		kvperf server stop "$i" || return 1
 	done
@@ -237,7 +282,7 @@ clean_all() {
 }
 
 kv_dmesg_mark
-ktap_set_plan $((16 + 2 + 5 + ${#raw_cases[@]} + 7))
+ktap_set_plan $((16 + 6 + 2 + 6 + ${#raw_cases[@]} + 7))
 
 kv_check "server start on $addr" kv_server_start "$addr" ||
 	kv_bail "no server"
@@ -253,12 +298,20 @@ for rw in read write; do
 			verify_case "$rw" 1M "$inv" 2 8
 	done
 done
+for rw in read write; do
+	for bs in 4K 128K 1M; do
+		kv_check "verify $rw $bs in 4 segments qd 4: 40 I/Os, no mismatch" \
+			segments_case "$rw" "$bs"
+	done
+done
 kv_check "poll softirq: a verified read run" poll_case softirq read
 kv_check "poll workqueue: a verified write run" poll_case workqueue write
 kv_check "time 1: measures at least 1 s" timed
 kv_check "stats off: I/Os and their mean, no samples" stats_off
 kv_check "the text is fio's summary: IOPS, BW, clat and its percentiles, verify" \
 	text_summary
+kv_check "interval 0.5: a line of IOPS and BW per interval, then the summary; none with -j" \
+	intervals
 kv_check "sysfs says what JSON says" sysfs_agrees
 kv_check "bad keywords and values are usage errors naming them" usage_errors
 kv_raw_results raw_cases

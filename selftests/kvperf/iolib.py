@@ -8,7 +8,7 @@ when something does not, 2 on usage errors.
 
 usage:
   iolib.py run FILE [--state S] [--rw read|write] [--bs N] [--qd N]
-                    [--inv remote|local] [--ios N | --min-ios N]
+                    [--inv remote|local] [--segments N] [--ios N | --min-ios N]
                     [--verify] [--stats-off] [--min-elapsed NS]
   iolib.py sysfs FILE SYSFS-DIR   the run's sysfs files say what JSON says
 """
@@ -98,7 +98,8 @@ def cmd_run(args):
     want = {"state": "done"}
     flags = {"--verify": "verify", "--stats-off": "stats_off"}
     opts = {"--state": "state", "--rw": "rw", "--bs": "bs", "--qd": "qd",
-            "--inv": "inv", "--ios": "ios", "--min-ios": "min_ios",
+            "--inv": "inv", "--segments": "segments", "--ios": "ios",
+            "--min-ios": "min_ios",
             "--min-elapsed": "min_elapsed"}
     while args:
         a = args.pop(0)
@@ -117,7 +118,7 @@ def cmd_run(args):
         bad.append(f"state {run.get('state')!r}, want {want['state']!r}"
                    f" (error {run.get('error')!r})")
     for k, key in (("rw", "op"), ("qd", "qd"), ("inv", "inv"),
-                   ("bs", "size")):
+                   ("bs", "size"), ("segments", "segments")):
         if want.get(k) is not None and run.get(key) != want[k]:
             bad.append(f"{key} {run.get(key)!r}, want {want[k]!r}")
     if want.get("verify") and run.get("verify") is not True:

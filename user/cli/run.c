@@ -29,6 +29,7 @@
 #include "print.h"
 #include "run.h"
 #include "run_bw_print.h"
+#include "run_io_print.h"
 #include "run_kernel.h"
 #include "run_model.h"
 #include "run_print.h"
@@ -70,6 +71,7 @@ static const char *const run_keywords[RUN_KW_COUNT] = {
 	[RUN_KW_BS]		= "bs",
 	[RUN_KW_QD]		= "qd",
 	[RUN_KW_INV]		= "inv",
+	[RUN_KW_SEGMENTS]	= "segments",
 };
 
 #define RUN_KW_BIT(kw)	(1U << (kw))
@@ -82,9 +84,12 @@ static const char *const run_keywords[RUN_KW_COUNT] = {
 #define RUN_KW_BW_ONLY	(RUN_KW_BIT(RUN_KW_GBITS + 1) -			\
 			 RUN_KW_BIT(RUN_KW_TX_DEPTH))
 /* keywords of "run io" alone: rw to the last */
-#define RUN_KW_IO_ONLY	(RUN_KW_BIT(RUN_KW_COUNT) - RUN_KW_BIT(RUN_KW_RW))
+#define RUN_KW_IO_ONLY	(~0U << RUN_KW_RW)
+/* a bit per keyword in an unsigned int */
+_Static_assert(RUN_KW_COUNT <= 32, "run keywords fit struct run_opts.given");
 /* what "run io" says with its own keywords (rw, bs), or not at all */
-#define RUN_KW_IO_REFUSED (RUN_KW_BW_ONLY | RUN_KW_BIT(RUN_KW_OP) |	\
+#define RUN_KW_IO_REFUSED ((RUN_KW_BW_ONLY & ~RUN_KW_BIT(RUN_KW_INTERVAL)) | \
+			   RUN_KW_BIT(RUN_KW_OP) |			\
 			   RUN_KW_BIT(RUN_KW_SIZE) |			\
 			   RUN_KW_BIT(RUN_KW_SIZES) |			\
 			   RUN_KW_BIT(RUN_KW_INLINE))
@@ -278,6 +283,9 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 	case RUN_KW_INV:
 		return cli_parse_name(kv, "run", "inv", fmt_io_inv.names,
 				      fmt_io_inv.count, val, &o->cfg.inv);
+	case RUN_KW_SEGMENTS:
+		return parse_ranged(kv, kw, KVPERF_A_RUN_SEGMENTS, val,
+				    &o->cfg.segments);
 	case RUN_KW_VERIFY:
 	case RUN_KW_NO_WAIT:
 	case RUN_KW_BIDIR:
@@ -318,6 +326,7 @@ static const uint8_t run_kw_attr[RUN_KW_COUNT] = {
 	[RUN_KW_BS]		= KVPERF_A_RUN_SIZE,
 	[RUN_KW_QD]		= KVPERF_A_RUN_QD,
 	[RUN_KW_INV]		= KVPERF_A_RUN_INV,
+	[RUN_KW_SEGMENTS]	= KVPERF_A_RUN_SEGMENTS,
 };
 
 /* The configuration's attributes, from the keywords given. */
@@ -497,7 +506,10 @@ void run_show_event(void *arg, const struct kv_run *ev)
 		return;
 	}
 	run_show_quiet(w);
-	run_print_live(w->live, ev, now_ms() - w->start_ms, w->gbits);
+	if (w->rw)
+		run_print_io_live(w->live, ev, now_ms() - w->start_ms, w->rw);
+	else
+		run_print_live(w->live, ev, now_ms() - w->start_ms, w->gbits);
 	fflush(w->live);
 }
 
@@ -586,6 +598,8 @@ static int run_start(struct kvperf *kv, const struct run_opts *o)
 				 o->cfg.type == KVPERF_RUN_TYPE_IO ? "I/Os" :
 				 "iterations",
 		.tty = isatty(fileno(kv->err)) ? kv->err : NULL,
+		.rw = o->cfg.type != KVPERF_RUN_TYPE_IO ? NULL :
+		      o->cfg.op == KVPERF_OP_WRITE ? "write" : "read",
 	};
 	struct run_wait w = {
 		.progress = run_show_event, .quiet = run_show_quiet,
@@ -796,9 +810,11 @@ static void run_help(FILE *f)
 	      "              [path {kernel|user}] [post-context {process|bh}]\n"
 	      "              [key HEX | key-file PATH]\n"
 	      "       kvperf [-j [-p]] run io addr ADDR [port PORT] [rw {read|write}]\n"
-	      "              [bs N] [qd N] [inv {remote|local}] [iters N | time TIME]\n"
+	      "              [bs N] [qd N] [inv {remote|local}] [segments N]\n"
+	      "              [iters N | time TIME]\n"
 	      "              [warmup N | warmup TIME] [poll {busy|softirq|workqueue}]\n"
 	      "              [verify] [cpu N] [timeout TIME] [no-wait] [stats {on|off}]\n"
+	      "              [interval TIME]\n"
 	      "              [post-context {process|bh}] [key HEX | key-file PATH]\n"
 	      "       kvperf [-j [-p]] run [show [ID]]\n"
 	      "       kvperf run {stop|delete} ID\n"
@@ -903,9 +919,14 @@ static void run_help(FILE *f)
 	      "  inv           remote (default): the target's response is a SEND\n"
 	      "                with invalidate; local: the host posts its own\n"
 	      "                LOCAL_INV after the response\n"
+	      "  segments      keyed segments per command, 1 to 16 (default 1): the\n"
+	      "                block in that many equal parts of whole 512-byte\n"
+	      "                units, under the I/O's one registration\n"
 	      "  iters, time, warmup and verify count and check I/Os (verify:\n"
-	      "  every byte of every I/O, a pattern per I/O). op, size, sizes,\n"
-	      "  inline and the bw keywords do not apply.\n"
+	      "  every byte of every I/O, a pattern per I/O); interval prints a\n"
+	      "  line per TIME (not with -j) with the interval's IOPS and BW.\n"
+	      "  op, size, sizes, inline and the other bw keywords do not\n"
+	      "  apply.\n"
 	      "\n"
 	      "TIME is a number with an optional unit, as every time of the tool:\n"
 	      "10, 0.5 and 2s are seconds (at most 3 decimals), 500ms milliseconds.\n"

@@ -74,6 +74,7 @@ enum run_kw {
 	RUN_KW_BS,
 	RUN_KW_QD,
 	RUN_KW_INV,
+	RUN_KW_SEGMENTS,
 	RUN_KW_COUNT
 };
 
@@ -121,6 +122,8 @@ struct run_show {
 	/* CLOCK_MONOTONIC ms when the run started, for those lines */
 	int64_t start_ms;
 	bool gbits;
+	/* an I/O run: its lines are fio's, for @rw ("read" or "write") */
+	const char *rw;
 };
 
 void run_show_event(void *arg, const struct kv_run *ev);

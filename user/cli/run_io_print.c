@@ -96,6 +96,34 @@ static void print_io_result(struct printer *p, const struct kv_run *run,
 }
 
 /**
+ * run_print_io_live() - the line of one interval of an I/O run
+ * @f: where it goes
+ * @ev: the run's progress event: the interval's I/Os, bytes and length
+ * @since_ms: how long ago the run started
+ * @rw: "read" or "write"
+ *
+ * "  [   2.0 s] read: IOPS=4123.456, BW=16.107MiB/s (1.20 GiB so far)",
+ * the interval's rates truncated to thousandths; an event without an
+ * interval prints nothing.
+ */
+void run_print_io_live(FILE *f, const struct kv_run *ev, int64_t since_ms,
+		       const char *rw)
+{
+	char iops[FMT_FIXED_LEN], mibs[FMT_FIXED_LEN];
+
+	if (!KV_HAS(ev, KVPERF_A_RUN_INTERVAL_NS) ||
+	    !KV_HAS(ev, KVPERF_A_RUN_INTERVAL_MESSAGES) ||
+	    !KV_HAS(ev, KVPERF_A_RUN_INTERVAL_BYTES))
+		return;
+	ratio_milli(iops, (unsigned __int128)ev->interval_messages * 1000000000,
+		    ev->interval_ns);
+	ratio_milli(mibs, (unsigned __int128)ev->interval_bytes * 1000000000 /
+		    (1 << 20), ev->interval_ns);
+	fprintf(f, "  [%6.1f s] %s: IOPS=%s, BW=%sMiB/s\n",
+		since_ms > 0 ? since_ms / 1000.0 : 0.0, rw, iops, mibs);
+}
+
+/**
  * run_print_io() - the result of an I/O run
  * @p: the printer
  * @run: the run

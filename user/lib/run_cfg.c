@@ -47,6 +47,7 @@ static const struct kv_field cfg_fields[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_POST_CONTEXT]	= KV_CFG(KV_FIELD_UINT, post_context),
 	[KVPERF_A_RUN_QD]		= KV_CFG(KV_FIELD_UINT, qd),
 	[KVPERF_A_RUN_INV]		= KV_CFG(KV_FIELD_UINT, inv),
+	[KVPERF_A_RUN_SEGMENTS]		= KV_CFG(KV_FIELD_UINT, segments),
 };
 
 const struct kv_fields run_cfg_fields = { cfg_fields, KVPERF_A_RUN_MAX };
@@ -143,6 +144,8 @@ static const struct kv_range run_ranges[] = {
 	{ KVPERF_A_RUN_INTERVAL_MS, KVPERF_INTERVAL_MS_MIN,
 	  KVPERF_INTERVAL_MS_MAX, true },
 	{ KVPERF_A_RUN_QD, KVPERF_IO_QD_MIN, KVPERF_IO_QD_MAX, false },
+	{ KVPERF_A_RUN_SEGMENTS, KVPERF_IO_SEGMENTS_MIN, KVPERF_IO_SEGMENTS_MAX,
+	  false },
 };
 
 /**
@@ -170,7 +173,7 @@ static const uint8_t run_bw_only[] = {
 
 /* The attributes only I/O runs take. */
 static const uint8_t run_io_only[] = {
-	KVPERF_A_RUN_QD, KVPERF_A_RUN_INV,
+	KVPERF_A_RUN_QD, KVPERF_A_RUN_INV, KVPERF_A_RUN_SEGMENTS,
 };
 
 /* The attributes I/O runs refuse, besides the bandwidth runs' own. */
@@ -183,6 +186,8 @@ static const char *run_cfg_check_io(const struct kv_run_cfg *cfg, int *attr)
 {
 	uint32_t bs = KV_HAS(cfg, KVPERF_A_RUN_SIZE) ? cfg->size :
 		      KVPERF_IO_BS_DEFAULT;
+	uint32_t segments = KV_HAS(cfg, KVPERF_A_RUN_SEGMENTS) ?
+			    cfg->segments : 1;
 	size_t i;
 
 	for (i = 0; i < sizeof(run_io_refuses); i++) {
@@ -197,6 +202,9 @@ static const char *run_cfg_check_io(const struct kv_run_cfg *cfg, int *attr)
 	if (bs < KVPERF_IO_BS_MIN || bs > KVPERF_IO_BS_MAX ||
 	    bs % KVPERF_IO_BS_MIN)
 		return "an I/O run's block size is a multiple of 512 from 512 B to 1 MiB";
+	*attr = KVPERF_A_RUN_SEGMENTS;
+	if (bs % (KVPERF_IO_BS_MIN * segments))
+		return "the block does not split into that many segments of whole 512-byte units";
 	return NULL;
 }
 
@@ -208,6 +216,10 @@ static const char *run_cfg_check_kind(const struct kv_run_cfg *cfg, int *attr)
 	for (i = 0; cfg->type != KVPERF_RUN_TYPE_BW && i < sizeof(run_bw_only);
 	     i++) {
 		*attr = run_bw_only[i];
+		/* an I/O run takes an interval too */
+		if (cfg->type == KVPERF_RUN_TYPE_IO &&
+		    run_bw_only[i] == KVPERF_A_RUN_INTERVAL_MS)
+			continue;
 		if (KV_HAS(cfg, run_bw_only[i]))
 			return "that attribute applies to bandwidth runs only";
 	}

@@ -55,6 +55,7 @@ struct kv_run_cfg {
 	uint8_t post_context;
 	uint32_t qd;
 	uint8_t inv;
+	uint32_t segments;
 };
 
 extern const struct kv_fields run_cfg_fields;

@@ -64,6 +64,7 @@ static const struct kv_field run_fields[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_POST_CONTEXT]	= KV_RUN(KV_FIELD_UINT, post_context),
 	[KVPERF_A_RUN_QD]		= KV_RUN(KV_FIELD_UINT, qd),
 	[KVPERF_A_RUN_INV]		= KV_RUN(KV_FIELD_UINT, inv),
+	[KVPERF_A_RUN_SEGMENTS]		= KV_RUN(KV_FIELD_UINT, segments),
 };
 
 static const struct kv_field lat_fields[KVPERF_A_RESULT_MAX + 1] = {

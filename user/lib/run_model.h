@@ -139,6 +139,7 @@ struct kv_run {
 	uint8_t post_context;
 	uint32_t qd;
 	uint8_t inv;
+	uint32_t segments;
 	uint32_t nlat;
 	struct kv_lat_result *lat;
 	uint32_t nbw;

@@ -180,8 +180,8 @@ struct kvperf_wire_report {
 	__be64 tx_elapsed_ns;
 } __attribute__((packed));
 
-/* Most keyed segments of one I/O command. */
-#define KVPERF_WIRE_IO_SEGS_MAX		16
+/* Most keyed segments of one I/O command: the spec's io-segments-max. */
+#define KVPERF_WIRE_IO_SEGS_MAX		KVPERF_IO_SEGMENTS_MAX
 /* Every command and response capsule fits in this many bytes. */
 #define KVPERF_WIRE_IO_CAPSULE		512
 
