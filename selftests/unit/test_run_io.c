@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of I/O runs (user/cli/run.c, user/cli/run_io_print.c):
+ * command lines of "run io" turned into KVPERF_CMD_RUN_START requests or
+ * usage errors, and replies built here as the kernel sends them, printed
+ * as fio's summary, as JSON and as the live line of an interval.
+ */
+#include <string.h>
+#include <linux/kvperf.h>
+#include <netlink/genl/genl.h>
+
+#include "kvperf.h"
+#include "run.h"
+#include "run_io_print.h"
+#include "run_model.h"
+#include "run_test.h"
+#include "unit.h"
+
+#define LAT	KVPERF_RUN_TYPE_LAT
+#define BW	KVPERF_RUN_TYPE_BW
+#define IO	KVPERF_RUN_TYPE_IO
+
+static void io_parse_minimal(void)
+{
+	/* an I/O run reads unless told otherwise */
+	RUN_OK(IO, "type=2 op=2 addr=198.18.0.1 port=18515",
+	       "addr", "198.18.0.1");
+}
+
+static void io_parse_every_keyword(void)
+{
+	RUN_OK(IO, "type=2 op=1 addr=198.18.0.1 port=18515 size=131072 iterations=100 poll=1 verify interval-ms=500 qd=16 inv=1 segments=4",
+	       "addr", "198.18.0.1", "rw", "write", "bs", "128K", "qd", "16",
+	       "inv", "local", "segments", "4", "iters", "100",
+	       "poll", "softirq", "verify", "interval", "0.5");
+}
+
+static void io_keywords_refused(void)
+{
+	RUN_ERR(IO, "'op' does not apply to run io", "addr", "198.18.0.1",
+		"op", "read");
+	RUN_ERR(IO, "'size' does not apply to run io", "addr", "198.18.0.1",
+		"size", "4K");
+	RUN_ERR(IO, "'inline' does not apply to run io", "addr", "198.18.0.1",
+		"inline", "64");
+	RUN_ERR(IO, "'qps' does not apply to run io", "addr", "198.18.0.1",
+		"qps", "2");
+	RUN_ERR(LAT, "'qd' is only for run io", "op", "send", "addr",
+		"198.18.0.1", "qd", "2");
+	RUN_ERR(BW, "'segments' is only for run io", "op", "send", "addr",
+		"198.18.0.1", "segments", "2");
+	/* lat refuses the bandwidth keywords first, as before */
+	RUN_ERR(LAT, "'interval' is only for run bw", "op", "send", "addr",
+		"198.18.0.1", "interval", "1");
+	RUN_ERR(IO, "unknown rw 'send' (write or read)", "addr", "198.18.0.1",
+		"rw", "send");
+	RUN_ERR(IO, "an I/O run's block size is a multiple of 512 from 512 B to 1 MiB",
+		"addr", "198.18.0.1", "bs", "1000");
+	RUN_ERR(IO, "the block does not split into that many segments of whole 512-byte units",
+		"addr", "198.18.0.1", "bs", "1K", "segments", "4");
+	RUN_ERR(IO, "qd '0' is out of range (1 to 256)", "addr", "198.18.0.1",
+		"qd", "0");
+	RUN_ERR(IO, "I/O runs are on the kernel path only so far: the user path has no I/O host yet",
+		"addr", "198.18.0.1", "path", "user");
+}
+
+/* A done read run of 4 KiB blocks, qd 4, in 2 segments, as run-get says. */
+static struct nl_msg *io_msg(bool stats)
+{
+	static const uint8_t addr[4] = { 198, 18, 0, 1 };
+	struct nl_msg *msg = unit_genl_msg(KVPERF_CMD_RUN_GET);
+	const int pad = KVPERF_A_RESULT_PAD;
+	struct nlattr *nest;
+
+	nla_put_u32(msg, KVPERF_A_RUN_ID, 5);
+	nla_put_u8(msg, KVPERF_A_RUN_TYPE, KVPERF_RUN_TYPE_IO);
+	nla_put_u8(msg, KVPERF_A_RUN_OP, KVPERF_OP_READ);
+	nla_put(msg, KVPERF_A_RUN_ADDR, sizeof(addr), addr);
+	nla_put_u16(msg, KVPERF_A_RUN_PORT, 18515);
+	nla_put_string(msg, KVPERF_A_RUN_DEV, "rxe0");
+	nla_put_u32(msg, KVPERF_A_RUN_SIZE, 4096);
+	nla_put_u32(msg, KVPERF_A_RUN_SIZE_MAX, 4096);
+	nla_put_u32(msg, KVPERF_A_RUN_ITERATIONS, 1000);
+	nla_put_u32(msg, KVPERF_A_RUN_WARMUP, 16);
+	nla_put_u8(msg, KVPERF_A_RUN_POLL, KVPERF_POLL_BUSY);
+	nla_put_u32(msg, KVPERF_A_RUN_TIMEOUT_MS, 5000);
+	nla_put_u8(msg, KVPERF_A_RUN_STATE, KVPERF_RUN_STATE_DONE);
+	nla_put_string(msg, KVPERF_A_RUN_KERNEL, "6.12.117+deb12-amd64");
+	nla_put_u32(msg, KVPERF_A_RUN_MTU, 1024);
+	run_put_u64(msg, KVPERF_A_RUN_PROGRESS, KVPERF_A_RUN_PAD, 1016);
+	nla_put_u32(msg, KVPERF_A_RUN_QD, 4);
+	nla_put_u8(msg, KVPERF_A_RUN_INV, KVPERF_IO_INV_REMOTE);
+	nla_put_u32(msg, KVPERF_A_RUN_SEGMENTS, 2);
+	nla_put_u8(msg, KVPERF_A_RUN_STATS, stats ? KVPERF_STATS_MODE_ON :
+						    KVPERF_STATS_MODE_OFF);
+	nest = nla_nest_start(msg, KVPERF_A_RUN_RESULT);
+	nla_put_u32(msg, KVPERF_A_RESULT_SIZE, 4096);
+	run_put_u64(msg, KVPERF_A_RESULT_ITERATIONS, pad, 1000);
+	/* 1000 I/Os in 0.3 s: 3333.333 IOPS, 13.020 MiB/s */
+	run_put_u64(msg, KVPERF_A_RESULT_ELAPSED_NS, pad, 300000000);
+	run_put_u64(msg, KVPERF_A_RESULT_MEAN_PS, pad, 1199876543);
+	run_put_u64(msg, KVPERF_A_RESULT_MISMATCHES, pad, 0);
+	if (stats) {
+		run_put_u64(msg, KVPERF_A_RESULT_MIN_NS, pad, 900000);
+		run_put_u64(msg, KVPERF_A_RESULT_MAX_NS, pad, 5123456);
+		run_put_u64(msg, KVPERF_A_RESULT_STDEV_PS, pad, 210987654);
+		run_put_u64(msg, KVPERF_A_RESULT_P50_NS, pad, 1150000);
+		run_put_u64(msg, KVPERF_A_RESULT_P90_NS, pad, 1400000);
+		run_put_u64(msg, KVPERF_A_RESULT_P99_NS, pad, 2000000);
+		run_put_u64(msg, KVPERF_A_RESULT_P999_NS, pad, 5000000);
+		run_put_u64(msg, KVPERF_A_RESULT_P9999_NS, pad, 5120000);
+		nla_put_u32(msg, KVPERF_A_RESULT_HIST_REL_ERR_PPM, 3907);
+	}
+	nla_nest_end(msg, nest);
+	return msg;
+}
+
+static const char io_head[] =
+	"# run 5: io read to 198.18.0.1:18515 dev rxe0, state done\n"
+	"# path kernel, poll busy, mtu 1024, warmup 16, qd 4, inv remote, segments 2, kernel 6.12.117+deb12-amd64\n";
+
+static void io_print_done(void)
+{
+	struct nl_msg *msg = io_msg(true);
+	struct capture c, err;
+	char want[1024];
+
+	CHECK_INT(run_print_one(&c, false, false, msg, &err), 0);
+	snprintf(want, sizeof(want), "%s%s", io_head,
+		 " read: IOPS=3333.333, BW=13.020MiB/s (1000 I/Os of 4096 bytes in 300.000 ms)\n"
+		 "  clat (usec): min=900.00, max=5123.46, avg=1199.877, stdev=210.988\n"
+		 "  clat percentiles (usec): 50.00th=[1150.00], 90.00th=[1400.00], 99.00th=[2000.00], 99.90th=[5000.00], 99.99th=[5120.00]\n");
+	CHECK_STR(c.buf, want);
+	CHECK_STR(err.buf, "");
+	cap_close(&c);
+	cap_close(&err);
+	nlmsg_free(msg);
+}
+
+static void io_print_json(void)
+{
+	struct nl_msg *msg = io_msg(true);
+	struct capture c, err;
+
+	CHECK_INT(run_print_one(&c, true, false, msg, &err), 0);
+	CHECK_STR(err.buf, "");
+	CHECK(strstr(c.buf, "\"iops\":3333.333,") != NULL);
+	CHECK(strstr(c.buf, "\"mean_ns\":1199876.543,") != NULL);
+	CHECK_JSON(c.buf,
+		   "assert d['id'] == 5 and d['type'] == 'io'\n"
+		   "assert d['op'] == 'read' and d['state'] == 'done'\n"
+		   "assert d['qd'] == 4 and d['inv'] == 'remote'\n"
+		   "assert d['segments'] == 2 and d['size'] == 4096\n"
+		   "assert 'inline' not in d\n"
+		   "r = d['results']\n"
+		   "assert len(r) == 1\n"
+		   "r = r[0]\n"
+		   "assert r['iops'] == 3333.333 and r['mib_per_sec'] == 13.02\n"
+		   "assert r['ios'] == 1000 and r['bs'] == 4096\n"
+		   "assert r['elapsed_ns'] == 300000000\n"
+		   "assert r['min_ns'] == 900000 and r['max_ns'] == 5123456\n"
+		   "assert r['stdev_ns'] == 210987.654\n"
+		   "assert r['p50_ns'] == 1150000 and r['p90_ns'] == 1400000\n"
+		   "assert r['p99_ns'] == 2000000 and r['p999_ns'] == 5000000\n"
+		   "assert r['p9999_ns'] == 5120000\n"
+		   "assert r['hist_rel_err_ppm'] == 3907\n"
+		   "assert r['mismatches'] == 0\n");
+	cap_close(&c);
+	cap_close(&err);
+	nlmsg_free(msg);
+}
+
+/* stats off: the mean alone, and no key that needs samples */
+static void io_print_stats_off(void)
+{
+	struct nl_msg *msg = io_msg(false);
+	struct capture c, err;
+
+	CHECK_INT(run_print_one(&c, false, false, msg, &err), 0);
+	CHECK(strstr(c.buf, "\n  clat (usec), stats off: avg=1199.877\n") !=
+	      NULL);
+	CHECK(strstr(c.buf, "percentiles") == NULL);
+	cap_close(&c);
+	cap_close(&err);
+	CHECK_INT(run_print_one(&c, true, false, msg, &err), 0);
+	CHECK_JSON(c.buf,
+		   "r = d['results'][0]\n"
+		   "for k in ('min_ns', 'max_ns', 'stdev_ns', 'p50_ns',\n"
+		   "          'hist_rel_err_ppm'):\n"
+		   "    assert k not in r, k\n"
+		   "assert r['mean_ns'] == 1199876.543\n");
+	cap_close(&c);
+	cap_close(&err);
+	nlmsg_free(msg);
+}
+
+static void io_live_line(void)
+{
+	struct kv_run ev = { 0 };
+	struct capture c;
+
+	KV_SET(&ev, KVPERF_A_RUN_INTERVAL_MESSAGES);
+	KV_SET(&ev, KVPERF_A_RUN_INTERVAL_BYTES);
+	KV_SET(&ev, KVPERF_A_RUN_INTERVAL_NS);
+	/* 2000 I/Os of 4 KiB in 0.5 s */
+	ev.interval_messages = 2000;
+	ev.interval_bytes = 2000 * 4096;
+	ev.interval_ns = 500000000;
+	run_print_io_live(cap_open(&c), &ev, 2000, "write");
+	CHECK_STR(cap_str(&c),
+		  "  [   2.0 s] write: IOPS=4000.000, BW=15.625MiB/s\n");
+	cap_close(&c);
+	/* an event without an interval prints nothing */
+	ev.has = 0;
+	run_print_io_live(cap_open(&c), &ev, 3000, "write");
+	CHECK_STR(cap_str(&c), "");
+	cap_close(&c);
+}
+
+const struct unit_test unit_tests[] = {
+	UNIT(io_parse_minimal),
+	UNIT(io_parse_every_keyword),
+	UNIT(io_keywords_refused),
+	UNIT(io_print_done),
+	UNIT(io_print_json),
+	UNIT(io_print_stats_off),
+	UNIT(io_live_line),
+	{ NULL },
+};
