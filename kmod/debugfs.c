@@ -65,14 +65,17 @@ DEFINE_SHOW_ATTRIBUTE(kvperf_devices);
 
 /*
  * Every non-empty histogram bucket of every size the run completed, in
- * the run's latency (half the round trip for send and write).
+ * the run's latency (half the round trip for send and write); an I/O
+ * run's lines start with the direction of their I/Os.
  */
 static int kvperf_histogram_show(struct seq_file *m, void *v)
 {
 	struct kvperf_run *run = m->private;
+	bool io = run->cfg.type == KVPERF_RUN_TYPE_IO;
 	u32 i, b;
 
-	seq_puts(m, "# size bucket lower_ns upper_ns count\n");
+	seq_printf(m, "# %ssize bucket lower_ns upper_ns count\n",
+		   io ? "op " : "");
 	mutex_lock(&run->lock);
 	for (i = 0; i < run->ndone; i++) {
 		const struct kvperf_result *res = &run->results[i];
@@ -80,6 +83,9 @@ static int kvperf_histogram_show(struct seq_file *m, void *v)
 		for (b = 0; b < res->hist.nbuckets; b++) {
 			if (!res->hist.buckets[b])
 				continue;
+			if (io)
+				seq_printf(m, "%s ", res->op == KVPERF_OP_READ ?
+					   "read" : "write");
 			seq_printf(m, "%u %u %llu %llu %llu\n", res->size, b,
 				   kvperf_hist_bucket_lower(b),
 				   kvperf_hist_bucket_upper(b),

@@ -93,9 +93,27 @@ struct kvperf_io_interval {
 	u64 measured_bytes;
 };
 
+/* A mixed run's results: reads first, then writes. */
+#define KVPERF_IO_DIRS	2
+
+/**
+ * kvperf_io_dir() - which of a run's results an I/O goes to
+ * @read_pct: the run's share of reads, 0 when not mixed
+ * @op: the I/O's direction
+ *
+ * Return: 0 for every I/O of a run that does not mix, else 0 for reads
+ * and 1 for writes.
+ */
+static inline u32 kvperf_io_dir(u8 read_pct, u8 op)
+{
+	return read_pct && op == KVPERF_OP_WRITE;
+}
+
 /**
  * struct kvperf_io_params - what an I/O run's host does
  * @op: KVPERF_OP_READ or KVPERF_OP_WRITE
+ * @read_pct: a mixed run: each I/O reads with this chance in percent and
+ *	      writes otherwise; 0: every I/O is @op
  * @bs: bytes per I/O
  * @qd: I/Os kept outstanding
  * @segments: keyed segments per command, each @bs / @segments bytes
@@ -105,7 +123,8 @@ struct kvperf_io_interval {
  * @warmup_ns: warm up for this long instead, when not 0
  * @verify: every byte of every I/O is checked
  * @inv_local: the host invalidates its registrations itself
- * @hist: where the measured I/Os' latencies go, NULL for none
+ * @hist: where the measured I/Os' latencies go, NULL for none: one for
+ *	  all, or in a mixed run the reads' and the writes'
  * @progress: counts every completed I/O
  * @interval_ns: call @tick with the I/Os of each interval this long;
  *		 0: about once a second, without them
@@ -114,6 +133,7 @@ struct kvperf_io_interval {
  */
 struct kvperf_io_params {
 	u8 op;
+	u8 read_pct;
 	u32 bs;
 	u32 qd;
 	u32 segments;
@@ -123,7 +143,7 @@ struct kvperf_io_params {
 	u64 warmup_ns;
 	bool verify;
 	bool inv_local;
-	struct kvperf_hist *hist;
+	struct kvperf_hist *hist[KVPERF_IO_DIRS];
 	atomic64_t *progress;
 	u64 interval_ns;
 	void (*tick)(void *arg, const struct kvperf_io_interval *iv);
@@ -131,15 +151,16 @@ struct kvperf_io_params {
 };
 
 /**
- * struct kvperf_io_result - what the host measured
+ * struct kvperf_io_result - what the host measured, per kvperf_io_dir()
  * @ios: measured I/Os completed
- * @elapsed_ns: first measured submission to last measured completion
- * @mismatches: I/Os whose data were wrong (verify)
+ * @elapsed_ns: first measured submission to last measured completion, of
+ *		all of them
+ * @mismatches: reads whose data were wrong (verify)
  */
 struct kvperf_io_result {
-	u64 ios;
+	u64 ios[KVPERF_IO_DIRS];
 	u64 elapsed_ns;
-	u64 mismatches;
+	u64 mismatches[KVPERF_IO_DIRS];
 };
 
 struct kvperf_io_host;
@@ -158,6 +179,7 @@ struct kvperf_io_target;
 /**
  * struct kvperf_io_target_params - an I/O run, as the target saw it asked
  * @op: KVPERF_OP_READ or KVPERF_OP_WRITE
+ * @mixed: each command may read or write, whatever @op says
  * @bs: largest I/O
  * @credits: I/Os the host may keep outstanding
  * @segs: most segments of one command
@@ -166,6 +188,7 @@ struct kvperf_io_target;
  */
 struct kvperf_io_target_params {
 	u8 op;
+	bool mixed;
 	u32 bs;
 	u32 credits;
 	u32 segs;

@@ -14,6 +14,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kvperf_wire.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <rdma/mr_pool.h>
 
@@ -30,6 +31,7 @@
  * @rkey: @mr's key for this I/O
  * @pending: events the I/O still waits for
  * @answered: the response arrived
+ * @op: the I/O's direction
  * @seed: the I/O's pattern seed
  * @measured: the I/O counts in the results
  * @submit_ns: when it was submitted
@@ -46,6 +48,7 @@ struct kvperf_io_req {
 	u32 rkey;
 	atomic_t pending;
 	bool answered;
+	u8 op;
 	u32 seed;
 	bool measured;
 	u64 submit_ns;
@@ -77,6 +80,7 @@ struct kvperf_io_rx {
  * @reqs: the I/O slots
  * @rx: the receives
  * @credits: I/Os the target lets us keep outstanding
+ * @rand: a mixed run's generator of directions (xorshift32, never 0)
  * @done: I/Os whose last event arrived, for the thread
  */
 struct kvperf_io_host {
@@ -89,6 +93,7 @@ struct kvperf_io_host {
 	struct kvperf_io_req *reqs;
 	struct kvperf_io_rx *rx;
 	u32 credits;
+	u32 rand;
 	struct llist_head done;
 };
 
@@ -139,7 +144,7 @@ static void kvperf_io_complete_one(struct kvperf_io_req *r)
 	if (!atomic_dec_and_test(&r->pending))
 		return;
 	/* stats off: no clock per I/O */
-	if (h->p.hist)
+	if (h->p.hist[0])
 		r->done_ns = ktime_get_ns();
 	llist_add(&r->node, &h->done);
 	wake_up(h->c->notify);
@@ -332,6 +337,7 @@ struct kvperf_io_host *kvperf_io_host_create(struct kvperf_conn *c,
 	h->p = *p;
 	INIT_LIST_HEAD(&h->mrs);
 	init_llist_head(&h->done);
+	h->rand = get_random_u32() | 1;
 	h->reqs = kcalloc(p->qd, sizeof(*h->reqs), GFP_KERNEL);
 	h->rx = kcalloc(p->qd, sizeof(*h->rx), GFP_KERNEL);
 	if (!h->reqs || !h->rx) {
@@ -408,10 +414,27 @@ int kvperf_io_host_start(struct kvperf_io_host *h, u32 credits)
 	return err;
 }
 
+/* The next I/O's direction: a mixed run draws it. */
+static u8 kvperf_io_next_op(struct kvperf_io_host *h)
+{
+	u32 x = h->rand;
+
+	if (!h->p.read_pct)
+		return h->p.op;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	h->rand = x;
+	/* x scaled to 0..99 */
+	return ((u64)x * 100 >> 32) < h->p.read_pct ? KVPERF_OP_READ :
+						      KVPERF_OP_WRITE;
+}
+
 /* Register slot @r's block and send its command, chained. */
 static int kvperf_io_submit(struct kvperf_io_host *h, struct kvperf_io_req *r,
 			    u32 seed, bool measured)
 {
+	u8 op = kvperf_io_next_op(h);
 	struct kvperf_conn *c = h->c;
 	struct ib_qp *qp = c->cm_id->qp;
 	size_t off = kvperf_io_capsule_off(r->index);
@@ -435,7 +458,7 @@ static int kvperf_io_submit(struct kvperf_io_host *h, struct kvperf_io_req *r,
 			.opcode = IB_WR_REG_MR,
 			.next = &send,
 		},
-		.access = h->p.op == KVPERF_OP_READ ?
+		.access = op == KVPERF_OP_READ ?
 			  IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE :
 			  IB_ACCESS_REMOTE_READ,
 	};
@@ -454,7 +477,7 @@ static int kvperf_io_submit(struct kvperf_io_host *h, struct kvperf_io_req *r,
 				 "cannot map an I/O's block for FRWR");
 		return n < 0 ? n : -EINVAL;
 	}
-	if (h->p.verify && h->p.op == KVPERF_OP_WRITE) {
+	if (h->p.verify && op == KVPERF_OP_WRITE) {
 		kvperf_io_slot_for_cpu(&h->slots, r->index);
 		kvperf_io_slot_fill(&h->slots, r->index, h->p.bs, seed);
 		kvperf_io_slot_for_device(&h->slots, r->index);
@@ -466,7 +489,7 @@ static int kvperf_io_submit(struct kvperf_io_host *h, struct kvperf_io_req *r,
 				   DMA_BIDIRECTIONAL);
 	memset(cmd, 0, len);
 	cmd->cid = cpu_to_be16(r->index);
-	cmd->opcode = h->p.op;
+	cmd->opcode = op;
 	cmd->nseg = nseg;
 	cmd->len = cpu_to_be32(h->p.bs);
 	cmd->seed = cpu_to_be32(seed);
@@ -485,12 +508,13 @@ static int kvperf_io_submit(struct kvperf_io_host *h, struct kvperf_io_req *r,
 	};
 
 	r->rkey = mr->rkey;
+	r->op = op;
 	r->seed = seed;
 	r->measured = measured;
 	r->answered = false;
 	atomic_set(&r->pending, 2);
 	WRITE_ONCE(r->mr, mr);
-	if (h->p.hist)
+	if (h->p.hist[0])
 		r->submit_ns = ktime_get_ns();
 	n = kvperf_conn_post_wrs(c, &reg.wr);
 	if (n) {
@@ -589,36 +613,39 @@ int kvperf_io_host_run(struct kvperf_io_host *h, struct kvperf_io_result *r)
 			goto out;
 		list = llist_reverse_order(llist_del_all(&h->done));
 		llist_for_each_entry_safe(q, tmp, list, node) {
+			u32 dir = kvperf_io_dir(p->read_pct, q->op);
+
 			ib_mr_pool_put(c->cm_id->qp, &h->mrs, q->mr);
 			WRITE_ONCE(q->mr, NULL);
 			inflight--;
 			idle[nidle++] = q->index;
 			atomic64_inc(p->progress);
 			iv.ios++;
-			if (p->verify && p->op == KVPERF_OP_READ) {
+			if (p->verify && q->op == KVPERF_OP_READ) {
 				kvperf_io_slot_for_cpu(&h->slots, q->index);
 				if (!kvperf_io_slot_check(&h->slots, q->index,
 							  p->bs, q->seed))
-					r->mismatches++;
+					r->mismatches[dir]++;
 				kvperf_io_slot_for_device(&h->slots, q->index);
 			}
 			if (!q->measured) {
 				warm_done++;
 				continue;
 			}
-			r->ios++;
+			r->ios[dir]++;
 			iv.measured_bytes += p->bs;
 			measured_done = true;
-			if (!p->hist)
+			if (!p->hist[dir])
 				continue;
 			r->elapsed_ns = max(r->elapsed_ns,
 					    q->done_ns - start_ns);
-			kvperf_hist_record(p->hist, q->done_ns - q->submit_ns);
+			kvperf_hist_record(p->hist[dir],
+					   q->done_ns - q->submit_ns);
 		}
 		/* one clock read per batch of completions */
 		now = ktime_get_ns();
 		/* stats off: the batch's end ends the measured time so far */
-		if (measured_done && !p->hist)
+		if (measured_done && !p->hist[0])
 			r->elapsed_ns = now - start_ns;
 		if (warm && ((p->warmup_ns && now >= warm_end_ns) ||
 			     (!p->warmup_ns && warm_done >= p->warmup)))

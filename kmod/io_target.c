@@ -271,7 +271,7 @@ static int kvperf_io_take_cmd(struct kvperf_io_trx *r, struct kvperf_io_tctx *x)
 static void kvperf_io_rw_destroy(struct kvperf_io_tctx *x)
 {
 	struct kvperf_conn *c = x->t->c;
-	enum dma_data_direction dir = x->t->p.op == KVPERF_OP_READ ?
+	enum dma_data_direction dir = x->cmd.opcode == KVPERF_OP_READ ?
 				      DMA_TO_DEVICE : DMA_FROM_DEVICE;
 
 	while (x->nrw) {
@@ -289,7 +289,11 @@ static bool kvperf_io_cmd_ok(struct kvperf_io_target *t,
 {
 	u32 len = be32_to_cpu(cmd->len), sum = 0, i;
 
-	if (cmd->opcode != t->p.op || !cmd->nseg || cmd->nseg > t->p.segs ||
+	bool op_ok = cmd->opcode == t->p.op ||
+		     (t->p.mixed && (cmd->opcode == KVPERF_OP_READ ||
+				     cmd->opcode == KVPERF_OP_WRITE));
+
+	if (!op_ok || !cmd->nseg || cmd->nseg > t->p.segs ||
 	    !len || len > t->p.bs)
 		return false;
 	for (i = 0; i < cmd->nseg; i++) {
@@ -307,7 +311,7 @@ static int kvperf_io_rw_init(struct kvperf_io_tctx *x)
 {
 	struct kvperf_io_target *t = x->t;
 	struct kvperf_conn *c = t->c;
-	enum dma_data_direction dir = t->p.op == KVPERF_OP_READ ?
+	enum dma_data_direction dir = x->cmd.opcode == KVPERF_OP_READ ?
 				      DMA_TO_DEVICE : DMA_FROM_DEVICE;
 	u32 off = 0, i;
 	int ret;
@@ -398,7 +402,7 @@ static int kvperf_io_handle_cmd(struct kvperf_io_tctx *x)
 		x->cmd.nseg = 0;
 		return kvperf_io_respond(x, false);
 	}
-	if (t->p.verify && t->p.op == KVPERF_OP_READ)
+	if (t->p.verify && x->cmd.opcode == KVPERF_OP_READ)
 		kvperf_io_slot_fill(&t->slots, x->index,
 				    be32_to_cpu(x->cmd.len),
 				    be32_to_cpu(x->cmd.seed));
@@ -408,7 +412,7 @@ static int kvperf_io_handle_cmd(struct kvperf_io_tctx *x)
 		x->status = KVPERF_WIRE_IO_FAILED;
 		return kvperf_io_respond(x, false);
 	}
-	if (t->p.op == KVPERF_OP_READ)
+	if (x->cmd.opcode == KVPERF_OP_READ)
 		return kvperf_io_respond(x, true);
 	/* a write: READ every segment, the last one signaled */
 	for (i = x->nrw - 1; i >= 0; i--)

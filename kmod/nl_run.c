@@ -42,6 +42,7 @@ static const int kvperf_bw_only[] = {
 /* Attributes that only I/O runs take. */
 static const int kvperf_io_only[] = {
 	KVPERF_A_RUN_QD, KVPERF_A_RUN_INV, KVPERF_A_RUN_SEGMENTS,
+	KVPERF_A_RUN_READ_PCT,
 };
 
 /* Attributes I/O runs refuse, besides the bandwidth runs' own. */
@@ -79,6 +80,12 @@ static int kvperf_nl_run_io_cfg(struct genl_info *info,
 	cfg->interval_ms = kvperf_nl_u32(info, KVPERF_A_RUN_INTERVAL_MS, 0);
 	cfg->inv = tb[KVPERF_A_RUN_INV] ? nla_get_u8(tb[KVPERF_A_RUN_INV]) :
 					  KVPERF_IO_INV_REMOTE;
+	if (tb[KVPERF_A_RUN_READ_PCT]) {
+		if (cfg->op != KVPERF_OP_READ)
+			return kvperf_nl_refuse(info, KVPERF_A_RUN_READ_PCT,
+						"read-pct mixes writes into a read run: it goes with op read");
+		cfg->read_pct = nla_get_u8(tb[KVPERF_A_RUN_READ_PCT]);
+	}
 	return 0;
 }
 
@@ -309,7 +316,8 @@ static int kvperf_fill_samples(struct sk_buff *skb,
 }
 
 static int kvperf_fill_result(struct sk_buff *skb,
-			      const struct kvperf_result *res, bool stats)
+			      const struct kvperf_result *res, bool stats,
+			      bool io)
 {
 	const struct kvperf_stats *st = &res->stats;
 	const int pad = KVPERF_A_RESULT_PAD;
@@ -325,6 +333,7 @@ static int kvperf_fill_result(struct sk_buff *skb,
 			   pad) ||
 	    kvperf_put_u64(skb, KVPERF_A_RESULT_ELAPSED_NS, res->elapsed_ns,
 			   pad) ||
+	    (io && nla_put_u8(skb, KVPERF_A_RESULT_OP, res->op)) ||
 	    (stats && kvperf_fill_samples(skb, st))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
@@ -444,6 +453,8 @@ static int kvperf_fill_run_cfg(struct sk_buff *skb, const struct kvperf_run *run
 	    (nla_put_u32(skb, KVPERF_A_RUN_QD, cfg->qd) ||
 	     nla_put_u8(skb, KVPERF_A_RUN_INV, cfg->inv) ||
 	     nla_put_u32(skb, KVPERF_A_RUN_SEGMENTS, cfg->segments) ||
+	     (cfg->read_pct &&
+	      nla_put_u8(skb, KVPERF_A_RUN_READ_PCT, cfg->read_pct)) ||
 	     (cfg->interval_ms &&
 	      nla_put_u32(skb, KVPERF_A_RUN_INTERVAL_MS, cfg->interval_ms))))
 		return -EMSGSIZE;
@@ -476,7 +487,9 @@ static int kvperf_fill_run_results(struct sk_buff *skb,
 		else
 			err = kvperf_fill_result(skb, &run->results[i],
 						 run->cfg.stats ==
-						 KVPERF_STATS_MODE_ON);
+						 KVPERF_STATS_MODE_ON,
+						 run->cfg.type ==
+						 KVPERF_RUN_TYPE_IO);
 		if (err) {
 			if (i == first)
 				return -EMSGSIZE;

@@ -184,6 +184,8 @@ static void kvperf_run_wire_req(const struct kvperf_run *run,
 		req->post_list = cpu_to_be16(cfg->segments);
 		if (cfg->inv == KVPERF_IO_INV_LOCAL)
 			req->flags |= KVPERF_WIRE_IO_INV_LOCAL;
+		if (cfg->read_pct)
+			req->flags |= KVPERF_WIRE_IO_MIXED;
 		return;
 	}
 	if (cfg->type != KVPERF_RUN_TYPE_BW)
@@ -327,7 +329,8 @@ int kvperf_run_connect(struct kvperf_run *run, struct kvperf_conn *c,
 	/* an I/O target READs the data of writes */
 	if (run->cfg.type == KVPERF_RUN_TYPE_IO) {
 		param.initiator_depth = 0;
-		param.responder_resources = run->cfg.op == KVPERF_OP_WRITE ?
+		param.responder_resources = run->cfg.op == KVPERF_OP_WRITE ||
+					    run->cfg.read_pct ?
 			min3(c->ibdev->attrs.max_qp_rd_atom, (int)run->cfg.qd,
 			     255) : 0;
 	}
@@ -512,7 +515,8 @@ static int kvperf_run_thread(void *arg)
 
 static int kvperf_run_results(struct kvperf_run *run)
 {
-	u32 size, n = 0;
+	bool io = run->cfg.type == KVPERF_RUN_TYPE_IO;
+	u32 size, n = 0, i;
 	int err;
 
 	for (size = run->cfg.size; size <= run->cfg.size_max; size *= 2) {
@@ -524,18 +528,25 @@ static int kvperf_run_results(struct kvperf_run *run)
 		run->nresults = n;
 		return kvperf_run_bw_alloc(run);
 	}
+	/* a mixed I/O run: the reads' result, then the writes' */
+	if (io)
+		n = run->cfg.read_pct ? 2 : 1;
 	run->results = kcalloc(n, sizeof(*run->results), GFP_KERNEL);
 	if (!run->results)
 		return -ENOMEM;
-	for (size = run->cfg.size; run->nresults < n; size *= 2) {
+	for (i = 0; i < n; i++) {
+		struct kvperf_result *res = &run->results[i];
+
+		/* an I/O run has one block size; its second result: writes */
+		res->size = io ? run->cfg.size : run->cfg.size << i;
+		res->op = io && i ? KVPERF_OP_WRITE : run->cfg.op;
 		/* stats off: nothing records, so no buckets */
 		if (run->cfg.stats == KVPERF_STATS_MODE_ON) {
-			err = kvperf_hist_init(&run->results[run->nresults].hist,
-					       KVPERF_HIST_MAX_NS);
+			err = kvperf_hist_init(&res->hist, KVPERF_HIST_MAX_NS);
 			if (err)
 				return err;
 		}
-		run->results[run->nresults++].size = size;
+		run->nresults++;
 	}
 	return 0;
 }

@@ -57,6 +57,7 @@
  * @qd: I/O runs, I/Os kept outstanding
  * @inv: I/O runs, enum kvperf_io_inv
  * @segments: I/O runs, keyed segments per command
+ * @read_pct: I/O runs, percent of reads of a mixed run; 0: every I/O is @op
  * @key: the server's shared secret, zero without one; never reported
  */
 struct kvperf_run_cfg {
@@ -88,6 +89,7 @@ struct kvperf_run_cfg {
 	u32 qd;
 	u8 inv;
 	u32 segments;
+	u8 read_pct;
 	u8 key[KVPERF_WIRE_KEY_LEN];
 };
 
@@ -236,6 +238,7 @@ struct kvperf_run_bw {
 /**
  * struct kvperf_result - the statistics of one message size
  * @size: message size
+ * @op: I/O runs, the direction of the result's I/Os
  * @hist: the samples: latencies (half the round trip for send and write);
  *	  no buckets when the run has stats off
  * @stats: their summary, filled when the size completes; with stats off
@@ -245,6 +248,7 @@ struct kvperf_run_bw {
  */
 struct kvperf_result {
 	u32 size;
+	u8 op;
 	struct kvperf_hist hist;
 	struct kvperf_stats stats;
 	u64 mismatches;

@@ -40,6 +40,7 @@ static void kvperf_run_io_params(struct kvperf_run *run,
 
 	*p = (struct kvperf_io_params) {
 		.op = cfg->op,
+		.read_pct = cfg->read_pct,
 		.bs = cfg->size,
 		.qd = cfg->qd,
 		.segments = cfg->segments,
@@ -75,21 +76,28 @@ void kvperf_run_io_footprint(const struct kvperf_run_cfg *cfg,
 	f->buf_bytes += kvperf_io_host_pinned(&p);
 }
 
-/* The run's one result: its latencies, time and verification. */
+/*
+ * The run's results (one, or a mixed run's reads' and writes'): their
+ * latencies, the run's time and verification.
+ */
 static void kvperf_run_io_result(struct kvperf_run *run,
 				 const struct kvperf_io_result *r)
 {
-	struct kvperf_result *res = &run->results[0];
+	u32 i;
 
 	mutex_lock(&run->lock);
-	res->elapsed_ns = r->elapsed_ns;
-	res->mismatches = r->mismatches;
-	if (run->cfg.stats == KVPERF_STATS_MODE_ON)
-		kvperf_hist_summarize(&res->hist, &res->stats);
-	else
-		kvperf_stats_from_elapsed(&res->stats, r->ios, r->elapsed_ns,
-					  1);
-	run->ndone = 1;
+	for (i = 0; i < run->nresults; i++) {
+		struct kvperf_result *res = &run->results[i];
+
+		res->elapsed_ns = r->elapsed_ns;
+		res->mismatches = r->mismatches[i];
+		if (run->cfg.stats == KVPERF_STATS_MODE_ON)
+			kvperf_hist_summarize(&res->hist, &res->stats);
+		else
+			kvperf_stats_from_elapsed(&res->stats, r->ios[i],
+						  r->elapsed_ns, 1);
+	}
+	run->ndone = run->nresults;
 	mutex_unlock(&run->lock);
 }
 
@@ -107,11 +115,14 @@ int kvperf_run_io(struct kvperf_run *run, const char **reason)
 	struct kvperf_conn_attr attr;
 	struct kvperf_io_params p;
 	struct kvperf_io_result r;
+	u32 i;
 	int err;
 
 	kvperf_run_io_params(run, &p);
-	if (run->cfg.stats == KVPERF_STATS_MODE_ON)
-		p.hist = &run->results[0].hist;
+	/* stats off: nothing records */
+	for (i = 0; i < run->nresults; i++)
+		if (run->cfg.stats == KVPERF_STATS_MODE_ON)
+			p.hist[i] = &run->results[i].hist;
 	kvperf_io_host_conn_attr(&p, run->cfg.poll, &attr);
 
 	err = kvperf_run_connect(run, c, &attr);

@@ -289,8 +289,9 @@ static u32 kvperf_server_peer_conns(struct kvperf_server *srv,
 }
 
 /*
- * An I/O run's request: a read or write of whole 512-byte units, a queue
- * depth and segment count within the spec's and the wire's bounds.
+ * An I/O run's request: a read or write of whole 512-byte units (a mixed
+ * one says read), a queue depth and segment count within the spec's and
+ * the wire's bounds.
  */
 static bool kvperf_server_io_req_ok(const struct kvperf_wire_req *req)
 {
@@ -299,7 +300,10 @@ static bool kvperf_server_io_req_ok(const struct kvperf_wire_req *req)
 	u32 segs = be16_to_cpu(req->post_list);
 
 	return req->op != KVPERF_OP_SEND && req->op <= KVPERF_OP_READ &&
-	       !(req->flags & ~(KVPERF_WIRE_VERIFY | KVPERF_WIRE_IO_INV_LOCAL)) &&
+	       !(req->flags & ~(KVPERF_WIRE_VERIFY | KVPERF_WIRE_IO_INV_LOCAL |
+				KVPERF_WIRE_IO_MIXED)) &&
+	       (!(req->flags & KVPERF_WIRE_IO_MIXED) ||
+		req->op == KVPERF_OP_READ) &&
 	       bs >= KVPERF_IO_BS_MIN && bs <= KVPERF_IO_BS_MAX &&
 	       !(bs % KVPERF_IO_BS_MIN) && qd && qd <= KVPERF_IO_QD_MAX &&
 	       segs && segs <= KVPERF_WIRE_IO_SEGS_MAX;
@@ -311,6 +315,7 @@ static void kvperf_server_io_params(const struct kvperf_wire_req *req,
 {
 	*p = (struct kvperf_io_target_params) {
 		.op = req->op,
+		.mixed = req->flags & KVPERF_WIRE_IO_MIXED,
 		.bs = be32_to_cpu(req->size_max),
 		.credits = be16_to_cpu(req->tx_depth),
 		.segs = be16_to_cpu(req->post_list),

@@ -3,8 +3,8 @@
 #
 # I/O runs (kvperf run io) against the kernel target on $KVPERF_ADDR0:
 # verify passes for reads and writes of 512 B, 4 KiB, 128 KiB and 1 MiB,
-# invalidated by the target or by the host, and in 4 segments, with the
-# I/Os, block size,
+# invalidated by the target or by the host, and in 4 segments, and for
+# reads and writes mixed at random (rw randmix), with the I/Os, block size,
 # queue depth and rates reported as asked; every poll mode, a timed run
 # and stats off work; the text is fio's summary, with a line per
 # interval when asked; sysfs says what JSON
@@ -27,6 +27,7 @@ kv_require_module
 
 addr=$KVPERF_ADDR0
 sysfs=/sys/kernel/kvperf
+debugfs=/sys/kernel/debug/kvperf
 kv_track_runs
 # shellcheck disable=SC2016 # expanded when the hook runs
 kv_on_exit 'kv_module_loaded || kv_insmod'
@@ -64,6 +65,42 @@ segments_case() {
 	io_run "s-$1-$2" rw "$1" bs "$2" qd 4 segments 4 iters 40 verify || return 1
 	io run "$KV_TMP/s-$1-$2.json" --rw "$1" --bs "$(numfmt --from=iec "$2")" \
 		--segments 4 --qd 4 --ios 40 --verify
+}
+
+# randmix_case INV SEGMENTS: 400 verified I/Os, 70 % of them reads drawn
+# at random, at qd 16; a result per direction, and the debugfs histogram
+# holds each one's I/Os.
+randmix_case() {
+	local name="mix-$1-$2" id
+
+	io_run "$name" rw randmix 70 bs 4K qd 16 inv "$1" segments "$2" \
+		iters 400 verify || return 1
+	io run "$KV_TMP/$name.json" --rw read --read-pct 70 --bs 4096 --qd 16 \
+		--inv "$1" --segments "$2" --ios 400 --verify || return 1
+	id=$(kv_json_id "$KV_TMP/$name.json") || return 1
+	io hist "$KV_TMP/$name.json" "$debugfs/runs/$id/histogram" ||
+		{ cat "$debugfs/runs/$id/histogram"; return 1; }
+}
+
+# A timed randmix run with an interval: a randmix line per interval, then
+# a read block and a write block.
+randmix_text() {
+	local out=$KV_TMP/mix.out n
+
+	kv_run "$out" "$KV_TMP/mix.err" timeout "$(kv_scaled 120)" \
+		kvperf run io addr "$addr" rw randmix 30 bs 4K qd 8 time 2 \
+		interval 0.5 "${patient[@]}" ||
+		{ cat "$KV_TMP/mix.err" "$out"; return 1; }
+	n=$(grep -cE '^  \[ *[0-9]+\.[0-9] s\] randmix: IOPS=[0-9]+\.[0-9]{3}, BW=[0-9]+\.[0-9]{3}MiB/s$' "$out")
+	if [ "$n" -ge 2 ] && grep -qE '^# path kernel, .*qd 8, inv remote, segments 1, read-pct 30,' "$out" &&
+	   [ "$(grep -cE '^ (read|write): IOPS=[0-9]+\.[0-9]{3}, BW=' "$out")" = 2 ] &&
+	   grep -A3 '^ read: IOPS=' "$out" | grep -q '^ write: IOPS=' &&
+	   [ "$(grep -c '^  clat percentiles (usec): ' "$out")" = 2 ]; then
+		return 0
+	fi
+	echo "$n interval lines, want 2 or more, then a read and a write block:"
+	cat "$out"
+	return 1
 }
 
 poll_case() {
@@ -127,6 +164,8 @@ intervals() {
 sysfs_agrees() {
 	local id
 
+	# the module keeps 32 runs: the ones before are checked
+	delete_runs || return 1
 	io_run agree bs 512 qd 4 iters 200 || return 1
 	id=$(kv_json_id "$KV_TMP/agree.json") || return 1
 	io sysfs "$KV_TMP/agree.json" "$sysfs/runs/$id"
@@ -148,6 +187,9 @@ raw_cases=(
 	"io with qd 0|ERANGE: integer out of range|run-start type=io op=read addr=$addr qd=0"
 	"io with qd 257|ERANGE: integer out of range|run-start type=io op=read addr=$addr qd=257"
 	"io with inv 2|ERANGE: integer out of range|run-start type=io op=read addr=$addr inv=2"
+	"io, read-pct with op write|EINVAL: kvperf: read-pct mixes writes into a read run: it goes with op read|run-start type=io op=write addr=$addr read_pct=50"
+	"io with read-pct 100|ERANGE: integer out of range|run-start type=io op=read addr=$addr read_pct=100"
+	"read-pct on a latency run|EINVAL: kvperf: that attribute applies to I/O runs only|run-start op=read addr=$addr read_pct=50"
 )
 
 usage_errors() {
@@ -158,7 +200,9 @@ usage_errors() {
 	kv_usage_error "'tx-depth' does not apply to run io" run io addr "$addr" tx-depth 4 || rc=1
 	kv_usage_error "'qd' is only for run io" run lat op send addr "$addr" qd 4 || rc=1
 	kv_usage_error "'inv' is only for run io" run bw op write addr "$addr" inv local || rc=1
-	kv_usage_error "unknown rw 'send' \(write or read\)" run io addr "$addr" rw send || rc=1
+	kv_usage_error "unknown rw 'send' \(write, read or randmix\)" run io addr "$addr" rw send || rc=1
+	kv_usage_error "missing value after 'rw randmix' \(the percentage of reads, 1 to 99\)" run io addr "$addr" rw randmix || rc=1
+	kv_usage_error "rw randmix '100' is out of range \(1 to 99\)" run io addr "$addr" rw randmix 100 || rc=1
 	kv_usage_error "unknown inv 'both' \(remote or local\)" run io addr "$addr" inv both || rc=1
 	kv_usage_error "block size is a multiple of 512 from 512 B to 1 MiB" run io addr "$addr" bs 1000 || rc=1
 	kv_usage_error "block size is a multiple of 512 from 512 B to 1 MiB" run io addr "$addr" bs 2M || rc=1
@@ -282,7 +326,7 @@ clean_all() {
 }
 
 kv_dmesg_mark
-ktap_set_plan $((16 + 6 + 2 + 6 + ${#raw_cases[@]} + 7))
+ktap_set_plan $((16 + 6 + 3 + 2 + 6 + ${#raw_cases[@]} + 7))
 
 kv_check "server start on $addr" kv_server_start "$addr" ||
 	kv_bail "no server"
@@ -304,6 +348,12 @@ for rw in read write; do
 			segments_case "$rw" "$bs"
 	done
 done
+kv_check "randmix 70, inv remote: 400 verified I/Os, a read and a write result, about 70 % reads, the histogram agrees" \
+	randmix_case remote 1
+kv_check "randmix 70, inv local, 4 segments: 400 verified I/Os, a read and a write result, the histogram agrees" \
+	randmix_case local 4
+kv_check "randmix 30, time 2, interval 0.5: randmix lines, then a read and a write block" \
+	randmix_text
 kv_check "poll softirq: a verified read run" poll_case softirq read
 kv_check "poll workqueue: a verified write run" poll_case workqueue write
 kv_check "time 1: measures at least 1 s" timed

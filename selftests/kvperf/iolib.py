@@ -10,10 +10,19 @@ usage:
   iolib.py run FILE [--state S] [--rw read|write] [--bs N] [--qd N]
                     [--inv remote|local] [--segments N] [--ios N | --min-ios N]
                     [--verify] [--stats-off] [--min-elapsed NS]
+                    [--read-pct PCT]
   iolib.py sysfs FILE SYSFS-DIR   the run's sysfs files say what JSON says
+  iolib.py hist FILE HISTOGRAM    the debugfs histogram holds each result's
+                                  I/Os, by direction
+
+With --read-pct the run has a result for reads and one for writes: their
+I/Os add up to --ios, the reads' share is within 6 standard deviations of
+PCT percent (a binomial draw per I/O), and both have the run's elapsed
+time.
 """
 
 import json
+import math
 import sys
 
 from latlib import report
@@ -100,7 +109,7 @@ def cmd_run(args):
     opts = {"--state": "state", "--rw": "rw", "--bs": "bs", "--qd": "qd",
             "--inv": "inv", "--segments": "segments", "--ios": "ios",
             "--min-ios": "min_ios",
-            "--min-elapsed": "min_elapsed"}
+            "--min-elapsed": "min_elapsed", "--read-pct": "read_pct"}
     while args:
         a = args.pop(0)
         if a in flags:
@@ -118,18 +127,54 @@ def cmd_run(args):
         bad.append(f"state {run.get('state')!r}, want {want['state']!r}"
                    f" (error {run.get('error')!r})")
     for k, key in (("rw", "op"), ("qd", "qd"), ("inv", "inv"),
-                   ("bs", "size"), ("segments", "segments")):
+                   ("bs", "size"), ("segments", "segments"),
+                   ("read_pct", "read_pct")):
         if want.get(k) is not None and run.get(key) != want[k]:
             bad.append(f"{key} {run.get(key)!r}, want {want[k]!r}")
     if want.get("verify") and run.get("verify") is not True:
         bad.append(f"verify {run.get('verify')!r}")
+    if want.get("read_pct") is None and "read_pct" in run:
+        bad.append(f"read_pct {run['read_pct']!r}, want none")
     results = run.get("results")
-    if want["state"] == "done":
-        if not isinstance(results, list) or len(results) != 1:
-            bad.append(f"results {results!r}, want one")
-        else:
-            check_result(results[0], want, bad)
+    if want["state"] != "done":
+        return report(bad)
+    if want.get("read_pct") is not None:
+        check_mixed(results, want, bad)
+    elif not isinstance(results, list) or len(results) != 1:
+        bad.append(f"results {results!r}, want one")
+    else:
+        rw = want.get("rw", "read")
+        if results[0].get("rw") != rw:
+            bad.append(f"result rw {results[0].get('rw')!r}, want {rw!r}")
+        check_result(results[0], want, bad)
     return report(bad)
+
+
+def check_mixed(results, want, bad):
+    """A mixed run's two results: reads, then writes."""
+    if not isinstance(results, list) or len(results) != 2:
+        bad.append(f"results {results!r}, want a read and a write")
+        return
+    rws = [r.get("rw") for r in results]
+    if rws != ["read", "write"]:
+        bad.append(f"results' rw {rws}, want ['read', 'write']")
+    each = {k: v for k, v in want.items() if k not in ("ios", "min_ios")}
+    for r in results:
+        check_result(r, each, bad)
+    ios = [r.get("ios") for r in results]
+    if not all(isinstance(n, int) for n in ios):
+        return
+    if want.get("ios") is not None and sum(ios) != want["ios"]:
+        bad.append(f"reads {ios[0]} + writes {ios[1]}, want {want['ios']}")
+    if want.get("min_ios") is not None and sum(ios) < want["min_ios"]:
+        bad.append(f"reads {ios[0]} + writes {ios[1]}, want at least"
+                   f" {want['min_ios']}")
+    n, p = sum(ios), want["read_pct"] / 100
+    if abs(ios[0] - n * p) > 6 * math.sqrt(n * p * (1 - p)) + 1:
+        bad.append(f"{ios[0]} reads of {n} I/Os, want about {p:.0%}")
+    els = [r.get("elapsed_ns") for r in results]
+    if els[0] != els[1]:
+        bad.append(f"elapsed_ns {els}, want the run's in both")
 
 
 def cmd_sysfs(args):
@@ -154,13 +199,40 @@ def cmd_sysfs(args):
     return report(bad)
 
 
+def cmd_hist(args):
+    """Lines "op size bucket lower upper count" sum to each result's I/Os."""
+    if len(args) != 2:
+        return usage()
+    run = load(args[0])
+    bad = []
+    with open(args[1], encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    if not lines or lines[0] != "# op size bucket lower_ns upper_ns count":
+        bad.append(f"header {lines[:1]!r}")
+    counts = {}
+    for line in lines[1:]:
+        f = line.split()
+        if len(f) != 6 or f[0] not in ("read", "write") or \
+                not all(x.isdigit() for x in f[1:]) or \
+                int(f[3]) > int(f[4]) or int(f[5]) == 0:
+            bad.append(f"line {line!r}")
+            continue
+        if int(f[1]) != run.get("size"):
+            bad.append(f"line {line!r}: size, want {run.get('size')}")
+        counts[f[0]] = counts.get(f[0], 0) + int(f[5])
+    want = {r.get("rw"): r.get("ios") for r in run.get("results") or []}
+    if counts != want:
+        bad.append(f"histogram counts {counts}, results' I/Os {want}")
+    return report(bad)
+
+
 def usage():
     print(__doc__.strip(), file=sys.stderr)
     return 2
 
 
 def main():
-    cmds = {"run": cmd_run, "sysfs": cmd_sysfs}
+    cmds = {"run": cmd_run, "sysfs": cmd_sysfs, "hist": cmd_hist}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         return usage()
     return cmds[sys.argv[1]](sys.argv[2:])

@@ -515,7 +515,7 @@ NETLINK_EXT_ACK = 11
 NLMSGERR_ATTR_MSG = 1
 
 # Attribute types by name, as the netlink spec declares them.
-U8 = ("type", "op", "poll", "stats", "post_context", "inv")
+U8 = ("type", "op", "poll", "stats", "post_context", "inv", "read_pct")
 U16 = ("port",)
 FLAGS = ("verify", "bidir")
 BINARY = ("addr",)

@@ -35,6 +35,23 @@ static void io_parse_every_keyword(void)
 	       "poll", "softirq", "verify", "interval", "0.5");
 }
 
+static void io_parse_randmix(void)
+{
+	/* a read run with writes mixed in: op read, read-pct */
+	RUN_OK(IO, "type=2 op=2 addr=198.18.0.1 port=18515 qd=16 read-pct=70",
+	       "addr", "198.18.0.1", "rw", "randmix", "70", "qd", "16");
+	RUN_ERR(IO, "missing value after 'rw randmix' (the percentage of reads, 1 to 99)",
+		"addr", "198.18.0.1", "rw", "randmix");
+	RUN_ERR(IO, "rw randmix '0' is out of range (1 to 99)",
+		"addr", "198.18.0.1", "rw", "randmix", "0");
+	RUN_ERR(IO, "rw randmix '100' is out of range (1 to 99)",
+		"addr", "198.18.0.1", "rw", "randmix", "100");
+	RUN_ERR(IO, "invalid rw randmix 'qd' (the percentage of reads)",
+		"addr", "198.18.0.1", "rw", "randmix", "qd", "16");
+	RUN_ERR(IO, "'rw' given twice", "addr", "198.18.0.1", "rw", "randmix",
+		"50", "rw", "write");
+}
+
 static void io_keywords_refused(void)
 {
 	RUN_ERR(IO, "'op' does not apply to run io", "addr", "198.18.0.1",
@@ -52,7 +69,7 @@ static void io_keywords_refused(void)
 	/* lat refuses the bandwidth keywords first, as before */
 	RUN_ERR(LAT, "'interval' is only for run bw", "op", "send", "addr",
 		"198.18.0.1", "interval", "1");
-	RUN_ERR(IO, "unknown rw 'send' (write or read)", "addr", "198.18.0.1",
+	RUN_ERR(IO, "unknown rw 'send' (write, read or randmix)", "addr", "198.18.0.1",
 		"rw", "send");
 	RUN_ERR(IO, "an I/O run's block size is a multiple of 512 from 512 B to 1 MiB",
 		"addr", "198.18.0.1", "bs", "1000");
@@ -64,13 +81,46 @@ static void io_keywords_refused(void)
 		"addr", "198.18.0.1", "path", "user");
 }
 
-/* A done read run of 4 KiB blocks, qd 4, in 2 segments, as run-get says. */
-static struct nl_msg *io_msg(bool stats)
+/*
+ * One result: @ios I/Os of 4 KiB in 0.3 s, the I/Os' direction @op when
+ * not 0, the samples' statistics with @stats.
+ */
+static void io_put_result(struct nl_msg *msg, uint8_t op, uint64_t ios,
+			  bool stats)
+{
+	const int pad = KVPERF_A_RESULT_PAD;
+	struct nlattr *nest;
+
+	nest = nla_nest_start(msg, KVPERF_A_RUN_RESULT);
+	nla_put_u32(msg, KVPERF_A_RESULT_SIZE, 4096);
+	if (op)
+		nla_put_u8(msg, KVPERF_A_RESULT_OP, op);
+	run_put_u64(msg, KVPERF_A_RESULT_ITERATIONS, pad, ios);
+	run_put_u64(msg, KVPERF_A_RESULT_ELAPSED_NS, pad, 300000000);
+	run_put_u64(msg, KVPERF_A_RESULT_MEAN_PS, pad, 1199876543);
+	run_put_u64(msg, KVPERF_A_RESULT_MISMATCHES, pad, 0);
+	if (stats) {
+		run_put_u64(msg, KVPERF_A_RESULT_MIN_NS, pad, 900000);
+		run_put_u64(msg, KVPERF_A_RESULT_MAX_NS, pad, 5123456);
+		run_put_u64(msg, KVPERF_A_RESULT_STDEV_PS, pad, 210987654);
+		run_put_u64(msg, KVPERF_A_RESULT_P50_NS, pad, 1150000);
+		run_put_u64(msg, KVPERF_A_RESULT_P90_NS, pad, 1400000);
+		run_put_u64(msg, KVPERF_A_RESULT_P99_NS, pad, 2000000);
+		run_put_u64(msg, KVPERF_A_RESULT_P999_NS, pad, 5000000);
+		run_put_u64(msg, KVPERF_A_RESULT_P9999_NS, pad, 5120000);
+		nla_put_u32(msg, KVPERF_A_RESULT_HIST_REL_ERR_PPM, 3907);
+	}
+	nla_nest_end(msg, nest);
+}
+
+/*
+ * A done read run of 4 KiB blocks, qd 4, in 2 segments, as run-get says;
+ * with @mixed, 70 % reads: 700 reads and 300 writes.
+ */
+static struct nl_msg *io_msg(bool stats, bool mixed)
 {
 	static const uint8_t addr[4] = { 198, 18, 0, 1 };
 	struct nl_msg *msg = unit_genl_msg(KVPERF_CMD_RUN_GET);
-	const int pad = KVPERF_A_RESULT_PAD;
-	struct nlattr *nest;
 
 	nla_put_u32(msg, KVPERF_A_RUN_ID, 5);
 	nla_put_u8(msg, KVPERF_A_RUN_TYPE, KVPERF_RUN_TYPE_IO);
@@ -93,25 +143,14 @@ static struct nl_msg *io_msg(bool stats)
 	nla_put_u32(msg, KVPERF_A_RUN_SEGMENTS, 2);
 	nla_put_u8(msg, KVPERF_A_RUN_STATS, stats ? KVPERF_STATS_MODE_ON :
 						    KVPERF_STATS_MODE_OFF);
-	nest = nla_nest_start(msg, KVPERF_A_RUN_RESULT);
-	nla_put_u32(msg, KVPERF_A_RESULT_SIZE, 4096);
-	run_put_u64(msg, KVPERF_A_RESULT_ITERATIONS, pad, 1000);
-	/* 1000 I/Os in 0.3 s: 3333.333 IOPS, 13.020 MiB/s */
-	run_put_u64(msg, KVPERF_A_RESULT_ELAPSED_NS, pad, 300000000);
-	run_put_u64(msg, KVPERF_A_RESULT_MEAN_PS, pad, 1199876543);
-	run_put_u64(msg, KVPERF_A_RESULT_MISMATCHES, pad, 0);
-	if (stats) {
-		run_put_u64(msg, KVPERF_A_RESULT_MIN_NS, pad, 900000);
-		run_put_u64(msg, KVPERF_A_RESULT_MAX_NS, pad, 5123456);
-		run_put_u64(msg, KVPERF_A_RESULT_STDEV_PS, pad, 210987654);
-		run_put_u64(msg, KVPERF_A_RESULT_P50_NS, pad, 1150000);
-		run_put_u64(msg, KVPERF_A_RESULT_P90_NS, pad, 1400000);
-		run_put_u64(msg, KVPERF_A_RESULT_P99_NS, pad, 2000000);
-		run_put_u64(msg, KVPERF_A_RESULT_P999_NS, pad, 5000000);
-		run_put_u64(msg, KVPERF_A_RESULT_P9999_NS, pad, 5120000);
-		nla_put_u32(msg, KVPERF_A_RESULT_HIST_REL_ERR_PPM, 3907);
+	if (mixed) {
+		nla_put_u8(msg, KVPERF_A_RUN_READ_PCT, 70);
+		io_put_result(msg, KVPERF_OP_READ, 700, stats);
+		io_put_result(msg, KVPERF_OP_WRITE, 300, stats);
+	} else {
+		/* 1000 I/Os in 0.3 s: 3333.333 IOPS, 13.020 MiB/s */
+		io_put_result(msg, 0, 1000, stats);
 	}
-	nla_nest_end(msg, nest);
 	return msg;
 }
 
@@ -121,7 +160,7 @@ static const char io_head[] =
 
 static void io_print_done(void)
 {
-	struct nl_msg *msg = io_msg(true);
+	struct nl_msg *msg = io_msg(true, false);
 	struct capture c, err;
 	char want[1024];
 
@@ -139,7 +178,7 @@ static void io_print_done(void)
 
 static void io_print_json(void)
 {
-	struct nl_msg *msg = io_msg(true);
+	struct nl_msg *msg = io_msg(true, false);
 	struct capture c, err;
 
 	CHECK_INT(run_print_one(&c, true, false, msg, &err), 0);
@@ -155,6 +194,7 @@ static void io_print_json(void)
 		   "r = d['results']\n"
 		   "assert len(r) == 1\n"
 		   "r = r[0]\n"
+		   "assert r['rw'] == 'read'\n"
 		   "assert r['iops'] == 3333.333 and r['mib_per_sec'] == 13.02\n"
 		   "assert r['ios'] == 1000 and r['bs'] == 4096\n"
 		   "assert r['elapsed_ns'] == 300000000\n"
@@ -173,7 +213,7 @@ static void io_print_json(void)
 /* stats off: the mean alone, and no key that needs samples */
 static void io_print_stats_off(void)
 {
-	struct nl_msg *msg = io_msg(false);
+	struct nl_msg *msg = io_msg(false, false);
 	struct capture c, err;
 
 	CHECK_INT(run_print_one(&c, false, false, msg, &err), 0);
@@ -189,6 +229,35 @@ static void io_print_stats_off(void)
 		   "          'hist_rel_err_ppm'):\n"
 		   "    assert k not in r, k\n"
 		   "assert r['mean_ns'] == 1199876.543\n");
+	cap_close(&c);
+	cap_close(&err);
+	nlmsg_free(msg);
+}
+
+/* a mixed run: a block per direction, each its I/Os over the run's time */
+static void io_print_randmix(void)
+{
+	struct nl_msg *msg = io_msg(true, true);
+	struct capture c, err;
+	const char *w;
+
+	CHECK_INT(run_print_one(&c, false, false, msg, &err), 0);
+	CHECK(strstr(c.buf, ", segments 2, read-pct 70, kernel ") != NULL);
+	w = strstr(c.buf, "\n write: IOPS=1000.000, BW=3.906MiB/s (300 I/Os of 4096 bytes in 300.000 ms)\n");
+	CHECK(w != NULL);
+	CHECK(strstr(c.buf, "\n read: IOPS=2333.333, BW=9.114MiB/s (700 I/Os of 4096 bytes in 300.000 ms)\n") <
+	      w);
+	CHECK_STR(err.buf, "");
+	cap_close(&c);
+	cap_close(&err);
+	CHECK_INT(run_print_one(&c, true, false, msg, &err), 0);
+	CHECK_JSON(c.buf,
+		   "assert d['op'] == 'read' and d['read_pct'] == 70\n"
+		   "r = d['results']\n"
+		   "assert [x['rw'] for x in r] == ['read', 'write']\n"
+		   "assert [x['ios'] for x in r] == [700, 300]\n"
+		   "assert [x['iops'] for x in r] == [2333.333, 1000.0]\n"
+		   "assert r[1]['p99_ns'] == 2000000\n");
 	cap_close(&c);
 	cap_close(&err);
 	nlmsg_free(msg);
@@ -220,10 +289,12 @@ static void io_live_line(void)
 const struct unit_test unit_tests[] = {
 	UNIT(io_parse_minimal),
 	UNIT(io_parse_every_keyword),
+	UNIT(io_parse_randmix),
 	UNIT(io_keywords_refused),
 	UNIT(io_print_done),
 	UNIT(io_print_json),
 	UNIT(io_print_stats_off),
+	UNIT(io_print_randmix),
 	UNIT(io_live_line),
 	{ NULL },
 };

@@ -182,7 +182,7 @@ static const struct upath_req bw_req = {
 };
 
 static const uint8_t bw_req_bytes[56] = {
-	4, 1, 1, 3 | 8,		/* version, op, type, flags (warm-up timed) */
+	5, 1, 1, 3 | 8,		/* version, op, type, flags (warm-up timed) */
 	0, 1, 0, 0,		/* size_max */
 	0, 0, 0, 64,		/* inline_size */
 	0x11, 0x22, 0x33, 0x44,	/* rkey */
@@ -308,6 +308,12 @@ static void upath_wire_request_checks(void)
 	lat.post_list = 1;
 	lat.flags = KVPERF_WIRE_BIDIR;
 	CHECK(!upath_wire_req_ok(&lat));
+	/* a mix of reads and writes says read */
+	lat.flags = KVPERF_WIRE_IO_MIXED;
+	CHECK(!upath_wire_req_ok(&lat));
+	lat.op = KVPERF_OP_READ;
+	CHECK(upath_wire_req_ok(&lat));
+	lat.op = KVPERF_OP_WRITE;
 	lat.flags = 0;
 	CHECK(upath_wire_req_ok(&lat));
 	lat.op = 3;

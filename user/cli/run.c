@@ -162,16 +162,40 @@ static int parse_warmup(struct kvperf *kv, const char *s, struct run_opts *o)
 				 RUN_WARMUP_HINT, &o->cfg.warmup_ms);
 }
 
-/* rw read | rw write: the op of an I/O run */
+/*
+ * rw read | rw write | rw randmix PCT: the op of an I/O run, or reads
+ * mixed with writes, PCT percent of them reads (fio's rwmixread)
+ */
 static int parse_rw(struct kvperf *kv, const char *s, struct run_opts *o)
 {
 	static const char *const rw_names[] = {
 		[KVPERF_OP_WRITE] = "write",
 		[KVPERF_OP_READ] = "read",
+		[KVPERF_OP_READ + 1] = "randmix",
 	};
+	const char *pct;
+	uint32_t v;
+	int ret;
 
-	return cli_parse_name(kv, "run", "rw", rw_names, ARRAY_SIZE(rw_names),
-			      s, &o->cfg.op);
+	ret = cli_parse_name(kv, "run", "rw", rw_names, ARRAY_SIZE(rw_names),
+			     s, &o->cfg.op);
+	if (ret || o->cfg.op <= KVPERF_OP_READ)
+		return ret;
+	o->cfg.op = KVPERF_OP_READ;
+	pct = args_next(o->args);
+	if (!pct)
+		return kvperf_usage(kv, "run",
+				    "missing value after 'rw randmix' (the percentage of reads, %d to %d)",
+				    KVPERF_IO_READ_PCT_MIN,
+				    KVPERF_IO_READ_PCT_MAX);
+	ret = cli_parse_run_ranged(kv, "run", "rw randmix",
+				   KVPERF_A_RUN_READ_PCT, pct,
+				   "the percentage of reads", &v);
+	if (!ret) {
+		o->cfg.read_pct = v;
+		KV_SET(&o->cfg, KVPERF_A_RUN_READ_PCT);
+	}
+	return ret;
 }
 
 static int parse_cpus(struct kvperf *kv, const char *s, struct run_opts *o)
@@ -400,6 +424,7 @@ int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	int ret, attr;
 
 	memset(o, 0, sizeof(*o));
+	o->args = a;
 	run_cfg_init(&o->cfg, type);
 	ret = cli_parse_keywords(kv, a, &k, &o->given, o);
 	if (ret)
@@ -599,6 +624,7 @@ static int run_start(struct kvperf *kv, const struct run_opts *o)
 				 "iterations",
 		.tty = isatty(fileno(kv->err)) ? kv->err : NULL,
 		.rw = o->cfg.type != KVPERF_RUN_TYPE_IO ? NULL :
+		      KV_HAS(&o->cfg, KVPERF_A_RUN_READ_PCT) ? "randmix" :
 		      o->cfg.op == KVPERF_OP_WRITE ? "write" : "read",
 	};
 	struct run_wait w = {
@@ -809,7 +835,8 @@ static void run_help(FILE *f)
 	      "              [signal-every N] [bidir] [interval TIME] [gbits]\n"
 	      "              [path {kernel|user}] [post-context {process|bh}]\n"
 	      "              [key HEX | key-file PATH]\n"
-	      "       kvperf [-j [-p]] run io addr ADDR [port PORT] [rw {read|write}]\n"
+	      "       kvperf [-j [-p]] run io addr ADDR [port PORT]\n"
+	      "              [rw {read|write|randmix PCT}]\n"
 	      "              [bs N] [qd N] [inv {remote|local}] [segments N]\n"
 	      "              [iters N | time TIME]\n"
 	      "              [warmup N | warmup TIME] [poll {busy|softirq|workqueue}]\n"
@@ -911,7 +938,10 @@ static void run_help(FILE *f)
 	      "\n"
 	      "Only for io:\n"
 	      "  rw            read (default: the target writes into the host's\n"
-	      "                block) or write (the target reads it)\n"
+	      "                block), write (the target reads it), or randmix PCT:\n"
+	      "                each I/O reads with a chance of PCT percent (1 to\n"
+	      "                99) and writes otherwise; reads and writes get a\n"
+	      "                result each\n"
 	      "  bs            block size, a multiple of 512 from 512 to 1M (default\n"
 	      "                4K)\n"
 	      "  qd            I/Os kept outstanding, 1 to 256 (default 1), at most\n"

@@ -94,6 +94,8 @@ struct run_opts {
 	uint8_t path;
 	/* key-file: read once the command line is known to be right */
 	const char *key_file;
+	/* the words being parsed: rw randmix takes the next one too */
+	struct args *args;
 };
 
 static inline bool run_opt(const struct run_opts *o, enum run_kw kw)
@@ -122,7 +124,7 @@ struct run_show {
 	/* CLOCK_MONOTONIC ms when the run started, for those lines */
 	int64_t start_ms;
 	bool gbits;
-	/* an I/O run: its lines are fio's, for @rw ("read" or "write") */
+	/* an I/O run: its lines are fio's, for @rw ("read", "write" or "randmix") */
 	const char *rw;
 };
 

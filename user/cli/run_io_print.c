@@ -39,10 +39,19 @@ static void print_ps(struct printer *p, const char *key, const char *fmt,
 		     fmt_fixed(text, ps, 6, 3));
 }
 
+/* The direction of a result's I/Os: its own, or the run's. */
+static uint8_t io_result_op(const struct kv_run *run,
+			    const struct kv_lat_result *res)
+{
+	return KV_HAS(res, KVPERF_A_RESULT_OP) ? res->op : run->op;
+}
+
 /* "read: IOPS=..., BW=...MiB/s (N I/Os of B bytes in T ms)" */
 static void print_io_rates(struct printer *p, const struct kv_run *run,
 			   const struct kv_lat_result *res)
 {
+	bool write = io_result_op(run, res) == KVPERF_OP_WRITE;
+
 	unsigned __int128 bytes = (unsigned __int128)res->iterations *
 				  res->size;
 	char iops[FMT_FIXED_LEN], mibs[FMT_FIXED_LEN], ms[FMT_FIXED_LEN];
@@ -52,7 +61,7 @@ static void print_io_rates(struct printer *p, const struct kv_run *run,
 	/* bytes per ns, times 10^9, over 2^20 */
 	ratio_milli(mibs, bytes * 1000000000 / (1 << 20), res->elapsed_ns);
 	pr_indent(p, 1);
-	pr_text(p, run->op == KVPERF_OP_WRITE ? "write:" : "read:");
+	pr_str(p, "rw", "%s:", write ? "write" : "read");
 	pr_number_as(p, "iops", "IOPS=%s,", iops, iops);
 	pr_number_as(p, "mib_per_sec", "BW=%sMiB/s", mibs, mibs);
 	pr_u64(p, "ios", "(%s I/Os", res->iterations);
@@ -100,7 +109,7 @@ static void print_io_result(struct printer *p, const struct kv_run *run,
  * @f: where it goes
  * @ev: the run's progress event: the interval's I/Os, bytes and length
  * @since_ms: how long ago the run started
- * @rw: "read" or "write"
+ * @rw: "read", "write" or "randmix"
  *
  * "  [   2.0 s] read: IOPS=4123.456, BW=16.107MiB/s (1.20 GiB so far)",
  * the interval's rates truncated to thousandths; an event without an
@@ -134,7 +143,11 @@ void run_print_io_live(FILE *f, const struct kv_run *ev, int64_t since_ms,
  *     clat (usec): min=12.34, max=567.89, avg=20.120, stdev=3.450
  *     clat percentiles (usec): 50.00th=[19.90], 90.00th=[...], ...
  *
- * JSON: "results", one object with iops and mib_per_sec (3 decimals),
+ * A run with a read-pct has two such blocks, "read:" then "write:", each
+ * with the rates of its own I/Os over the run's time.
+ *
+ * JSON: "results", an object per direction with rw ("read" or "write"),
+ * iops and mib_per_sec (3 decimals),
  * bs, ios, bytes, elapsed_ns, min_ns, max_ns, mean_ns, stdev_ns, the
  * percentiles in ns, hist_rel_err_ppm and mismatches.
  */

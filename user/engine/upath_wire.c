@@ -109,11 +109,17 @@ bool upath_wire_req_ok(const struct upath_req *r)
 {
 	uint32_t list_max;
 
-	/* an I/O run: whole 512-byte units, its depth and segments bounded */
+	/*
+	 * an I/O run: whole 512-byte units (a mixed one says read), its
+	 * depth and segments bounded
+	 */
 	if (r->type == KVPERF_RUN_TYPE_IO)
 		return r->op != KVPERF_OP_SEND && r->op <= KVPERF_OP_READ &&
 		       !(r->flags & ~(KVPERF_WIRE_VERIFY |
-				      KVPERF_WIRE_IO_INV_LOCAL)) &&
+				      KVPERF_WIRE_IO_INV_LOCAL |
+				      KVPERF_WIRE_IO_MIXED)) &&
+		       (!(r->flags & KVPERF_WIRE_IO_MIXED) ||
+			r->op == KVPERF_OP_READ) &&
 		       r->size_max >= KVPERF_IO_BS_MIN &&
 		       r->size_max <= KVPERF_IO_BS_MAX &&
 		       !(r->size_max % KVPERF_IO_BS_MIN) && r->tx_depth &&

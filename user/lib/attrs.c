@@ -122,6 +122,7 @@ static const struct attr_spec result_attrs[KVPERF_A_RESULT_MAX + 1] = {
 	[KVPERF_A_RESULT_HIST_REL_ERR_PPM] = { "hist-rel-err-ppm", ATTR_U32 },
 	[KVPERF_A_RESULT_ELAPSED_NS]	= { "elapsed-ns", ATTR_U64 },
 	[KVPERF_A_RESULT_PAD]		= { "pad", ATTR_PAD },
+	[KVPERF_A_RESULT_OP]		= { "op", ATTR_U8 },
 };
 
 static const struct attr_spec bw_qp_attrs[KVPERF_A_BW_QP_MAX + 1] = {
@@ -197,6 +198,7 @@ static const struct attr_spec run_attrs[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_QD]		= { "qd", ATTR_U32 },
 	[KVPERF_A_RUN_INV]		= { "inv", ATTR_U8 },
 	[KVPERF_A_RUN_SEGMENTS]		= { "segments", ATTR_U32 },
+	[KVPERF_A_RUN_READ_PCT]		= { "read-pct", ATTR_U8 },
 };
 
 const struct attr_set attrs_gid = {

@@ -48,6 +48,7 @@ static const struct kv_field cfg_fields[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_QD]		= KV_CFG(KV_FIELD_UINT, qd),
 	[KVPERF_A_RUN_INV]		= KV_CFG(KV_FIELD_UINT, inv),
 	[KVPERF_A_RUN_SEGMENTS]		= KV_CFG(KV_FIELD_UINT, segments),
+	[KVPERF_A_RUN_READ_PCT]		= KV_CFG(KV_FIELD_UINT, read_pct),
 };
 
 const struct kv_fields run_cfg_fields = { cfg_fields, KVPERF_A_RUN_MAX };
@@ -146,6 +147,8 @@ static const struct kv_range run_ranges[] = {
 	{ KVPERF_A_RUN_QD, KVPERF_IO_QD_MIN, KVPERF_IO_QD_MAX, false },
 	{ KVPERF_A_RUN_SEGMENTS, KVPERF_IO_SEGMENTS_MIN, KVPERF_IO_SEGMENTS_MAX,
 	  false },
+	{ KVPERF_A_RUN_READ_PCT, KVPERF_IO_READ_PCT_MIN, KVPERF_IO_READ_PCT_MAX,
+	  false },
 };
 
 /**
@@ -174,6 +177,7 @@ static const uint8_t run_bw_only[] = {
 /* The attributes only I/O runs take. */
 static const uint8_t run_io_only[] = {
 	KVPERF_A_RUN_QD, KVPERF_A_RUN_INV, KVPERF_A_RUN_SEGMENTS,
+	KVPERF_A_RUN_READ_PCT,
 };
 
 /* The attributes I/O runs refuse, besides the bandwidth runs' own. */
@@ -205,6 +209,9 @@ static const char *run_cfg_check_io(const struct kv_run_cfg *cfg, int *attr)
 	*attr = KVPERF_A_RUN_SEGMENTS;
 	if (bs % (KVPERF_IO_BS_MIN * segments))
 		return "the block does not split into that many segments of whole 512-byte units";
+	*attr = KVPERF_A_RUN_READ_PCT;
+	if (KV_HAS(cfg, KVPERF_A_RUN_READ_PCT) && cfg->op != KVPERF_OP_READ)
+		return "read-pct mixes writes into a read run: it goes with op read";
 	return NULL;
 }
 

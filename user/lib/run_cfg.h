@@ -56,6 +56,7 @@ struct kv_run_cfg {
 	uint32_t qd;
 	uint8_t inv;
 	uint32_t segments;
+	uint8_t read_pct;
 };
 
 extern const struct kv_fields run_cfg_fields;

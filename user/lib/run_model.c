@@ -65,6 +65,7 @@ static const struct kv_field run_fields[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_QD]		= KV_RUN(KV_FIELD_UINT, qd),
 	[KVPERF_A_RUN_INV]		= KV_RUN(KV_FIELD_UINT, inv),
 	[KVPERF_A_RUN_SEGMENTS]		= KV_RUN(KV_FIELD_UINT, segments),
+	[KVPERF_A_RUN_READ_PCT]		= KV_RUN(KV_FIELD_UINT, read_pct),
 };
 
 static const struct kv_field lat_fields[KVPERF_A_RESULT_MAX + 1] = {
@@ -82,6 +83,7 @@ static const struct kv_field lat_fields[KVPERF_A_RESULT_MAX + 1] = {
 	[KVPERF_A_RESULT_MISMATCHES]	= KV_LAT(mismatches),
 	[KVPERF_A_RESULT_HIST_REL_ERR_PPM] = KV_LAT(hist_rel_err_ppm),
 	[KVPERF_A_RESULT_ELAPSED_NS]	= KV_LAT(elapsed_ns),
+	[KVPERF_A_RESULT_OP]		= KV_LAT(op),
 };
 
 static const struct kv_field bw_fields[KVPERF_A_BW_RESULT_MAX + 1] = {

@@ -47,6 +47,7 @@ struct kv_lat_result {
 	uint64_t mismatches;
 	uint32_t hist_rel_err_ppm;
 	uint64_t elapsed_ns;
+	uint8_t op;
 };
 
 /* One queue pair in one size of a bandwidth run (bw-qp). */
@@ -140,6 +141,7 @@ struct kv_run {
 	uint32_t qd;
 	uint8_t inv;
 	uint32_t segments;
+	uint8_t read_pct;
 	uint32_t nlat;
 	struct kv_lat_result *lat;
 	uint32_t nbw;

@@ -91,7 +91,7 @@
 #include <linux/kvperf.h>
 #include <linux/types.h>
 
-#define KVPERF_PROTO_VERSION	4
+#define KVPERF_PROTO_VERSION	5
 /* perftest's port */
 #define KVPERF_DEFAULT_PORT	18515
 
@@ -147,6 +147,7 @@ struct kvperf_wire_req {
 #define KVPERF_WIRE_TIMED		0x4
 #define KVPERF_WIRE_WARMUP_TIMED	0x8
 #define KVPERF_WIRE_IO_INV_LOCAL	0x10
+#define KVPERF_WIRE_IO_MIXED		0x20
 
 /**
  * struct kvperf_wire_rep - accept private data (server to client)
