@@ -156,11 +156,15 @@ struct kvperf_io_params {
  * @elapsed_ns: first measured submission to last measured completion, of
  *		all of them
  * @mismatches: reads whose data were wrong (verify)
+ * @reg_ns: with a histogram, the time spent registering the I/Os' blocks
+ * @inv_ns: with a histogram, the time the I/Os waited for a LOCAL_INV
  */
 struct kvperf_io_result {
 	u64 ios[KVPERF_IO_DIRS];
 	u64 elapsed_ns;
 	u64 mismatches[KVPERF_IO_DIRS];
+	u64 reg_ns[KVPERF_IO_DIRS];
+	u64 inv_ns[KVPERF_IO_DIRS];
 };
 
 struct kvperf_io_host;

@@ -34,7 +34,10 @@
  * @op: the I/O's direction
  * @seed: the I/O's pattern seed
  * @measured: the I/O counts in the results
- * @submit_ns: when it was submitted
+ * @submit_ns: when it was submitted: before its MR was taken
+ * @reg_ns: how long taking and mapping its MR took
+ * @rsp_ns: inv local, when its response arrived
+ * @inv_ns: inv local, how long its LOCAL_INV took after the response
  * @done_ns: when its last event arrived
  * @node: entry in the host's done list
  */
@@ -52,6 +55,9 @@ struct kvperf_io_req {
 	u32 seed;
 	bool measured;
 	u64 submit_ns;
+	u64 reg_ns;
+	u64 rsp_ns;
+	u64 inv_ns;
 	u64 done_ns;
 	struct llist_node node;
 };
@@ -182,9 +188,13 @@ static void kvperf_io_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static void kvperf_io_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	kvperf_io_req_done(cq, wc, container_of(wc->wr_cqe,
-						struct kvperf_io_req, inv_cqe),
-			   "the LOCAL_INV failed");
+	struct kvperf_io_req *r = container_of(wc->wr_cqe,
+					       struct kvperf_io_req, inv_cqe);
+
+	/* stats off: no clock per I/O */
+	if (r->h->p.hist[0])
+		r->inv_ns = ktime_get_ns() - r->rsp_ns;
+	kvperf_io_req_done(cq, wc, r, "the LOCAL_INV failed");
 }
 
 static int kvperf_io_post_rx(struct kvperf_io_host *h, struct kvperf_io_rx *x)
@@ -285,6 +295,8 @@ static void kvperf_io_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (!inv) {
 		atomic_inc(&r->pending);
+		if (h->p.hist[0])
+			r->rsp_ns = ktime_get_ns();
 		if (kvperf_io_post_inv(h, r)) {
 			kvperf_conn_fail(c, -EIO, "cannot post a LOCAL_INV");
 			return;
@@ -462,9 +474,13 @@ static int kvperf_io_submit(struct kvperf_io_host *h, struct kvperf_io_req *r,
 			  IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE :
 			  IB_ACCESS_REMOTE_READ,
 	};
+	u64 submit_ns = 0;
 	u32 nents;
 	int n;
 
+	/* the I/O's time starts with its registration */
+	if (h->p.hist[0])
+		submit_ns = ktime_get_ns();
 	mr = ib_mr_pool_get(qp, &h->mrs);
 	if (WARN_ON_ONCE(!mr))
 		return -EIO;
@@ -477,6 +493,8 @@ static int kvperf_io_submit(struct kvperf_io_host *h, struct kvperf_io_req *r,
 				 "cannot map an I/O's block for FRWR");
 		return n < 0 ? n : -EINVAL;
 	}
+	if (submit_ns)
+		r->reg_ns = ktime_get_ns() - submit_ns;
 	if (h->p.verify && op == KVPERF_OP_WRITE) {
 		kvperf_io_slot_for_cpu(&h->slots, r->index);
 		kvperf_io_slot_fill(&h->slots, r->index, h->p.bs, seed);
@@ -512,10 +530,10 @@ static int kvperf_io_submit(struct kvperf_io_host *h, struct kvperf_io_req *r,
 	r->seed = seed;
 	r->measured = measured;
 	r->answered = false;
+	r->inv_ns = 0;
 	atomic_set(&r->pending, 2);
 	WRITE_ONCE(r->mr, mr);
-	if (h->p.hist[0])
-		r->submit_ns = ktime_get_ns();
+	r->submit_ns = submit_ns;
 	n = kvperf_conn_post_wrs(c, &reg.wr);
 	if (n) {
 		kvperf_conn_fail(c, n, "cannot post an I/O");
@@ -540,8 +558,10 @@ static bool kvperf_io_any_done(struct kvperf_conn *c, void *arg)
  * Keeps min(qd, credits) I/Os outstanding: the warm-up's first, then the
  * measured ones, until their count or time is reached; waits for every
  * outstanding I/O before it returns. An I/O's latency runs from just
- * before its REG_MR and SEND are posted to the completion handler that
- * saw its last event. Without a histogram (stats off) no clock is read
+ * before it takes its MR from the pool to the completion handler that
+ * saw its last event; the registration's part (the MR taken and mapped)
+ * and, with inv local, the invalidation's (the response's arrival to
+ * the LOCAL_INV's completion) are summed apart. Without a histogram (stats off) no clock is read
  * per I/O: the measured time ends with the batch of completions that
  * held the last measured I/O, and the time checks (a timed run, the
  * ticks) read the clock once per batch.
@@ -641,6 +661,8 @@ int kvperf_io_host_run(struct kvperf_io_host *h, struct kvperf_io_result *r)
 					    q->done_ns - start_ns);
 			kvperf_hist_record(p->hist[dir],
 					   q->done_ns - q->submit_ns);
+			r->reg_ns[dir] += q->reg_ns;
+			r->inv_ns[dir] += q->inv_ns;
 		}
 		/* one clock read per batch of completions */
 		now = ktime_get_ns();

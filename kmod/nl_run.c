@@ -334,6 +334,9 @@ static int kvperf_fill_result(struct sk_buff *skb,
 	    kvperf_put_u64(skb, KVPERF_A_RESULT_ELAPSED_NS, res->elapsed_ns,
 			   pad) ||
 	    (io && nla_put_u8(skb, KVPERF_A_RESULT_OP, res->op)) ||
+	    (io && stats &&
+	     (kvperf_put_u64(skb, KVPERF_A_RESULT_REG_NS, res->reg_ns, pad) ||
+	      kvperf_put_u64(skb, KVPERF_A_RESULT_INV_NS, res->inv_ns, pad))) ||
 	    (stats && kvperf_fill_samples(skb, st))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;

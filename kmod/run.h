@@ -245,6 +245,8 @@ struct kvperf_run_bw {
  *	   only the count and the mean
  * @mismatches: payloads that failed verification
  * @elapsed_ns: wall time of the measured iterations
+ * @reg_ns: I/O runs, the I/Os' time registering, summed (stats on)
+ * @inv_ns: I/O runs, the I/Os' time waiting for a LOCAL_INV, summed
  */
 struct kvperf_result {
 	u32 size;
@@ -253,6 +255,8 @@ struct kvperf_result {
 	struct kvperf_stats stats;
 	u64 mismatches;
 	u64 elapsed_ns;
+	u64 reg_ns;
+	u64 inv_ns;
 };
 
 /**

@@ -91,6 +91,8 @@ static void kvperf_run_io_result(struct kvperf_run *run,
 
 		res->elapsed_ns = r->elapsed_ns;
 		res->mismatches = r->mismatches[i];
+		res->reg_ns = r->reg_ns[i];
+		res->inv_ns = r->inv_ns[i];
 		if (run->cfg.stats == KVPERF_STATS_MODE_ON)
 			kvperf_hist_summarize(&res->hist, &res->stats);
 		else

@@ -28,8 +28,10 @@ import sys
 from latlib import report
 
 PERCENTILES = ("p50_ns", "p90_ns", "p99_ns", "p999_ns", "p9999_ns")
+SHARE_KEYS = ("reg_ns", "reg_avg_ns", "reg_pct", "inv_ns", "inv_avg_ns",
+              "inv_pct")
 SAMPLE_KEYS = ("min_ns", "max_ns", "stdev_ns") + PERCENTILES + (
-    "hist_rel_err_ppm",)
+    "hist_rel_err_ppm",) + SHARE_KEYS
 
 
 def load(path):
@@ -94,10 +96,44 @@ def check_result(res, want, bad):
     if not vals[0] * 1000 <= mean <= vals[-1] * 1000:
         bad.append(f"mean_ns {res['mean_ns']} outside [{vals[0]},"
                    f" {vals[-1]}]")
+    check_shares(res, want, mean, bad)
     # ios waiting at qd 1 follow each other: they add up to no more
     if want.get("qd") == 1 and mean * ios > el * 1000:
         bad.append(f"qd 1: {ios} I/Os of mean {res['mean_ns']} ns take"
                    f" more than the {el} ns elapsed")
+
+
+def check_shares(res, want, mean_ps, bad):
+    """Registration and invalidation: parts of the I/Os' latency."""
+    ios = res["ios"]
+    try:
+        vals = {k: res[k] for k in SHARE_KEYS}
+        pcts = {k: milli(str(vals[k])) for k in ("reg_pct", "inv_pct")}
+    except (KeyError, ValueError) as e:
+        bad.append(f"registration and invalidation shares: {e}")
+        return
+    lat_ps = mean_ps * ios
+    for part in ("reg", "inv"):
+        total = vals[f"{part}_ns"]
+        if not isinstance(total, int) or total * 1000 > lat_ps:
+            bad.append(f"{part}_ns {total!r}, want at most the summed"
+                       f" latency {lat_ps // 1000} ns")
+            return
+        if vals[f"{part}_avg_ns"] != total // ios:
+            bad.append(f"{part}_avg_ns {vals[f'{part}_avg_ns']}, want"
+                       f" {total} // {ios}")
+        if pcts[f"{part}_pct"] != total * 10**8 // lat_ps:
+            bad.append(f"{part}_pct {vals[f'{part}_pct']}, want {total} ns"
+                       f" of {lat_ps} ps")
+    # every I/O maps its MR; only a host that invalidates itself waits
+    if vals["reg_ns"] < ios:
+        bad.append(f"reg_ns {vals['reg_ns']} for {ios} I/Os, want 1 ns or"
+                   " more each")
+    local = want.get("inv") == "local"
+    if local and vals["inv_ns"] < ios:
+        bad.append(f"inv local: inv_ns {vals['inv_ns']} for {ios} I/Os")
+    if not local and vals["inv_ns"] != 0:
+        bad.append(f"inv remote: inv_ns {vals['inv_ns']}, want 0")
 
 
 def cmd_run(args):

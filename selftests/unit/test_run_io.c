@@ -109,6 +109,9 @@ static void io_put_result(struct nl_msg *msg, uint8_t op, uint64_t ios,
 		run_put_u64(msg, KVPERF_A_RESULT_P999_NS, pad, 5000000);
 		run_put_u64(msg, KVPERF_A_RESULT_P9999_NS, pad, 5120000);
 		nla_put_u32(msg, KVPERF_A_RESULT_HIST_REL_ERR_PPM, 3907);
+		/* 25 us of each 1000 I/Os' registering, 2 us invalidating */
+		run_put_u64(msg, KVPERF_A_RESULT_REG_NS, pad, 25000000);
+		run_put_u64(msg, KVPERF_A_RESULT_INV_NS, pad, 2000000);
 	}
 	nla_nest_end(msg, nest);
 }
@@ -168,7 +171,8 @@ static void io_print_done(void)
 	snprintf(want, sizeof(want), "%s%s", io_head,
 		 " read: IOPS=3333.333, BW=13.020MiB/s (1000 I/Os of 4096 bytes in 300.000 ms)\n"
 		 "  clat (usec): min=900.00, max=5123.46, avg=1199.877, stdev=210.988\n"
-		 "  clat percentiles (usec): 50.00th=[1150.00], 90.00th=[1400.00], 99.00th=[2000.00], 99.90th=[5000.00], 99.99th=[5120.00]\n");
+		 "  clat percentiles (usec): 50.00th=[1150.00], 90.00th=[1400.00], 99.00th=[2000.00], 99.90th=[5000.00], 99.99th=[5120.00]\n"
+		 "  reg (usec): avg=25.00, 2.083% of clat; inv (usec): avg=2.00, 0.166% of clat\n");
 	CHECK_STR(c.buf, want);
 	CHECK_STR(err.buf, "");
 	cap_close(&c);
@@ -204,6 +208,10 @@ static void io_print_json(void)
 		   "assert r['p99_ns'] == 2000000 and r['p999_ns'] == 5000000\n"
 		   "assert r['p9999_ns'] == 5120000\n"
 		   "assert r['hist_rel_err_ppm'] == 3907\n"
+		   "assert r['reg_ns'] == 25000000 and r['reg_avg_ns'] == 25000\n"
+		   "assert r['reg_pct'] == 2.083\n"
+		   "assert r['inv_ns'] == 2000000 and r['inv_avg_ns'] == 2000\n"
+		   "assert r['inv_pct'] == 0.166\n"
 		   "assert r['mismatches'] == 0\n");
 	cap_close(&c);
 	cap_close(&err);
@@ -220,13 +228,14 @@ static void io_print_stats_off(void)
 	CHECK(strstr(c.buf, "\n  clat (usec), stats off: avg=1199.877\n") !=
 	      NULL);
 	CHECK(strstr(c.buf, "percentiles") == NULL);
+	CHECK(strstr(c.buf, "reg (usec)") == NULL);
 	cap_close(&c);
 	cap_close(&err);
 	CHECK_INT(run_print_one(&c, true, false, msg, &err), 0);
 	CHECK_JSON(c.buf,
 		   "r = d['results'][0]\n"
 		   "for k in ('min_ns', 'max_ns', 'stdev_ns', 'p50_ns',\n"
-		   "          'hist_rel_err_ppm'):\n"
+		   "          'hist_rel_err_ppm', 'reg_ns', 'inv_pct'):\n"
 		   "    assert k not in r, k\n"
 		   "assert r['mean_ns'] == 1199876.543\n");
 	cap_close(&c);

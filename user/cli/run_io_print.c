@@ -71,6 +71,47 @@ static void print_io_rates(struct printer *p, const struct kv_run *run,
 	pr_eol(p);
 }
 
+/*
+ * @part_ns, summed over the I/Os, as a percentage of their summed
+ * latencies (the mean times the count) with 3 decimals; 0 without any
+ */
+static char *share_pct(char *buf, const struct kv_lat_result *res,
+		       uint64_t part_ns)
+{
+	unsigned __int128 lat_ps = (unsigned __int128)res->mean_ps *
+				   res->iterations;
+	/* percent, in thousandths: part_ns * 1000 ps * 100 * 1000 / lat_ps */
+	uint64_t v = lat_ps ? (uint64_t)((unsigned __int128)part_ns *
+					 100000000 / lat_ps) : 0;
+
+	return fmt_fixed(buf, v, 3, 3);
+}
+
+/*
+ * "  reg (usec): avg=0.85, 2.125% of clat; inv (usec): avg=3.10,
+ * 7.750% of clat": the registration's and the invalidation's part of
+ * the I/Os' latency, per I/O and as a share
+ */
+static void print_io_shares(struct printer *p,
+			    const struct kv_lat_result *res)
+{
+	char pct[FMT_FIXED_LEN];
+	uint64_t n = res->iterations ? res->iterations : 1;
+
+	pr_indent(p, 2);
+	pr_text(p, "reg (usec):");
+	pr_u64(p, "reg_ns", NULL, res->reg_ns);
+	print_usec(p, "reg_avg_ns", "avg=%s,", res->reg_ns / n);
+	share_pct(pct, res, res->reg_ns);
+	pr_number_as(p, "reg_pct", "%s%% of clat;", pct, pct);
+	pr_text(p, " inv (usec):");
+	pr_u64(p, "inv_ns", NULL, res->inv_ns);
+	print_usec(p, "inv_avg_ns", "avg=%s,", res->inv_ns / n);
+	share_pct(pct, res, res->inv_ns);
+	pr_number_as(p, "inv_pct", "%s%% of clat", pct, pct);
+	pr_eol(p);
+}
+
 static void print_io_result(struct printer *p, const struct kv_run *run,
 			    const struct kv_lat_result *res)
 {
@@ -97,6 +138,8 @@ static void print_io_result(struct printer *p, const struct kv_run *run,
 		print_ps(p, "mean_ns", "avg=%s", res->mean_ps);
 	}
 	pr_eol(p);
+	if (KV_HAS(res, KVPERF_A_RESULT_REG_NS))
+		print_io_shares(p, res);
 	pr_indent(p, 2);
 	pr_u64(p, "mismatches", run->verify ? "verify: %s I/Os with wrong data" :
 	       NULL, res->mismatches);

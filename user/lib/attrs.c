@@ -123,6 +123,8 @@ static const struct attr_spec result_attrs[KVPERF_A_RESULT_MAX + 1] = {
 	[KVPERF_A_RESULT_ELAPSED_NS]	= { "elapsed-ns", ATTR_U64 },
 	[KVPERF_A_RESULT_PAD]		= { "pad", ATTR_PAD },
 	[KVPERF_A_RESULT_OP]		= { "op", ATTR_U8 },
+	[KVPERF_A_RESULT_REG_NS]	= { "reg-ns", ATTR_U64 },
+	[KVPERF_A_RESULT_INV_NS]	= { "inv-ns", ATTR_U64 },
 };
 
 static const struct attr_spec bw_qp_attrs[KVPERF_A_BW_QP_MAX + 1] = {

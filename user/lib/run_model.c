@@ -84,6 +84,8 @@ static const struct kv_field lat_fields[KVPERF_A_RESULT_MAX + 1] = {
 	[KVPERF_A_RESULT_HIST_REL_ERR_PPM] = KV_LAT(hist_rel_err_ppm),
 	[KVPERF_A_RESULT_ELAPSED_NS]	= KV_LAT(elapsed_ns),
 	[KVPERF_A_RESULT_OP]		= KV_LAT(op),
+	[KVPERF_A_RESULT_REG_NS]	= KV_LAT(reg_ns),
+	[KVPERF_A_RESULT_INV_NS]	= KV_LAT(inv_ns),
 };
 
 static const struct kv_field bw_fields[KVPERF_A_BW_RESULT_MAX + 1] = {

@@ -48,6 +48,8 @@ struct kv_lat_result {
 	uint32_t hist_rel_err_ppm;
 	uint64_t elapsed_ns;
 	uint8_t op;
+	uint64_t reg_ns;
+	uint64_t inv_ns;
 };
 
 /* One queue pair in one size of a bandwidth run (bw-qp). */
