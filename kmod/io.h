@@ -123,6 +123,8 @@ static inline u32 kvperf_io_dir(u8 read_pct, u8 op)
  * @warmup_ns: warm up for this long instead, when not 0
  * @verify: every byte of every I/O is checked
  * @inv_local: the host invalidates its registrations itself
+ * @reg_pre: each block is registered once, at start, and never
+ *	     invalidated; @inv_local is false
  * @hist: where the measured I/Os' latencies go, NULL for none: one for
  *	  all, or in a mixed run the reads' and the writes'
  * @progress: counts every completed I/O
@@ -143,6 +145,7 @@ struct kvperf_io_params {
 	u64 warmup_ns;
 	bool verify;
 	bool inv_local;
+	bool reg_pre;
 	struct kvperf_hist *hist[KVPERF_IO_DIRS];
 	atomic64_t *progress;
 	u64 interval_ns;

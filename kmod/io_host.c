@@ -5,6 +5,8 @@
  * REG_MR chained before the command SEND, and completes when the command
  * was sent, the response arrived and the registration is invalidated (by
  * the target's SEND with invalidate, or by a LOCAL_INV posted here).
+ * With reg pre each slot's MR is registered once, at start, and kept:
+ * an I/O is its command and its response alone.
  *
  * Completion handlers run in the CQ's context and only count: the one
  * that completes an I/O stamps it and queues it for the run's thread,
@@ -27,8 +29,10 @@
  * @reg_cqe: the REG_MR's completion (only failures complete: unsignaled)
  * @send_cqe: the command SEND's completion
  * @inv_cqe: the LOCAL_INV's completion
- * @mr: the registration of the I/O in flight, NULL when idle
+ * @mr: the registration of the I/O in flight, NULL when idle; with reg
+ *	pre the slot's, for the whole run
  * @rkey: @mr's key for this I/O
+ * @busy: an I/O is in flight in the slot
  * @pending: events the I/O still waits for
  * @answered: the response arrived
  * @op: the I/O's direction
@@ -49,6 +53,7 @@ struct kvperf_io_req {
 	struct ib_cqe inv_cqe;
 	struct ib_mr *mr;
 	u32 rkey;
+	bool busy;
 	atomic_t pending;
 	bool answered;
 	u8 op;
@@ -87,6 +92,8 @@ struct kvperf_io_rx {
  * @rx: the receives
  * @credits: I/Os the target lets us keep outstanding
  * @rand: a mixed run's generator of directions (xorshift32, never 0)
+ * @prereg_cqe: reg pre, the completion of the last registration at start
+ * @preregistered: reg pre, every slot is registered
  * @done: I/Os whose last event arrived, for the thread
  */
 struct kvperf_io_host {
@@ -100,6 +107,8 @@ struct kvperf_io_host {
 	struct kvperf_io_rx *rx;
 	u32 credits;
 	u32 rand;
+	struct ib_cqe prereg_cqe;
+	bool preregistered;
 	struct llist_head done;
 };
 
@@ -270,7 +279,7 @@ static void kvperf_io_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 	cid = be16_to_cpu(rsp.cid);
 	r = cid < h->p.qd ? &h->reqs[cid] : NULL;
 	/* a hostile or broken target: nothing it says is trusted */
-	if (!r || !READ_ONCE(r->mr) || r->answered) {
+	if (!r || !READ_ONCE(r->busy) || r->answered) {
 		kvperf_conn_fail(c, -EPROTO, "the target answered an I/O that is not outstanding");
 		return;
 	}
@@ -282,7 +291,12 @@ static void kvperf_io_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 		kvperf_conn_fail(c, -EPROTO, "the target invalidated a key that is not the I/O's");
 		return;
 	}
-	if (!inv && !h->p.inv_local) {
+	if (inv && h->p.reg_pre) {
+		kvperf_conn_fail(c, -EPROTO,
+				 "the target invalidated a registration made at connect (reg pre)");
+		return;
+	}
+	if (!inv && !h->p.inv_local && !h->p.reg_pre) {
 		kvperf_conn_fail(c, -EPROTO,
 				 "the target's response did not invalidate the I/O's key");
 		return;
@@ -293,7 +307,7 @@ static void kvperf_io_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 		kvperf_conn_fail(c, -EIO, "cannot post a receive");
 		return;
 	}
-	if (!inv) {
+	if (!inv && !h->p.reg_pre) {
 		atomic_inc(&r->pending);
 		if (h->p.hist[0])
 			r->rsp_ns = ktime_get_ns();
@@ -303,6 +317,101 @@ static void kvperf_io_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 		}
 	}
 	kvperf_io_complete_one(r);
+}
+
+/* What the target may do to a block: write a read's, read a write's. */
+static int kvperf_io_access(u8 op, bool mixed)
+{
+	int write = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+
+	if (mixed)
+		return write | IB_ACCESS_REMOTE_READ;
+	return op == KVPERF_OP_READ ? write : IB_ACCESS_REMOTE_READ;
+}
+
+/* Map slot @r's block on @mr: 0, or why it failed, the pool's MR put back. */
+static int kvperf_io_map(struct kvperf_io_host *h, struct kvperf_io_req *r,
+			 struct ib_mr *mr)
+{
+	struct scatterlist *sg;
+	u32 nents;
+	int n;
+
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	sg = kvperf_io_slot_sg(&h->slots, r->index, &nents);
+	n = ib_map_mr_sg(mr, sg, nents, NULL, PAGE_SIZE);
+	if (n == nents)
+		return 0;
+	ib_mr_pool_put(h->c->cm_id->qp, &h->mrs, mr);
+	kvperf_conn_fail(h->c, n < 0 ? n : -EINVAL,
+			 "cannot map an I/O's block for FRWR");
+	return n < 0 ? n : -EINVAL;
+}
+
+static void kvperf_io_prereg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kvperf_conn *c = cq->cq_context;
+	struct kvperf_io_host *h = container_of(wc->wr_cqe,
+						struct kvperf_io_host,
+						prereg_cqe);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		kvperf_conn_wc_error(c, wc, "send queue flushed",
+				     "registering the blocks at start (reg pre) failed");
+		return;
+	}
+	WRITE_ONCE(h->preregistered, true);
+	wake_up(c->notify);
+}
+
+static bool kvperf_io_preregistered(struct kvperf_conn *c, void *arg)
+{
+	struct kvperf_io_host *h = arg;
+
+	return READ_ONCE(h->preregistered);
+}
+
+/*
+ * reg pre: register every slot's block once, for the whole run, the
+ * last registration signaled; the send queue completes them in order.
+ */
+static int kvperf_io_preregister(struct kvperf_io_host *h)
+{
+	struct kvperf_conn *c = h->c;
+	u32 i;
+	int err;
+
+	for (i = 0; i < h->p.qd; i++) {
+		struct kvperf_io_req *r = &h->reqs[i];
+		struct ib_mr *mr = ib_mr_pool_get(c->cm_id->qp, &h->mrs);
+		struct ib_reg_wr reg = {
+			.wr = {
+				.wr_cqe = &r->reg_cqe,
+				.opcode = IB_WR_REG_MR,
+			},
+			.access = kvperf_io_access(h->p.op, h->p.read_pct != 0),
+		};
+
+		if (WARN_ON_ONCE(!mr))
+			return -EIO;
+		err = kvperf_io_map(h, r, mr);
+		if (err)
+			return err;
+		r->mr = mr;
+		r->rkey = mr->rkey;
+		reg.mr = mr;
+		reg.key = mr->rkey;
+		if (i == h->p.qd - 1) {
+			reg.wr.wr_cqe = &h->prereg_cqe;
+			reg.wr.send_flags = IB_SEND_SIGNALED;
+		}
+		err = kvperf_conn_post_wrs(c, &reg.wr);
+		if (err) {
+			kvperf_conn_fail(c, err, "cannot post a registration");
+			return err;
+		}
+	}
+	return kvperf_conn_wait(c, kvperf_io_preregistered, h);
 }
 
 /* Return every MR to the pool and free it: the queue pair is drained. */
@@ -350,6 +459,7 @@ struct kvperf_io_host *kvperf_io_host_create(struct kvperf_conn *c,
 	INIT_LIST_HEAD(&h->mrs);
 	init_llist_head(&h->done);
 	h->rand = get_random_u32() | 1;
+	h->prereg_cqe.done = kvperf_io_prereg_done;
 	h->reqs = kcalloc(p->qd, sizeof(*h->reqs), GFP_KERNEL);
 	h->rx = kcalloc(p->qd, sizeof(*h->rx), GFP_KERNEL);
 	if (!h->reqs || !h->rx) {
@@ -402,7 +512,8 @@ err:
 }
 
 /**
- * kvperf_io_host_start() - post the response receives
+ * kvperf_io_host_start() - post the response receives; with reg pre,
+ *			    register every block
  * @h: the host
  * @credits: what the target granted, at most the queue depth
  *
@@ -421,9 +532,11 @@ int kvperf_io_host_start(struct kvperf_io_host *h, u32 credits)
 	h->credits = credits;
 	for (i = 0; i < h->p.qd && !err; i++)
 		err = kvperf_io_post_rx(h, &h->rx[i]);
-	if (err)
+	if (err) {
 		kvperf_conn_fail(c, err, "cannot post receives");
-	return err;
+		return err;
+	}
+	return h->p.reg_pre ? kvperf_io_preregister(h) : 0;
 }
 
 /* The next I/O's direction: a mixed run draws it. */
@@ -454,7 +567,6 @@ static int kvperf_io_submit(struct kvperf_io_host *h, struct kvperf_io_req *r,
 	u32 nseg = h->p.segments, seg_len = h->p.bs / nseg, i;
 	u32 len = offsetof(struct kvperf_wire_io_cmd, seg) +
 		  nseg * sizeof(struct kvperf_wire_io_seg);
-	struct scatterlist *sg;
 	struct ib_mr *mr;
 	struct ib_sge sge;
 	struct ib_send_wr send = {
@@ -470,31 +582,29 @@ static int kvperf_io_submit(struct kvperf_io_host *h, struct kvperf_io_req *r,
 			.opcode = IB_WR_REG_MR,
 			.next = &send,
 		},
-		.access = op == KVPERF_OP_READ ?
-			  IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE :
-			  IB_ACCESS_REMOTE_READ,
+		.access = kvperf_io_access(op, false),
 	};
+	struct ib_send_wr *first = &reg.wr;
 	u64 submit_ns = 0;
-	u32 nents;
 	int n;
 
 	/* the I/O's time starts with its registration */
 	if (h->p.hist[0])
 		submit_ns = ktime_get_ns();
-	mr = ib_mr_pool_get(qp, &h->mrs);
-	if (WARN_ON_ONCE(!mr))
-		return -EIO;
-	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
-	sg = kvperf_io_slot_sg(&h->slots, r->index, &nents);
-	n = ib_map_mr_sg(mr, sg, nents, NULL, PAGE_SIZE);
-	if (n != nents) {
-		ib_mr_pool_put(qp, &h->mrs, mr);
-		kvperf_conn_fail(c, n < 0 ? n : -EINVAL,
-				 "cannot map an I/O's block for FRWR");
-		return n < 0 ? n : -EINVAL;
+	if (h->p.reg_pre) {
+		/* the slot's, registered at start */
+		mr = r->mr;
+		first = &send;
+	} else {
+		mr = ib_mr_pool_get(qp, &h->mrs);
+		if (WARN_ON_ONCE(!mr))
+			return -EIO;
+		n = kvperf_io_map(h, r, mr);
+		if (n)
+			return n;
+		if (submit_ns)
+			r->reg_ns = ktime_get_ns() - submit_ns;
 	}
-	if (submit_ns)
-		r->reg_ns = ktime_get_ns() - submit_ns;
 	if (h->p.verify && op == KVPERF_OP_WRITE) {
 		kvperf_io_slot_for_cpu(&h->slots, r->index);
 		kvperf_io_slot_fill(&h->slots, r->index, h->p.bs, seed);
@@ -533,8 +643,9 @@ static int kvperf_io_submit(struct kvperf_io_host *h, struct kvperf_io_req *r,
 	r->inv_ns = 0;
 	atomic_set(&r->pending, 2);
 	WRITE_ONCE(r->mr, mr);
+	WRITE_ONCE(r->busy, true);
 	r->submit_ns = submit_ns;
-	n = kvperf_conn_post_wrs(c, &reg.wr);
+	n = kvperf_conn_post_wrs(c, first);
 	if (n) {
 		kvperf_conn_fail(c, n, "cannot post an I/O");
 		return n;
@@ -635,8 +746,11 @@ int kvperf_io_host_run(struct kvperf_io_host *h, struct kvperf_io_result *r)
 		llist_for_each_entry_safe(q, tmp, list, node) {
 			u32 dir = kvperf_io_dir(p->read_pct, q->op);
 
-			ib_mr_pool_put(c->cm_id->qp, &h->mrs, q->mr);
-			WRITE_ONCE(q->mr, NULL);
+			if (!p->reg_pre) {
+				ib_mr_pool_put(c->cm_id->qp, &h->mrs, q->mr);
+				WRITE_ONCE(q->mr, NULL);
+			}
+			WRITE_ONCE(q->busy, false);
 			inflight--;
 			idle[nidle++] = q->index;
 			atomic64_inc(p->progress);

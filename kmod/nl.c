@@ -102,7 +102,7 @@ static struct netlink_range_validation kvperf_interval_range = {
 	.min = KVPERF_INTERVAL_MS_MIN, .max = KVPERF_INTERVAL_MS_MAX,
 };
 
-static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_READ_PCT + 1] = {
+static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_REG + 1] = {
 	[KVPERF_A_RUN_TYPE] = NLA_POLICY_MAX(NLA_U8, KVPERF_RUN_TYPE_IO),
 	[KVPERF_A_RUN_OP] = NLA_POLICY_MAX(NLA_U8, KVPERF_OP_READ),
 	[KVPERF_A_RUN_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
@@ -147,6 +147,7 @@ static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_READ_PCT + 1
 						   KVPERF_IO_SEGMENTS_MAX),
 	[KVPERF_A_RUN_READ_PCT] = NLA_POLICY_RANGE(NLA_U8, KVPERF_IO_READ_PCT_MIN,
 						   KVPERF_IO_READ_PCT_MAX),
+	[KVPERF_A_RUN_REG] = NLA_POLICY_MAX(NLA_U8, KVPERF_IO_REG_PRE),
 };
 
 static const struct nla_policy kvperf_run_id_policy[KVPERF_A_RUN_ID + 1] = {

@@ -42,7 +42,7 @@ static const int kvperf_bw_only[] = {
 /* Attributes that only I/O runs take. */
 static const int kvperf_io_only[] = {
 	KVPERF_A_RUN_QD, KVPERF_A_RUN_INV, KVPERF_A_RUN_SEGMENTS,
-	KVPERF_A_RUN_READ_PCT,
+	KVPERF_A_RUN_READ_PCT, KVPERF_A_RUN_REG,
 };
 
 /* Attributes I/O runs refuse, besides the bandwidth runs' own. */
@@ -86,6 +86,11 @@ static int kvperf_nl_run_io_cfg(struct genl_info *info,
 						"read-pct mixes writes into a read run: it goes with op read");
 		cfg->read_pct = nla_get_u8(tb[KVPERF_A_RUN_READ_PCT]);
 	}
+	cfg->reg = tb[KVPERF_A_RUN_REG] ? nla_get_u8(tb[KVPERF_A_RUN_REG]) :
+					  KVPERF_IO_REG_FRWR;
+	if (cfg->reg == KVPERF_IO_REG_PRE && tb[KVPERF_A_RUN_INV])
+		return kvperf_nl_refuse(info, KVPERF_A_RUN_INV,
+					"inv applies to reg frwr: a registration made at connect is never invalidated");
 	return 0;
 }
 
@@ -454,7 +459,9 @@ static int kvperf_fill_run_cfg(struct sk_buff *skb, const struct kvperf_run *run
 		return kvperf_fill_run_bw_cfg(skb, cfg);
 	if (cfg->type == KVPERF_RUN_TYPE_IO &&
 	    (nla_put_u32(skb, KVPERF_A_RUN_QD, cfg->qd) ||
-	     nla_put_u8(skb, KVPERF_A_RUN_INV, cfg->inv) ||
+	     nla_put_u8(skb, KVPERF_A_RUN_REG, cfg->reg) ||
+	     (cfg->reg == KVPERF_IO_REG_FRWR &&
+	      nla_put_u8(skb, KVPERF_A_RUN_INV, cfg->inv)) ||
 	     nla_put_u32(skb, KVPERF_A_RUN_SEGMENTS, cfg->segments) ||
 	     (cfg->read_pct &&
 	      nla_put_u8(skb, KVPERF_A_RUN_READ_PCT, cfg->read_pct)) ||

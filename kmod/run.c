@@ -182,7 +182,9 @@ static void kvperf_run_wire_req(const struct kvperf_run *run,
 		req->tx_depth = cpu_to_be16(cfg->qd);
 		/* the most segments of a command */
 		req->post_list = cpu_to_be16(cfg->segments);
-		if (cfg->inv == KVPERF_IO_INV_LOCAL)
+		/* a registration made at connect: plain SEND responses */
+		if (cfg->inv == KVPERF_IO_INV_LOCAL ||
+		    cfg->reg == KVPERF_IO_REG_PRE)
 			req->flags |= KVPERF_WIRE_IO_INV_LOCAL;
 		if (cfg->read_pct)
 			req->flags |= KVPERF_WIRE_IO_MIXED;

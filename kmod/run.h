@@ -58,6 +58,7 @@
  * @inv: I/O runs, enum kvperf_io_inv
  * @segments: I/O runs, keyed segments per command
  * @read_pct: I/O runs, percent of reads of a mixed run; 0: every I/O is @op
+ * @reg: I/O runs, enum kvperf_io_reg
  * @key: the server's shared secret, zero without one; never reported
  */
 struct kvperf_run_cfg {
@@ -90,6 +91,7 @@ struct kvperf_run_cfg {
 	u8 inv;
 	u32 segments;
 	u8 read_pct;
+	u8 reg;
 	u8 key[KVPERF_WIRE_KEY_LEN];
 };
 

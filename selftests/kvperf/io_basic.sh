@@ -4,7 +4,8 @@
 # I/O runs (kvperf run io) against the kernel target on $KVPERF_ADDR0:
 # verify passes for reads and writes of 512 B, 4 KiB, 128 KiB and 1 MiB,
 # invalidated by the target or by the host, and in 4 segments, and for
-# reads and writes mixed at random (rw randmix), with the I/Os, block size,
+# reads and writes mixed at random (rw randmix), and on blocks registered
+# once at connect (reg pre), with the I/Os, block size,
 # queue depth and rates reported as asked; every poll mode, a timed run
 # and stats off work; the text is fio's summary, with a line per
 # interval when asked; sysfs says what JSON
@@ -41,11 +42,16 @@ lat() {
 	kv_py "$KV_DIR/latlib.py" "$@"
 }
 
-# io_run NAME ARGS...: kvperf -j run io ARGS into $KV_TMP/NAME.json.
+# io_run NAME ARGS...: kvperf -j run io ARGS into $KV_TMP/NAME.json; the
+# runs kept so far (checked) deleted first when the module's table of 32
+# is nearly full.
 io_run() {
 	local name=$1
 
 	shift
+	if [ "$(cat "$sysfs/run_count")" -ge 30 ]; then
+		delete_runs || { echo "cannot delete the runs kept"; return 1; }
+	fi
 	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
 		timeout "$(kv_scaled 120)" kvperf -j run io addr "$addr" "$@" \
 		"${patient[@]}" ||
@@ -101,6 +107,25 @@ randmix_text() {
 	echo "$n interval lines, want 2 or more, then a read and a write block:"
 	cat "$out"
 	return 1
+}
+
+# pre_case RW BS SEGMENTS: verified I/Os on blocks registered once, at
+# connect (reg pre): nothing registers or invalidates per I/O.
+pre_case() {
+	local name="pre-$1-$2" ios=40
+
+	[ "$2" = 1M ] && ios=8
+	io_run "$name" rw "$1" bs "$2" reg pre segments "$3" qd 4 \
+		iters "$ios" verify || return 1
+	io run "$KV_TMP/$name.json" --rw "$1" --bs "$(numfmt --from=iec "$2")" \
+		--reg pre --segments "$3" --qd 4 --ios "$ios" --verify
+}
+
+pre_randmix() {
+	io_run pre-mix rw randmix 50 bs 4K reg pre qd 16 iters 400 verify ||
+		return 1
+	io run "$KV_TMP/pre-mix.json" --rw read --read-pct 50 --reg pre \
+		--qd 16 --ios 400 --verify
 }
 
 poll_case() {
@@ -193,6 +218,9 @@ raw_cases=(
 	"io, read-pct with op write|EINVAL: kvperf: read-pct mixes writes into a read run: it goes with op read|run-start type=io op=write addr=$addr read_pct=50"
 	"io with read-pct 100|ERANGE: integer out of range|run-start type=io op=read addr=$addr read_pct=100"
 	"read-pct on a latency run|EINVAL: kvperf: that attribute applies to I/O runs only|run-start op=read addr=$addr read_pct=50"
+	"io, inv with reg pre|EINVAL: kvperf: inv applies to reg frwr: a registration made at connect is never invalidated|run-start type=io op=read addr=$addr reg=pre inv=remote"
+	"io with reg 2|ERANGE: integer out of range|run-start type=io op=read addr=$addr reg=2"
+	"reg on a bandwidth run|EINVAL: kvperf: that attribute applies to I/O runs only|run-start type=bw op=write addr=$addr reg=pre"
 )
 
 usage_errors() {
@@ -206,6 +234,8 @@ usage_errors() {
 	kv_usage_error "unknown rw 'send' \(write, read or randmix\)" run io addr "$addr" rw send || rc=1
 	kv_usage_error "missing value after 'rw randmix' \(the percentage of reads, 1 to 99\)" run io addr "$addr" rw randmix || rc=1
 	kv_usage_error "rw randmix '100' is out of range \(1 to 99\)" run io addr "$addr" rw randmix 100 || rc=1
+	kv_usage_error "inv applies to reg frwr: a registration made at connect is never invalidated" run io addr "$addr" reg pre inv local || rc=1
+	kv_usage_error "unknown reg 'fmr' \(frwr or pre\)" run io addr "$addr" reg fmr || rc=1
 	kv_usage_error "unknown inv 'both' \(remote or local\)" run io addr "$addr" inv both || rc=1
 	kv_usage_error "block size is a multiple of 512 from 512 B to 1 MiB" run io addr "$addr" bs 1000 || rc=1
 	kv_usage_error "block size is a multiple of 512 from 512 B to 1 MiB" run io addr "$addr" bs 2M || rc=1
@@ -329,7 +359,7 @@ clean_all() {
 }
 
 kv_dmesg_mark
-ktap_set_plan $((16 + 6 + 3 + 2 + 6 + ${#raw_cases[@]} + 7))
+ktap_set_plan $((16 + 6 + 3 + 9 + 2 + 6 + ${#raw_cases[@]} + 7))
 
 kv_check "server start on $addr" kv_server_start "$addr" ||
 	kv_bail "no server"
@@ -357,6 +387,16 @@ kv_check "randmix 70, inv local, 4 segments: 400 verified I/Os, a read and a wri
 	randmix_case local 4
 kv_check "randmix 30, time 2, interval 0.5: randmix lines, then a read and a write block" \
 	randmix_text
+for rw in read write; do
+	for bs in 512 4K 128K 1M; do
+		segs=4
+		[ "$bs" = 512 ] && segs=1
+		kv_check "reg pre: verify $rw $bs in $segs segments qd 4, no time registering or invalidating" \
+			pre_case "$rw" "$bs" "$segs"
+	done
+done
+kv_check "reg pre, randmix 50: 400 verified I/Os, a read and a write result" \
+	pre_randmix
 kv_check "poll softirq: a verified read run" poll_case softirq read
 kv_check "poll workqueue: a verified write run" poll_case workqueue write
 kv_check "time 1: measures at least 1 s" timed

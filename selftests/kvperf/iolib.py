@@ -10,7 +10,7 @@ usage:
   iolib.py run FILE [--state S] [--rw read|write] [--bs N] [--qd N]
                     [--inv remote|local] [--segments N] [--ios N | --min-ios N]
                     [--verify] [--stats-off] [--min-elapsed NS]
-                    [--read-pct PCT]
+                    [--read-pct PCT] [--reg frwr|pre]
   iolib.py sysfs FILE SYSFS-DIR   the run's sysfs files say what JSON says
   iolib.py hist FILE HISTOGRAM    the debugfs histogram holds each result's
                                   I/Os, by direction
@@ -18,7 +18,8 @@ usage:
 With --read-pct the run has a result for reads and one for writes: their
 I/Os add up to --ios, the reads' share is within 6 standard deviations of
 PCT percent (a binomial draw per I/O), and both have the run's elapsed
-time.
+time. With --reg pre the blocks were registered once: no part of any
+I/O's time is registering or invalidating.
 """
 
 import json
@@ -125,6 +126,11 @@ def check_shares(res, want, mean_ps, bad):
         if pcts[f"{part}_pct"] != total * 10**8 // lat_ps:
             bad.append(f"{part}_pct {vals[f'{part}_pct']}, want {total} ns"
                        f" of {lat_ps} ps")
+    if want.get("reg") == "pre":
+        if vals["reg_ns"] or vals["inv_ns"]:
+            bad.append(f"reg pre: reg_ns {vals['reg_ns']}, inv_ns"
+                       f" {vals['inv_ns']}, want 0")
+        return
     # every I/O maps its MR; only a host that invalidates itself waits
     if vals["reg_ns"] < ios:
         bad.append(f"reg_ns {vals['reg_ns']} for {ios} I/Os, want 1 ns or"
@@ -140,12 +146,13 @@ def cmd_run(args):
     if not args:
         return usage()
     path, args = args[0], args[1:]
-    want = {"state": "done"}
+    want = {"state": "done", "reg": "frwr"}
     flags = {"--verify": "verify", "--stats-off": "stats_off"}
     opts = {"--state": "state", "--rw": "rw", "--bs": "bs", "--qd": "qd",
             "--inv": "inv", "--segments": "segments", "--ios": "ios",
             "--min-ios": "min_ios",
-            "--min-elapsed": "min_elapsed", "--read-pct": "read_pct"}
+            "--min-elapsed": "min_elapsed", "--read-pct": "read_pct",
+            "--reg": "reg"}
     while args:
         a = args.pop(0)
         if a in flags:
@@ -164,11 +171,13 @@ def cmd_run(args):
                    f" (error {run.get('error')!r})")
     for k, key in (("rw", "op"), ("qd", "qd"), ("inv", "inv"),
                    ("bs", "size"), ("segments", "segments"),
-                   ("read_pct", "read_pct")):
+                   ("read_pct", "read_pct"), ("reg", "reg")):
         if want.get(k) is not None and run.get(key) != want[k]:
             bad.append(f"{key} {run.get(key)!r}, want {want[k]!r}")
     if want.get("verify") and run.get("verify") is not True:
         bad.append(f"verify {run.get('verify')!r}")
+    if want["reg"] == "pre" and "inv" in run:
+        bad.append(f"reg pre, yet inv {run['inv']!r}")
     if want.get("read_pct") is None and "read_pct" in run:
         bad.append(f"read_pct {run['read_pct']!r}, want none")
     results = run.get("results")

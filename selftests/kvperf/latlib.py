@@ -515,7 +515,8 @@ NETLINK_EXT_ACK = 11
 NLMSGERR_ATTR_MSG = 1
 
 # Attribute types by name, as the netlink spec declares them.
-U8 = ("type", "op", "poll", "stats", "post_context", "inv", "read_pct")
+U8 = ("type", "op", "poll", "stats", "post_context", "inv", "read_pct",
+      "reg")
 U16 = ("port",)
 FLAGS = ("verify", "bidir")
 BINARY = ("addr",)
@@ -600,6 +601,8 @@ def nl_payload(e, words):
                 enum = f"KVPERF_STATS_MODE_{v.upper()}"
             elif k == "inv":
                 enum = f"KVPERF_IO_INV_{v.upper()}"
+            elif k == "reg":
+                enum = f"KVPERF_IO_REG_{v.upper()}"
             payload += nla(e[aname], struct.pack("=B", int(v) if v.isdigit()
                                                  else e[enum]))
         elif k in U16:

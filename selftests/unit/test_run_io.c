@@ -52,6 +52,21 @@ static void io_parse_randmix(void)
 		"50", "rw", "write");
 }
 
+static void io_parse_reg(void)
+{
+	RUN_OK(IO, "type=2 op=1 addr=198.18.0.1 port=18515 segments=4 reg=1",
+	       "addr", "198.18.0.1", "rw", "write", "reg", "pre", "segments",
+	       "4");
+	RUN_OK(IO, "type=2 op=2 addr=198.18.0.1 port=18515 inv=1 reg=0",
+	       "addr", "198.18.0.1", "reg", "frwr", "inv", "local");
+	RUN_ERR(IO, "inv applies to reg frwr: a registration made at connect is never invalidated",
+		"addr", "198.18.0.1", "reg", "pre", "inv", "remote");
+	RUN_ERR(IO, "unknown reg 'fmr' (frwr or pre)", "addr", "198.18.0.1",
+		"reg", "fmr");
+	RUN_ERR(LAT, "'reg' is only for run io", "op", "send", "addr",
+		"198.18.0.1", "reg", "pre");
+}
+
 static void io_keywords_refused(void)
 {
 	RUN_ERR(IO, "'op' does not apply to run io", "addr", "198.18.0.1",
@@ -144,6 +159,7 @@ static struct nl_msg *io_msg(bool stats, bool mixed)
 	nla_put_u32(msg, KVPERF_A_RUN_QD, 4);
 	nla_put_u8(msg, KVPERF_A_RUN_INV, KVPERF_IO_INV_REMOTE);
 	nla_put_u32(msg, KVPERF_A_RUN_SEGMENTS, 2);
+	nla_put_u8(msg, KVPERF_A_RUN_REG, KVPERF_IO_REG_FRWR);
 	nla_put_u8(msg, KVPERF_A_RUN_STATS, stats ? KVPERF_STATS_MODE_ON :
 						    KVPERF_STATS_MODE_OFF);
 	if (mixed) {
@@ -159,7 +175,7 @@ static struct nl_msg *io_msg(bool stats, bool mixed)
 
 static const char io_head[] =
 	"# run 5: io read to 198.18.0.1:18515 dev rxe0, state done\n"
-	"# path kernel, poll busy, mtu 1024, warmup 16, qd 4, inv remote, segments 2, kernel 6.12.117+deb12-amd64\n";
+	"# path kernel, poll busy, mtu 1024, warmup 16, qd 4, inv remote, segments 2, reg frwr, kernel 6.12.117+deb12-amd64\n";
 
 static void io_print_done(void)
 {
@@ -193,6 +209,7 @@ static void io_print_json(void)
 		   "assert d['id'] == 5 and d['type'] == 'io'\n"
 		   "assert d['op'] == 'read' and d['state'] == 'done'\n"
 		   "assert d['qd'] == 4 and d['inv'] == 'remote'\n"
+		   "assert d['reg'] == 'frwr'\n"
 		   "assert d['segments'] == 2 and d['size'] == 4096\n"
 		   "assert 'inline' not in d\n"
 		   "r = d['results']\n"
@@ -251,7 +268,8 @@ static void io_print_randmix(void)
 	const char *w;
 
 	CHECK_INT(run_print_one(&c, false, false, msg, &err), 0);
-	CHECK(strstr(c.buf, ", segments 2, read-pct 70, kernel ") != NULL);
+	CHECK(strstr(c.buf, ", segments 2, read-pct 70, reg frwr, kernel ") !=
+	      NULL);
 	w = strstr(c.buf, "\n write: IOPS=1000.000, BW=3.906MiB/s (300 I/Os of 4096 bytes in 300.000 ms)\n");
 	CHECK(w != NULL);
 	CHECK(strstr(c.buf, "\n read: IOPS=2333.333, BW=9.114MiB/s (700 I/Os of 4096 bytes in 300.000 ms)\n") <
@@ -299,6 +317,7 @@ const struct unit_test unit_tests[] = {
 	UNIT(io_parse_minimal),
 	UNIT(io_parse_every_keyword),
 	UNIT(io_parse_randmix),
+	UNIT(io_parse_reg),
 	UNIT(io_keywords_refused),
 	UNIT(io_print_done),
 	UNIT(io_print_json),

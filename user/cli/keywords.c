@@ -35,12 +35,12 @@
  * Return: KVPERF_EXIT_OK, or an exit code after reporting.
  */
 int cli_parse_keywords(struct kvperf *kv, struct args *a,
-		       const struct cli_keywords *k, unsigned int *given,
+		       const struct cli_keywords *k, uint64_t *given,
 		       void *arg)
 {
 	const int (*x)[2];
 	const char *w, *val;
-	unsigned int bit;
+	uint64_t bit;
 	int kw, ret;
 
 	*given = 0;
@@ -49,7 +49,7 @@ int cli_parse_keywords(struct kvperf *kv, struct args *a,
 		if (kw < 0)
 			return kvperf_usage(kv, k->obj, "unknown keyword '%s'",
 					    w);
-		bit = 1U << kw;
+		bit = 1ULL << kw;
 		if (bit & k->refused)
 			return kvperf_usage(kv, k->obj, k->refused_fmt,
 					    k->names[kw]);
@@ -72,7 +72,8 @@ int cli_parse_keywords(struct kvperf *kv, struct args *a,
 			return ret;
 	}
 	for (x = k->exclusive; x && (*x)[0] >= 0; x++)
-		if ((*given & (1U << (*x)[0])) && (*given & (1U << (*x)[1])))
+		if ((*given & (1ULL << (*x)[0])) &&
+		    (*given & (1ULL << (*x)[1])))
 			return kvperf_usage(kv, k->obj,
 					    "%s and %s exclude each other",
 					    k->names[(*x)[0]],

@@ -37,18 +37,18 @@ struct cli_keywords {
 	const char *obj;
 	const char *const *names;
 	size_t count;
-	unsigned int flags;
-	unsigned int repeatable;
-	unsigned int refused;
+	uint64_t flags;
+	uint64_t repeatable;
+	uint64_t refused;
 	const char *refused_fmt;
-	unsigned int refused_also;
+	uint64_t refused_also;
 	const char *refused_also_fmt;
 	const int (*exclusive)[2];
 	int (*value)(struct kvperf *kv, int kw, const char *val, void *arg);
 };
 
 int cli_parse_keywords(struct kvperf *kv, struct args *a,
-		       const struct cli_keywords *k, unsigned int *given,
+		       const struct cli_keywords *k, uint64_t *given,
 		       void *arg);
 
 int cli_parse_run_ranged(struct kvperf *kv, const char *obj, const char *kw,

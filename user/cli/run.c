@@ -72,9 +72,10 @@ static const char *const run_keywords[RUN_KW_COUNT] = {
 	[RUN_KW_QD]		= "qd",
 	[RUN_KW_INV]		= "inv",
 	[RUN_KW_SEGMENTS]	= "segments",
+	[RUN_KW_REG]		= "reg",
 };
 
-#define RUN_KW_BIT(kw)	(1U << (kw))
+#define RUN_KW_BIT(kw)	(1ULL << (kw))
 /* keywords without a value */
 #define RUN_KW_FLAGS	(RUN_KW_BIT(RUN_KW_VERIFY) |			\
 			 RUN_KW_BIT(RUN_KW_NO_WAIT) |			\
@@ -84,9 +85,9 @@ static const char *const run_keywords[RUN_KW_COUNT] = {
 #define RUN_KW_BW_ONLY	(RUN_KW_BIT(RUN_KW_GBITS + 1) -			\
 			 RUN_KW_BIT(RUN_KW_TX_DEPTH))
 /* keywords of "run io" alone: rw to the last */
-#define RUN_KW_IO_ONLY	(~0U << RUN_KW_RW)
-/* a bit per keyword in an unsigned int */
-_Static_assert(RUN_KW_COUNT <= 32, "run keywords fit struct run_opts.given");
+#define RUN_KW_IO_ONLY	(RUN_KW_BIT(RUN_KW_COUNT) - RUN_KW_BIT(RUN_KW_RW))
+/* a bit per keyword in a uint64_t */
+_Static_assert(RUN_KW_COUNT < 64, "run keywords fit struct run_opts.given");
 /* what "run io" says with its own keywords (rw, bs), or not at all */
 #define RUN_KW_IO_REFUSED ((RUN_KW_BW_ONLY & ~RUN_KW_BIT(RUN_KW_INTERVAL)) | \
 			   RUN_KW_BIT(RUN_KW_OP) |			\
@@ -307,6 +308,9 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 	case RUN_KW_INV:
 		return cli_parse_name(kv, "run", "inv", fmt_io_inv.names,
 				      fmt_io_inv.count, val, &o->cfg.inv);
+	case RUN_KW_REG:
+		return cli_parse_name(kv, "run", "reg", fmt_io_reg.names,
+				      fmt_io_reg.count, val, &o->cfg.reg);
 	case RUN_KW_SEGMENTS:
 		return parse_ranged(kv, kw, KVPERF_A_RUN_SEGMENTS, val,
 				    &o->cfg.segments);
@@ -351,6 +355,7 @@ static const uint8_t run_kw_attr[RUN_KW_COUNT] = {
 	[RUN_KW_QD]		= KVPERF_A_RUN_QD,
 	[RUN_KW_INV]		= KVPERF_A_RUN_INV,
 	[RUN_KW_SEGMENTS]	= KVPERF_A_RUN_SEGMENTS,
+	[RUN_KW_REG]		= KVPERF_A_RUN_REG,
 };
 
 /* The configuration's attributes, from the keywords given. */
@@ -837,7 +842,8 @@ static void run_help(FILE *f)
 	      "              [key HEX | key-file PATH]\n"
 	      "       kvperf [-j [-p]] run io addr ADDR [port PORT]\n"
 	      "              [rw {read|write|randmix PCT}]\n"
-	      "              [bs N] [qd N] [inv {remote|local}] [segments N]\n"
+	      "              [bs N] [qd N] [reg {frwr|pre}] [inv {remote|local}]\n"
+	      "              [segments N]\n"
 	      "              [iters N | time TIME]\n"
 	      "              [warmup N | warmup TIME] [poll {busy|softirq|workqueue}]\n"
 	      "              [verify] [cpu N] [timeout TIME] [no-wait] [stats {on|off}]\n"
@@ -946,6 +952,10 @@ static void run_help(FILE *f)
 	      "                4K)\n"
 	      "  qd            I/Os kept outstanding, 1 to 256 (default 1), at most\n"
 	      "                what the target grants\n"
+	      "  reg           frwr (default): each I/O registers its block from\n"
+	      "                an MR pool (REG_MR before the command) and\n"
+	      "                invalidates it; pre: each block is registered once\n"
+	      "                at connect and kept (no inv)\n"
 	      "  inv           remote (default): the target's response is a SEND\n"
 	      "                with invalidate; local: the host posts its own\n"
 	      "                LOCAL_INV after the response\n"

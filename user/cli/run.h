@@ -75,6 +75,7 @@ enum run_kw {
 	RUN_KW_QD,
 	RUN_KW_INV,
 	RUN_KW_SEGMENTS,
+	RUN_KW_REG,
 	RUN_KW_COUNT
 };
 
@@ -89,7 +90,7 @@ enum run_path {
  * the command alone uses; @given has bit (1 << RUN_KW_*) per keyword.
  */
 struct run_opts {
-	unsigned int given;
+	uint64_t given;
 	struct kv_run_cfg cfg;
 	uint8_t path;
 	/* key-file: read once the command line is known to be right */
@@ -100,7 +101,7 @@ struct run_opts {
 
 static inline bool run_opt(const struct run_opts *o, enum run_kw kw)
 {
-	return o->given & (1U << kw);
+	return o->given & (1ULL << kw);
 }
 
 int run_parse(struct kvperf *kv, struct args *a, uint8_t type,

@@ -211,7 +211,7 @@ int server_start_parse(struct kvperf *kv, struct args *a,
 	const struct cli_keywords k = {
 		.obj = "server", .names = start_keywords,
 		.count = ARRAY_SIZE(start_keywords),
-		.repeatable = 1U << SKW_ALLOW, .exclusive = exclusive,
+		.repeatable = 1ULL << SKW_ALLOW, .exclusive = exclusive,
 		.value = server_kw_value,
 	};
 	int ret;

@@ -43,7 +43,7 @@ enum server_kw {
  * the command alone uses; @given has bit (1 << SKW_*) per keyword.
  */
 struct server_opts {
-	unsigned int given;
+	uint64_t given;
 	struct kv_server_cfg cfg;
 	uint8_t path;		/* enum kv_run_path */
 	/* key-file: read once the command line is known to be right */
@@ -52,7 +52,7 @@ struct server_opts {
 
 static inline bool server_opt(const struct server_opts *o, enum server_kw kw)
 {
-	return o->given & (1U << kw);
+	return o->given & (1ULL << kw);
 }
 
 int server_start_parse(struct kvperf *kv, struct args *a,

@@ -75,7 +75,7 @@ const char *const cmp_post_names[CMP_POSTS] = {
 	[CMP_POST_BOTH]		= "both",
 };
 
-#define CMP_KW_BIT(kw)	(1U << (kw))
+#define CMP_KW_BIT(kw)	(1ULL << (kw))
 #define CMP_KW_FLAGS	(CMP_KW_BIT(CMP_KW_NO_PERFTEST) |		\
 			 CMP_KW_BIT(CMP_KW_REMOTE))
 /* tx-depth to signal-every */

@@ -97,7 +97,7 @@ extern const char *const cmp_keywords[CMP_KW_COUNT];
 
 /* What "compare lat" or "compare bw" asks for; @given: bit per keyword. */
 struct cmp_opts {
-	unsigned int given;
+	uint64_t given;
 	uint8_t type;
 	uint8_t op;
 	const char *addr;
@@ -121,7 +121,7 @@ struct cmp_opts {
 
 static inline bool cmp_opt(const struct cmp_opts *o, enum cmp_kw kw)
 {
-	return o->given & (1U << kw);
+	return o->given & (1ULL << kw);
 }
 
 int cmp_parse(struct kvperf *kv, struct args *a, uint8_t type,

@@ -97,6 +97,11 @@ NAME_TABLE(fmt_io_inv,
 	[KVPERF_IO_INV_LOCAL]	= "local",
 );
 
+NAME_TABLE(fmt_io_reg,
+	[KVPERF_IO_REG_FRWR]	= "frwr",
+	[KVPERF_IO_REG_PRE]	= "pre",
+);
+
 NAME_TABLE(fmt_op,
 	[KVPERF_OP_SEND]	= "send",
 	[KVPERF_OP_WRITE]	= "write",

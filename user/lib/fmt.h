@@ -28,6 +28,7 @@ extern const struct name_table fmt_run_state;
 extern const struct name_table fmt_stats_mode;
 extern const struct name_table fmt_post_context;
 extern const struct name_table fmt_io_inv;
+extern const struct name_table fmt_io_reg;
 
 /* "xxxx:xxxx:xxxx:xxxx" plus NUL */
 #define FMT_GUID_LEN	20

@@ -49,6 +49,7 @@ static const struct kv_field cfg_fields[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_INV]		= KV_CFG(KV_FIELD_UINT, inv),
 	[KVPERF_A_RUN_SEGMENTS]		= KV_CFG(KV_FIELD_UINT, segments),
 	[KVPERF_A_RUN_READ_PCT]		= KV_CFG(KV_FIELD_UINT, read_pct),
+	[KVPERF_A_RUN_REG]		= KV_CFG(KV_FIELD_UINT, reg),
 };
 
 const struct kv_fields run_cfg_fields = { cfg_fields, KVPERF_A_RUN_MAX };
@@ -177,7 +178,7 @@ static const uint8_t run_bw_only[] = {
 /* The attributes only I/O runs take. */
 static const uint8_t run_io_only[] = {
 	KVPERF_A_RUN_QD, KVPERF_A_RUN_INV, KVPERF_A_RUN_SEGMENTS,
-	KVPERF_A_RUN_READ_PCT,
+	KVPERF_A_RUN_READ_PCT, KVPERF_A_RUN_REG,
 };
 
 /* The attributes I/O runs refuse, besides the bandwidth runs' own. */
@@ -212,6 +213,10 @@ static const char *run_cfg_check_io(const struct kv_run_cfg *cfg, int *attr)
 	*attr = KVPERF_A_RUN_READ_PCT;
 	if (KV_HAS(cfg, KVPERF_A_RUN_READ_PCT) && cfg->op != KVPERF_OP_READ)
 		return "read-pct mixes writes into a read run: it goes with op read";
+	*attr = KVPERF_A_RUN_INV;
+	if (KV_HAS(cfg, KVPERF_A_RUN_INV) && KV_HAS(cfg, KVPERF_A_RUN_REG) &&
+	    cfg->reg == KVPERF_IO_REG_PRE)
+		return "inv applies to reg frwr: a registration made at connect is never invalidated";
 	return NULL;
 }
 

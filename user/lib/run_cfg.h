@@ -57,6 +57,7 @@ struct kv_run_cfg {
 	uint8_t inv;
 	uint32_t segments;
 	uint8_t read_pct;
+	uint8_t reg;
 };
 
 extern const struct kv_fields run_cfg_fields;

@@ -144,6 +144,7 @@ struct kv_run {
 	uint8_t inv;
 	uint32_t segments;
 	uint8_t read_pct;
+	uint8_t reg;
 	uint32_t nlat;
 	struct kv_lat_result *lat;
 	uint32_t nbw;

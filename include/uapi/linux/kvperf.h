@@ -160,6 +160,18 @@ enum kvperf_io_inv {
 };
 
 /**
+ * enum kvperf_io_reg - How an I/O run's host registers its blocks for the
+ *   target. frwr: a fast registration per I/O from an MR pool, invalidated
+ *   when the I/O completes (nvme-rdma); pre: one registration per block made
+ *   at connect and kept until the connection ends, never invalidated
+ *   (user-space targets such as SPDK register their memory once).
+ */
+enum kvperf_io_reg {
+	KVPERF_IO_REG_FRWR,
+	KVPERF_IO_REG_PRE,
+};
+
+/**
  * enum kvperf_op - The RDMA operation a run measures. send: SEND/RECV
  *   ping-pong, half the round trip; write: each side RDMA WRITEs into the
  *   peer's buffer and polls its own memory for arrival, half the round trip;
@@ -436,6 +448,7 @@ enum {
 	KVPERF_A_RUN_INV,
 	KVPERF_A_RUN_SEGMENTS,
 	KVPERF_A_RUN_READ_PCT,
+	KVPERF_A_RUN_REG,
 
 	__KVPERF_A_RUN_MAX,
 	KVPERF_A_RUN_MAX = (__KVPERF_A_RUN_MAX - 1)
