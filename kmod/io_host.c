@@ -555,7 +555,10 @@ static u8 kvperf_io_next_op(struct kvperf_io_host *h)
 						      KVPERF_OP_WRITE;
 }
 
-/* Register slot @r's block and send its command, chained. */
+/*
+ * Register slot @r's block and send its command, chained; with reg pre
+ * the command alone, naming the slot's standing registration.
+ */
 static int kvperf_io_submit(struct kvperf_io_host *h, struct kvperf_io_req *r,
 			    u32 seed, bool measured)
 {
@@ -672,10 +675,10 @@ static bool kvperf_io_any_done(struct kvperf_conn *c, void *arg)
  * before it takes its MR from the pool to the completion handler that
  * saw its last event; the registration's part (the MR taken and mapped)
  * and, with inv local, the invalidation's (the response's arrival to
- * the LOCAL_INV's completion) are summed apart. Without a histogram (stats off) no clock is read
- * per I/O: the measured time ends with the batch of completions that
- * held the last measured I/O, and the time checks (a timed run, the
- * ticks) read the clock once per batch.
+ * the LOCAL_INV's completion) are summed apart. Without a histogram
+ * (stats off) no clock is read per I/O: the measured time ends with the
+ * batch of completions that held the last measured I/O, and the time
+ * checks (a timed run, the ticks) read the clock once per batch.
  *
  * Return: 0, -EINTR when stopped, or the connection's error.
  */
