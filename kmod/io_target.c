@@ -288,7 +288,7 @@ static bool kvperf_io_cmd_ok(struct kvperf_io_target *t,
 			     const struct kvperf_wire_io_cmd *cmd)
 {
 	u32 len = be32_to_cpu(cmd->len), sum = 0, i;
-
+	/* a mixed run's commands read or write, each its own way */
 	bool op_ok = cmd->opcode == t->p.op ||
 		     (t->p.mixed && (cmd->opcode == KVPERF_OP_READ ||
 				     cmd->opcode == KVPERF_OP_WRITE));
