@@ -79,20 +79,6 @@ bool kvperf_io_slot_check(struct kvperf_io_slots *s, u32 i, u32 len,
 void kvperf_io_slot_for_cpu(struct kvperf_io_slots *s, u32 i);
 void kvperf_io_slot_for_device(struct kvperf_io_slots *s, u32 i);
 
-/**
- * struct kvperf_io_interval - the I/Os of one progress interval
- * @ios: I/Os completed in it, warm-up included
- * @bytes: their bytes
- * @ns: its length
- * @measured_bytes: bytes of the measured I/Os so far
- */
-struct kvperf_io_interval {
-	u64 ios;
-	u64 bytes;
-	u64 ns;
-	u64 measured_bytes;
-};
-
 /* A mixed run's results: reads first, then writes. */
 #define KVPERF_IO_DIRS	2
 
@@ -128,10 +114,8 @@ static inline u32 kvperf_io_dir(u8 read_pct, u8 op)
  * @hist: where the measured I/Os' latencies go, NULL for none: one for
  *	  all, or in a mixed run the reads' and the writes'
  * @progress: counts every completed I/O
- * @interval_ns: call @tick with the I/Os of each interval this long;
- *		 0: about once a second, without them
- * @tick: called as @interval_ns says
- * @tick_arg: its argument
+ * @measured: counts the measured ones; both may be shared by several
+ *	      hosts and are read by whoever reports progress
  */
 struct kvperf_io_params {
 	u8 op;
@@ -148,22 +132,22 @@ struct kvperf_io_params {
 	bool reg_pre;
 	struct kvperf_hist *hist[KVPERF_IO_DIRS];
 	atomic64_t *progress;
-	u64 interval_ns;
-	void (*tick)(void *arg, const struct kvperf_io_interval *iv);
-	void *tick_arg;
+	atomic64_t *measured;
 };
 
 /**
  * struct kvperf_io_result - what the host measured, per kvperf_io_dir()
  * @ios: measured I/Os completed
- * @elapsed_ns: first measured submission to last measured completion, of
- *		all of them
+ * @start_ns: the first measured submission (ktime_get_ns())
+ * @elapsed_ns: from @start_ns to the last measured completion, of all of
+ *		them
  * @mismatches: reads whose data were wrong (verify)
  * @reg_ns: with a histogram, the time spent registering the I/Os' blocks
  * @inv_ns: with a histogram, the time the I/Os waited for a LOCAL_INV
  */
 struct kvperf_io_result {
 	u64 ios[KVPERF_IO_DIRS];
+	u64 start_ns;
 	u64 elapsed_ns;
 	u64 mismatches[KVPERF_IO_DIRS];
 	u64 reg_ns[KVPERF_IO_DIRS];

@@ -678,7 +678,8 @@ static bool kvperf_io_any_done(struct kvperf_conn *c, void *arg)
  * the LOCAL_INV's completion) are summed apart. Without a histogram
  * (stats off) no clock is read per I/O: the measured time ends with the
  * batch of completions that held the last measured I/O, and the time
- * checks (a timed run, the ticks) read the clock once per batch.
+ * checks (a timed run, the warm-up's end) read the clock once per batch.
+ * Progress is counted in @h's params' counters for whoever reports it.
  *
  * Return: 0, -EINTR when stopped, or the connection's error.
  */
@@ -688,8 +689,7 @@ int kvperf_io_host_run(struct kvperf_io_host *h, struct kvperf_io_result *r)
 	struct kvperf_conn *c = h->c;
 	u32 depth = min(p->qd, h->credits), inflight = 0, i;
 	u64 submitted = 0, warm_done = 0, measured_sub = 0, now;
-	u64 start_ns = 0, warm_end_ns = 0, tick_ns = ktime_get_ns();
-	struct kvperf_io_interval iv = {};
+	u64 start_ns = 0, warm_end_ns = 0;
 	bool warm = p->warmup || p->warmup_ns;
 	bool submitting = true;
 	u32 *idle;
@@ -715,8 +715,10 @@ int kvperf_io_host_run(struct kvperf_io_host *h, struct kvperf_io_result *r)
 		while (submitting && nidle) {
 			bool measured = !warm;
 
-			if (measured && !start_ns)
+			if (measured && !start_ns) {
 				start_ns = now;
+				r->start_ns = now;
+			}
 			if (measured && p->duration_ns &&
 			    now - start_ns >= p->duration_ns) {
 				submitting = false;
@@ -757,7 +759,6 @@ int kvperf_io_host_run(struct kvperf_io_host *h, struct kvperf_io_result *r)
 			inflight--;
 			idle[nidle++] = q->index;
 			atomic64_inc(p->progress);
-			iv.ios++;
 			if (p->verify && q->op == KVPERF_OP_READ) {
 				kvperf_io_slot_for_cpu(&h->slots, q->index);
 				if (!kvperf_io_slot_check(&h->slots, q->index,
@@ -770,7 +771,7 @@ int kvperf_io_host_run(struct kvperf_io_host *h, struct kvperf_io_result *r)
 				continue;
 			}
 			r->ios[dir]++;
-			iv.measured_bytes += p->bs;
+			atomic64_inc(p->measured);
 			measured_done = true;
 			if (!p->hist[dir])
 				continue;
@@ -789,13 +790,6 @@ int kvperf_io_host_run(struct kvperf_io_host *h, struct kvperf_io_result *r)
 		if (warm && ((p->warmup_ns && now >= warm_end_ns) ||
 			     (!p->warmup_ns && warm_done >= p->warmup)))
 			warm = false;
-		if (p->tick && now - tick_ns >= (p->interval_ns ?: NSEC_PER_SEC)) {
-			iv.bytes = iv.ios * p->bs;
-			iv.ns = now - tick_ns;
-			tick_ns = now;
-			p->tick(p->tick_arg, p->interval_ns ? &iv : NULL);
-			iv.ios = 0;
-		}
 		cond_resched();
 	}
 out:

@@ -32,12 +32,22 @@ static u32 kvperf_nl_u32(struct genl_info *info, int attr, u32 def)
 	-EINVAL;							\
 })
 
-/* Attributes that only bandwidth runs take (I/O runs take an interval too). */
+/*
+ * Attributes that only bandwidth runs take (I/O runs take their queue
+ * pairs, CPUs and interval too).
+ */
 static const int kvperf_bw_only[] = {
 	KVPERF_A_RUN_TX_DEPTH, KVPERF_A_RUN_QPS, KVPERF_A_RUN_CPUS,
 	KVPERF_A_RUN_POST_LIST, KVPERF_A_RUN_SIGNAL_EVERY, KVPERF_A_RUN_BIDIR,
 	KVPERF_A_RUN_INTERVAL_MS,
 };
+
+/* Whether an I/O run takes one of kvperf_bw_only[]. */
+static bool kvperf_io_takes(int attr)
+{
+	return attr == KVPERF_A_RUN_QPS || attr == KVPERF_A_RUN_CPUS ||
+	       attr == KVPERF_A_RUN_INTERVAL_MS;
+}
 
 /* Attributes that only I/O runs take. */
 static const int kvperf_io_only[] = {
@@ -49,6 +59,53 @@ static const int kvperf_io_only[] = {
 static const int kvperf_io_refuses[] = {
 	KVPERF_A_RUN_SIZE_MAX, KVPERF_A_RUN_INLINE,
 };
+
+/*
+ * The CPU list, when given: online CPUs, at most one thread per queue pair
+ * (queue), and not with cpu.
+ */
+static int kvperf_nl_run_cpus(struct genl_info *info,
+			      struct kvperf_run_cfg *cfg)
+{
+	cpumask_var_t mask;
+	int cpu, err = 0;
+
+	if (!info->attrs[KVPERF_A_RUN_CPUS])
+		return 0;
+	if (info->attrs[KVPERF_A_RUN_CPU])
+		return kvperf_nl_refuse(info, KVPERF_A_RUN_CPUS,
+					"cpu and cpus exclude each other");
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	nla_strscpy(cfg->cpulist, info->attrs[KVPERF_A_RUN_CPUS],
+		    sizeof(cfg->cpulist));
+	err = cpulist_parse(cfg->cpulist, mask);
+	if ((err && err != -ERANGE) || (!err && cpumask_empty(mask))) {
+		err = kvperf_nl_refuse(info, KVPERF_A_RUN_CPUS,
+				       "cpus is not a CPU list such as 0-3,6");
+		goto out;
+	}
+	/* -ERANGE: a CPU number beyond the kernel's CPU masks */
+	if (err || !cpumask_subset(mask, cpu_online_mask)) {
+		err = kvperf_nl_refuse(info, KVPERF_A_RUN_CPUS,
+				       "cpus names a CPU that is not online");
+		goto out;
+	}
+	if (cpumask_weight(mask) > cfg->qps) {
+		if (cfg->type == KVPERF_RUN_TYPE_IO)
+			err = kvperf_nl_refuse(info, KVPERF_A_RUN_CPUS,
+					       "more cpus than queues: each CPU's thread needs a queue");
+		else
+			err = kvperf_nl_refuse(info, KVPERF_A_RUN_CPUS,
+					       "more cpus than qps: each CPU's thread needs a queue pair");
+		goto out;
+	}
+	for_each_cpu(cpu, mask)
+		cfg->cpus[cfg->ncpus++] = cpu;
+out:
+	free_cpumask_var(mask);
+	return err;
+}
 
 /*
  * An I/O run: a read or a write of whole 512-byte units, one block size,
@@ -88,45 +145,11 @@ static int kvperf_nl_run_io_cfg(struct genl_info *info,
 	}
 	cfg->reg = tb[KVPERF_A_RUN_REG] ? nla_get_u8(tb[KVPERF_A_RUN_REG]) :
 					  KVPERF_IO_REG_FRWR;
+	cfg->qps = kvperf_nl_u32(info, KVPERF_A_RUN_QPS, 1);
 	if (cfg->reg == KVPERF_IO_REG_PRE && tb[KVPERF_A_RUN_INV])
 		return kvperf_nl_refuse(info, KVPERF_A_RUN_INV,
 					"inv applies to reg frwr: a registration made at connect is never invalidated");
-	return 0;
-}
-
-/* The CPU list: online CPUs, at most one thread per queue pair. */
-static int kvperf_nl_run_cpus(struct genl_info *info,
-			      struct kvperf_run_cfg *cfg)
-{
-	cpumask_var_t mask;
-	int cpu, err = 0;
-
-	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
-		return -ENOMEM;
-	nla_strscpy(cfg->cpulist, info->attrs[KVPERF_A_RUN_CPUS],
-		    sizeof(cfg->cpulist));
-	err = cpulist_parse(cfg->cpulist, mask);
-	if ((err && err != -ERANGE) || (!err && cpumask_empty(mask))) {
-		err = kvperf_nl_refuse(info, KVPERF_A_RUN_CPUS,
-				       "cpus is not a CPU list such as 0-3,6");
-		goto out;
-	}
-	/* -ERANGE: a CPU number beyond the kernel's CPU masks */
-	if (err || !cpumask_subset(mask, cpu_online_mask)) {
-		err = kvperf_nl_refuse(info, KVPERF_A_RUN_CPUS,
-				       "cpus names a CPU that is not online");
-		goto out;
-	}
-	if (cpumask_weight(mask) > cfg->qps) {
-		err = kvperf_nl_refuse(info, KVPERF_A_RUN_CPUS,
-				       "more cpus than qps: each CPU's thread needs a queue pair");
-		goto out;
-	}
-	for_each_cpu(cpu, mask)
-		cfg->cpus[cfg->ncpus++] = cpu;
-out:
-	free_cpumask_var(mask);
-	return err;
+	return kvperf_nl_run_cpus(info, cfg);
 }
 
 /* Queue depth, lists, signaling, threads and interval of a bandwidth run. */
@@ -157,11 +180,6 @@ static int kvperf_nl_run_bw_cfg(struct genl_info *info,
 	if (cfg->stats == KVPERF_STATS_MODE_OFF)
 		return kvperf_nl_refuse(info, KVPERF_A_RUN_STATS,
 					"stats off applies to latency runs only: bandwidth runs take no per-iteration statistics");
-	if (!tb[KVPERF_A_RUN_CPUS])
-		return 0;
-	if (tb[KVPERF_A_RUN_CPU])
-		return kvperf_nl_refuse(info, KVPERF_A_RUN_CPUS,
-					"cpu and cpus exclude each other");
 	return kvperf_nl_run_cpus(info, cfg);
 }
 
@@ -187,7 +205,7 @@ static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 	io = cfg->type == KVPERF_RUN_TYPE_IO;
 	for (i = 0; !bw && i < ARRAY_SIZE(kvperf_bw_only); i++)
 		if (tb[kvperf_bw_only[i]] &&
-		    !(io && kvperf_bw_only[i] == KVPERF_A_RUN_INTERVAL_MS))
+		    !(io && kvperf_io_takes(kvperf_bw_only[i])))
 			return kvperf_nl_refuse(info, kvperf_bw_only[i],
 						"that attribute applies to bandwidth runs only");
 	for (i = 0; !io && i < ARRAY_SIZE(kvperf_io_only); i++)
@@ -320,13 +338,48 @@ static int kvperf_fill_samples(struct sk_buff *skb,
 	return 0;
 }
 
-static int kvperf_fill_result(struct sk_buff *skb,
-			      const struct kvperf_result *res, bool stats,
-			      bool io)
+/* One queue of an I/O run's result; its percentiles with stats on. */
+static int kvperf_fill_io_queue(struct sk_buff *skb, u32 index,
+				const struct kvperf_io_queue_result *qr,
+				bool stats)
 {
+	struct nlattr *nest = nla_nest_start(skb, KVPERF_A_RESULT_QUEUE);
+	const struct kvperf_stats *st = &qr->stats;
+	const int pad = KVPERF_A_IO_QUEUE_PAD;
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, KVPERF_A_IO_QUEUE_INDEX, index) ||
+	    nla_put_s32(skb, KVPERF_A_IO_QUEUE_CPU, qr->cpu) ||
+	    kvperf_put_u64(skb, KVPERF_A_IO_QUEUE_ITERATIONS, qr->ios, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_IO_QUEUE_ELAPSED_NS, qr->elapsed_ns,
+			   pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_IO_QUEUE_MISMATCHES, qr->mismatches,
+			   pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_IO_QUEUE_MEAN_PS, st->mean_ps, pad) ||
+	    (stats &&
+	     (kvperf_put_u64(skb, KVPERF_A_IO_QUEUE_MIN_NS, st->min_ns, pad) ||
+	      kvperf_put_u64(skb, KVPERF_A_IO_QUEUE_P50_NS, st->p50_ns, pad) ||
+	      kvperf_put_u64(skb, KVPERF_A_IO_QUEUE_P99_NS, st->p99_ns, pad) ||
+	      kvperf_put_u64(skb, KVPERF_A_IO_QUEUE_MAX_NS, st->max_ns,
+			     pad)))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int kvperf_fill_result(struct sk_buff *skb,
+			      const struct kvperf_run *run,
+			      const struct kvperf_result *res)
+{
+	bool stats = run->cfg.stats == KVPERF_STATS_MODE_ON;
+	bool io = run->cfg.type == KVPERF_RUN_TYPE_IO;
 	const struct kvperf_stats *st = &res->stats;
 	const int pad = KVPERF_A_RESULT_PAD;
 	struct nlattr *nest;
+	u32 i;
 
 	nest = nla_nest_start(skb, KVPERF_A_RUN_RESULT);
 	if (!nest)
@@ -342,12 +395,16 @@ static int kvperf_fill_result(struct sk_buff *skb,
 	    (io && stats &&
 	     (kvperf_put_u64(skb, KVPERF_A_RESULT_REG_NS, res->reg_ns, pad) ||
 	      kvperf_put_u64(skb, KVPERF_A_RESULT_INV_NS, res->inv_ns, pad))) ||
-	    (stats && kvperf_fill_samples(skb, st))) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
+	    (stats && kvperf_fill_samples(skb, st)))
+		goto err;
+	for (i = 0; io && i < run->cfg.qps; i++)
+		if (kvperf_fill_io_queue(skb, i, &res->queue[i], stats))
+			goto err;
 	nla_nest_end(skb, nest);
 	return 0;
+err:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
 }
 
 static int kvperf_fill_bw_qp(struct sk_buff *skb, u32 index,
@@ -463,6 +520,9 @@ static int kvperf_fill_run_cfg(struct sk_buff *skb, const struct kvperf_run *run
 	     (cfg->reg == KVPERF_IO_REG_FRWR &&
 	      nla_put_u8(skb, KVPERF_A_RUN_INV, cfg->inv)) ||
 	     nla_put_u32(skb, KVPERF_A_RUN_SEGMENTS, cfg->segments) ||
+	     nla_put_u32(skb, KVPERF_A_RUN_QPS, cfg->qps) ||
+	     (cfg->ncpus &&
+	      nla_put_string(skb, KVPERF_A_RUN_CPUS, cfg->cpulist)) ||
 	     (cfg->read_pct &&
 	      nla_put_u8(skb, KVPERF_A_RUN_READ_PCT, cfg->read_pct)) ||
 	     (cfg->interval_ms &&
@@ -495,11 +555,7 @@ static int kvperf_fill_run_results(struct sk_buff *skb,
 		if (bw)
 			err = kvperf_fill_bw_result(skb, run, &run->bw.results[i]);
 		else
-			err = kvperf_fill_result(skb, &run->results[i],
-						 run->cfg.stats ==
-						 KVPERF_STATS_MODE_ON,
-						 run->cfg.type ==
-						 KVPERF_RUN_TYPE_IO);
+			err = kvperf_fill_result(skb, run, &run->results[i]);
 		if (err) {
 			if (i == first)
 				return -EMSGSIZE;
@@ -552,6 +608,12 @@ static size_t kvperf_run_msg_size(const struct kvperf_run *run)
 {
 	u32 qps = run->cfg.type == KVPERF_RUN_TYPE_BW ? run->cfg.qps : 0;
 
+	/*
+	 * An I/O run's queue: a nest of two 4-byte and at most eight 8-byte
+	 * attributes, each of those padded: under 192 bytes.
+	 */
+	if (run->cfg.type == KVPERF_RUN_TYPE_IO)
+		qps = 3 * run->cfg.qps;
 	return NLMSG_GOODSIZE + (256 + 64 * qps) * run->nresults;
 }
 

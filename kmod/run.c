@@ -52,14 +52,15 @@ u32 kvperf_run_divisor(const struct kvperf_run *run)
  * @arg: the run
  *
  * Return: true when the run was stopped or is being deleted, when a
- * bandwidth run's thread failed, or when the caller is asked to stop.
+ * bandwidth or I/O run's thread failed, or when the caller is asked to
+ * stop.
  */
 bool kvperf_run_should_stop(void *arg)
 {
 	struct kvperf_run *run = arg;
 
 	return READ_ONCE(run->stop) || READ_ONCE(run->bw.abort) ||
-	       kthread_should_stop();
+	       READ_ONCE(run->io.abort) || kthread_should_stop();
 }
 
 /**
@@ -485,7 +486,8 @@ static int kvperf_run_thread(void *arg)
 		err = kvperf_run_bw(run);
 		reason = run->bw.reason;
 	} else if (run->cfg.type == KVPERF_RUN_TYPE_IO) {
-		err = kvperf_run_io(run, &reason);
+		err = kvperf_run_io(run);
+		reason = run->io.reason;
 	} else {
 		err = kvperf_run_lat(run, &reason);
 	}
@@ -542,6 +544,12 @@ static int kvperf_run_results(struct kvperf_run *run)
 		/* an I/O run has one block size; its second result: writes */
 		res->size = io ? run->cfg.size : run->cfg.size << i;
 		res->op = io && i ? KVPERF_OP_WRITE : run->cfg.op;
+		if (io) {
+			res->queue = kcalloc(run->cfg.qps, sizeof(*res->queue),
+					     GFP_KERNEL);
+			if (!res->queue)
+				return -ENOMEM;
+		}
 		/* stats off: nothing records, so no buckets */
 		if (run->cfg.stats == KVPERF_STATS_MODE_ON) {
 			err = kvperf_hist_init(&res->hist, KVPERF_HIST_MAX_NS);
@@ -641,6 +649,7 @@ int kvperf_run_start(const struct kvperf_run_cfg *cfg,
 	mutex_init(&run->lock);
 	atomic64_set(&run->progress, 0);
 	init_waitqueue_head(&run->bw.wq);
+	init_waitqueue_head(&run->io.wq);
 	run->state = KVPERF_RUN_STATE_CONNECTING;
 	kref_init(&run->ref);
 	kvperf_conn_init(&run->conn, msecs_to_jiffies(cfg->timeout_ms),
@@ -752,8 +761,10 @@ static void kvperf_run_release(struct kref *ref)
 	struct kvperf_run *run = container_of(ref, struct kvperf_run, ref);
 	u32 i;
 
-	for (i = 0; run->results && i < run->nresults; i++)
+	for (i = 0; run->results && i < run->nresults; i++) {
 		kvperf_hist_destroy(&run->results[i].hist);
+		kfree(run->results[i].queue);
+	}
 	kfree(run->results);
 	kvperf_run_bw_free(run);
 	if (run->task)
@@ -793,6 +804,7 @@ int kvperf_run_stop(u32 id)
 	WRITE_ONCE(run->stop, true);
 	wake_up(&run->conn.wq);
 	wake_up(&run->bw.wq);
+	wake_up(&run->io.wq);
 	kvperf_run_put(run);
 	return 0;
 }
@@ -802,6 +814,7 @@ static void kvperf_run_destroy(struct kvperf_run *run)
 	WRITE_ONCE(run->stop, true);
 	wake_up(&run->conn.wq);
 	wake_up(&run->bw.wq);
+	wake_up(&run->io.wq);
 	/* returns at once when the thread has already ended */
 	kthread_stop(run->task);
 	kvperf_run_publish_removed(run);

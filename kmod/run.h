@@ -238,6 +238,46 @@ struct kvperf_run_bw {
 };
 
 /**
+ * struct kvperf_io_queue_result - one queue of an I/O run, one direction
+ * @cpu: CPU of its thread, or -1 when not bound
+ * @ios: measured I/Os completed
+ * @elapsed_ns: its first measured submission to its last completion
+ * @mismatches: reads whose data were wrong (verify)
+ * @stats: its I/Os' latencies (stats on), or its rate (stats off)
+ */
+struct kvperf_io_queue_result {
+	s32 cpu;
+	u64 ios;
+	u64 elapsed_ns;
+	u64 mismatches;
+	struct kvperf_stats stats;
+};
+
+/**
+ * struct kvperf_run_io - the queues of an I/O run, while it runs
+ * @queues: one per connection (run_io.c)
+ * @wq: the run's thread and the queues' threads wait on it
+ * @connected: queues connected and ready to measure
+ * @go: set when every queue is ready: they start together
+ * @done: queues that finished their I/Os
+ * @measured: measured I/Os completed, all queues together
+ * @abort: a queue failed: every one ends
+ * @err: the first failure
+ * @reason: its reason
+ */
+struct kvperf_run_io {
+	struct kvperf_io_queue *queues;
+	wait_queue_head_t wq;
+	atomic_t connected;
+	bool go;
+	atomic_t done;
+	atomic64_t measured;
+	bool abort;
+	int err;
+	const char *reason;
+};
+
+/**
  * struct kvperf_result - the statistics of one message size
  * @size: message size
  * @op: I/O runs, the direction of the result's I/Os
@@ -249,6 +289,7 @@ struct kvperf_run_bw {
  * @elapsed_ns: wall time of the measured iterations
  * @reg_ns: I/O runs, the I/Os' time registering, summed (stats on)
  * @inv_ns: I/O runs, the I/Os' time waiting for a LOCAL_INV, summed
+ * @queue: I/O runs, each queue's part (cfg.qps of them)
  */
 struct kvperf_result {
 	u32 size;
@@ -259,6 +300,7 @@ struct kvperf_result {
 	u64 elapsed_ns;
 	u64 reg_ns;
 	u64 inv_ns;
+	struct kvperf_io_queue_result *queue;
 };
 
 /**
@@ -280,6 +322,7 @@ struct kvperf_result {
  * @stop: a stop was requested
  * @conn: the connection (latency runs)
  * @bw: the queue pairs, threads and results of bandwidth runs
+ * @io: the queues and threads of I/O runs
  * @sysfs: the sysfs observer's objects of the run; the engine never
  *	   looks at them
  * @debugfs: the debugfs observer's directory of the run; the same
@@ -303,6 +346,7 @@ struct kvperf_run {
 	bool stop;
 	struct kvperf_conn conn;
 	struct kvperf_run_bw bw;
+	struct kvperf_run_io io;
 	struct kvperf_run_sysfs *sysfs;
 	struct dentry *debugfs;
 	struct kvperf_footprint pinned;
@@ -333,7 +377,7 @@ void kvperf_run_bw_conn_attr(const struct kvperf_run_cfg *cfg, int node,
 			     struct kvperf_conn_attr *attr);
 
 /* run_io.c */
-int kvperf_run_io(struct kvperf_run *run, const char **reason);
+int kvperf_run_io(struct kvperf_run *run);
 void kvperf_run_io_footprint(const struct kvperf_run_cfg *cfg,
 			     struct kvperf_footprint *f);
 

@@ -259,6 +259,30 @@ void kvperf_hist_reset(struct kvperf_hist *h)
 }
 
 /**
+ * kvperf_hist_merge() - add one histogram's samples to another
+ * @dst: receives them
+ * @src: the samples, recorded over the same range as @dst's
+ *
+ * The sum is exact: the same buckets, counts, extremes and sums as if
+ * every sample had been recorded into @dst.
+ */
+void kvperf_hist_merge(struct kvperf_hist *dst, const struct kvperf_hist *src)
+{
+	u32 i;
+
+	if (WARN_ON_ONCE(dst->nbuckets != src->nbuckets) || !src->count)
+		return;
+	for (i = 0; i < src->nbuckets; i++)
+		dst->buckets[i] += src->buckets[i];
+	if (!dst->count || src->min_ns < dst->min_ns)
+		dst->min_ns = src->min_ns;
+	dst->max_ns = max(dst->max_ns, src->max_ns);
+	dst->count += src->count;
+	dst->sum_ns += src->sum_ns;
+	dst->sum_sq += src->sum_sq;
+}
+
+/**
  * kvperf_hist_record() - count one sample
  * @h: histogram
  * @ns: sample, in nanoseconds

@@ -92,6 +92,7 @@ int kvperf_hist_init(struct kvperf_hist *h, u64 max_ns);
 void kvperf_hist_destroy(struct kvperf_hist *h);
 void kvperf_hist_reset(struct kvperf_hist *h);
 void kvperf_hist_record(struct kvperf_hist *h, u64 ns);
+void kvperf_hist_merge(struct kvperf_hist *dst, const struct kvperf_hist *src);
 u64 kvperf_hist_percentile(const struct kvperf_hist *h, u32 ppm);
 void kvperf_hist_summarize(const struct kvperf_hist *h,
 			   struct kvperf_stats *st);

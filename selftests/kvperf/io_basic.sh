@@ -270,83 +270,9 @@ pinned_limit() {
 	return 1
 }
 
-# running ID: the run has completed some I/Os.
-running() {
-	local p
 
-	[ "$(kv_run_state "$1")" = running ] || return 1
-	p=$(kvperf -j run show "$1" | sed -n 's/.*"progress":\([0-9]*\).*/\1/p')
-	[ "${p:-0}" -gt 0 ]
-}
 
-# start_long ARGS...: 10^8 I/Os with no-wait, measuring; prints its id.
-start_long() {
-	local out id
 
-	out=$(kvperf -j run io addr "$addr" iters 100000000 "$@" "${patient[@]}" \
-		no-wait 2>&1) || { echo "run io $* no-wait: $out" >&2; return 1; }
-	id=$(sed -n 's/^{"id":\([0-9]\+\)}$/\1/p' <<<"$out")
-	[ -n "$id" ] || { echo "no-wait printed '$out'" >&2; return 1; }
-	kv_wait 20 running "$id" ||
-		{ echo "run $id not measuring:" >&2; kvperf run show "$id" >&2; return 1; }
-	echo "$id"
-}
-
-freed() {
-	grep -qx 0 "$sysfs/connection_count" && grep -qx 0 "$sysfs/pinned_bytes"
-}
-
-all_freed() {
-	kv_wait 10 freed && return 0
-	echo "connection_count $(cat "$sysfs/connection_count"), pinned_bytes $(cat "$sysfs/pinned_bytes")"
-	return 1
-}
-
-# run stop with 32 I/Os in flight: stopped within 5 s, all freed.
-stop_mid_run() {
-	local id
-
-	id=$(start_long rw write bs 64K qd 32) || return 1
-	grep -qx 2 "$sysfs/connection_count" ||
-		{ echo "connection_count $(cat "$sysfs/connection_count"), want 2"; return 1; }
-	kvperf run stop "$id" || return 1
-	kv_wait 5 kv_run_ended "$id" || { echo "run $id is $(kv_run_state "$id") after 5 s"; return 1; }
-	[ "$(kv_run_state "$id")" = stopped ] || { echo "state $(kv_run_state "$id")"; return 1; }
-	all_freed
-}
-
-# The server stopped under a run with 16 I/Os in flight: the run fails
-# saying so, everything is freed.
-server_stop_mid_run() {
-	local id sid err
-
-	id=$(start_long rw read bs 4K qd 16 verify) || return 1
-	sid=$(cat "$KV_TMP/server")
-	kvperf server stop "$sid" || return 1
-	kv_wait 10 kv_run_ended "$id" || { echo "run $id is $(kv_run_state "$id")"; return 1; }
-	err=$(cat "$sysfs/runs/$id/error")
-	if [ "$(kv_run_state "$id")" != failed ] ||
-	   ! grep -q 'the server closed the connection' <<<"$err"; then
-		echo "state $(kv_run_state "$id"), error '$err'"
-		return 1
-	fi
-	all_freed
-}
-
-# rmmod while a run has 32 I/Os in flight, its target on the same host.
-rmmod_mid_run() {
-	local start
-
-	kv_server_start "$addr" || return 1
-	start_long rw read bs 16K qd 32 inv local >/dev/null || return 1
-	start=$SECONDS
-	timeout "$(kv_scaled 30)" rmmod kvperf || { echo "rmmod failed"; return 1; }
-	[ $((SECONDS - start)) -lt "$(kv_scaled 10)" ] ||
-		{ echo "rmmod took $((SECONDS - start)) s"; return 1; }
-	[ -e /sys/module/kvperf ] && { echo "still loaded"; return 1; }
-	kv_insmod || { echo "insmod failed"; return 1; }
-	kv_counters_zero || { grep -H . "$sysfs"/*_count "$sysfs/pinned_bytes"; return 1; }
-}
 
 clean_all() {
 	local i
@@ -410,11 +336,11 @@ kv_check "bad keywords and values are usage errors naming them" usage_errors
 kv_raw_results raw_cases
 kv_check "bs 1M qd 256: refused, pinned-memory limit" pinned_limit
 kv_check "run stop with 32 I/Os in flight: stopped within 5 s, freed" \
-	stop_mid_run
+	kv_io_stop_mid_run "$addr" 2 rw write bs 64K qd 32
 kv_check "server stop with 16 I/Os in flight: the run fails saying so, freed" \
-	server_stop_mid_run
+	kv_io_server_stop_mid_run "$addr" rw read bs 4K qd 16 verify
 kv_check "rmmod with 32 I/Os in flight returns within 10 s; insmod: counters 0" \
-	rmmod_mid_run
+	kv_io_rmmod_mid_run "$addr" rw read bs 16K qd 32 inv local
 kv_check "runs deleted, servers stopped: counters 0" clean_all
 kv_dmesg_check
 ktap_finished

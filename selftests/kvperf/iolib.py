@@ -11,6 +11,7 @@ usage:
                     [--inv remote|local] [--segments N] [--ios N | --min-ios N]
                     [--verify] [--stats-off] [--min-elapsed NS]
                     [--read-pct PCT] [--reg frwr|pre]
+                    [--queues N] [--cpus LIST]
   iolib.py sysfs FILE SYSFS-DIR   the run's sysfs files say what JSON says
   iolib.py hist FILE HISTOGRAM    the debugfs histogram holds each result's
                                   I/Os, by direction
@@ -19,7 +20,11 @@ With --read-pct the run has a result for reads and one for writes: their
 I/Os add up to --ios, the reads' share is within 6 standard deviations of
 PCT percent (a binomial draw per I/O), and both have the run's elapsed
 time. With --reg pre the blocks were registered once: no part of any
-I/O's time is registering or invalidating.
+I/O's time is registering or invalidating. With --queues each result
+has a part per queue: their I/Os add up to the result's (--ios is the
+run's total, each queue's share of it equal), each queue's thread on the
+CPU --cpus deals it in turn (-1 without), and the result's minimum,
+maximum and mean are exactly those of the queues' latencies together.
 """
 
 import json
@@ -152,7 +157,7 @@ def cmd_run(args):
             "--inv": "inv", "--segments": "segments", "--ios": "ios",
             "--min-ios": "min_ios",
             "--min-elapsed": "min_elapsed", "--read-pct": "read_pct",
-            "--reg": "reg"}
+            "--reg": "reg", "--queues": "queues", "--cpus": "cpus"}
     while args:
         a = args.pop(0)
         if a in flags:
@@ -176,6 +181,10 @@ def cmd_run(args):
             bad.append(f"{key} {run.get(key)!r}, want {want[k]!r}")
     if want.get("verify") and run.get("verify") is not True:
         bad.append(f"verify {run.get('verify')!r}")
+    if run.get("qps") != want.get("queues", 1):
+        bad.append(f"qps {run.get('qps')!r}, want {want.get('queues', 1)}")
+    if want.get("cpus") is not None and run.get("cpus") != str(want["cpus"]):
+        bad.append(f"cpus {run.get('cpus')!r}, want {want['cpus']!r}")
     if want["reg"] == "pre" and "inv" in run:
         bad.append(f"reg pre, yet inv {run['inv']!r}")
     if want.get("read_pct") is None and "read_pct" in run:
@@ -192,7 +201,74 @@ def cmd_run(args):
         if results[0].get("rw") != rw:
             bad.append(f"result rw {results[0].get('rw')!r}, want {rw!r}")
         check_result(results[0], want, bad)
+    if isinstance(results, list) and not bad:
+        check_queues(results, want, bad)
     return report(bad)
+
+
+def cpu_list(text):
+    """"0-1,3" as [0, 1, 3]."""
+    cpus = []
+    for part in str(text).split(","):
+        lo, _, hi = part.partition("-")
+        cpus.extend(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
+def check_queues(results, want, bad):
+    """Each result's queues: their parts add up to the result."""
+    n = want.get("queues", 1)
+    cpus = cpu_list(want["cpus"]) if want.get("cpus") is not None else []
+    per_queue = [0] * n
+    for res in results:
+        qs = res.get("queues")
+        if not isinstance(qs, list) or len(qs) != n:
+            bad.append(f"{res.get('rw')}: queues {qs!r}, want {n}")
+            return
+        for i, q in enumerate(qs):
+            cpu = cpus[i % len(cpus)] if cpus else -1
+            if q.get("index") != i or q.get("cpu") != cpu:
+                bad.append(f"queue {q!r}: want index {i}, cpu {cpu}")
+            ios, el = q.get("ios"), q.get("elapsed_ns")
+            if not isinstance(ios, int) or not isinstance(el, int) or \
+                    not 0 < el <= res["elapsed_ns"]:
+                bad.append(f"queue {i}: ios {ios!r}, elapsed_ns {el!r}"
+                           f" (the result's {res['elapsed_ns']})")
+                return
+            per_queue[i] += ios
+            if milli(str(q["iops"])) != ios * 10**12 // el:
+                bad.append(f"queue {i}: iops {q['iops']}, want {ios} I/Os"
+                           f" over {el} ns")
+            if want.get("verify") and q.get("mismatches") != 0:
+                bad.append(f"queue {i}: mismatches {q.get('mismatches')!r}")
+        if sum(q["ios"] for q in qs) != res["ios"]:
+            bad.append(f"{res['rw']}: queues' I/Os"
+                       f" {[q['ios'] for q in qs]}, result's {res['ios']}")
+        means = [milli(str(q["mean_ns"])) for q in qs]
+        if want.get("stats_off"):
+            for i, q in enumerate(qs):
+                if q["ios"] and means[i] != q["elapsed_ns"] * 1000 // q["ios"]:
+                    bad.append(f"queue {i}: mean_ns {q['mean_ns']}, want"
+                               f" {q['elapsed_ns']} ns / {q['ios']}")
+            continue
+        busy = [q for q in qs if q["ios"]]
+        if not busy:
+            continue
+        if res["min_ns"] != min(q["min_ns"] for q in busy) or \
+                res["max_ns"] != max(q["max_ns"] for q in busy):
+            bad.append(f"{res['rw']}: min/max {res['min_ns']}/"
+                       f"{res['max_ns']}, queues'"
+                       f" {[(q['min_ns'], q['max_ns']) for q in busy]}")
+        # each mean is rounded to the picosecond: half of one per I/O
+        total = sum(m * q["ios"] for m, q in zip(means, qs))
+        mean = milli(str(res["mean_ns"]))
+        if abs(mean * res["ios"] - total) > res["ios"] + 1:
+            bad.append(f"{res['rw']}: mean_ns {res['mean_ns']} x"
+                       f" {res['ios']}, queues' sum {total} ps")
+    if want.get("ios") is not None and \
+            per_queue != [want["ios"] // n] * n:
+        bad.append(f"I/Os per queue {per_queue}, want {want['ios'] // n}"
+                   " each")
 
 
 def check_mixed(results, want, bad):

@@ -445,3 +445,93 @@ kv_run_ended() {
 	esac
 	return 1
 }
+
+# kv_run_measuring ID: the run is running and has completed some work.
+kv_run_measuring() {
+	local p
+
+	[ "$(kv_run_state "$1")" = running ] || return 1
+	p=$(kvperf -j run show "$1" | sed -n 's/.*"progress":\([0-9]*\).*/\1/p')
+	[ "${p:-0}" -gt 0 ]
+}
+
+# kv_io_start ADDR ARGS...: an I/O run against ADDR that lasts (days
+# under TCG), started with no-wait; prints its id once it measures.
+kv_io_start() {
+	local addr=$1 out id
+
+	shift
+	out=$(kvperf -j run io addr "$addr" iters 100000000 "$@" \
+		timeout "$(kv_scaled 10000)ms" no-wait 2>&1) ||
+		{ echo "run io $* no-wait: $out" >&2; return 1; }
+	id=$(sed -n 's/^{"id":\([0-9]\+\)}$/\1/p' <<<"$out")
+	[ -n "$id" ] || { echo "no-wait printed '$out'" >&2; return 1; }
+	kv_wait 20 kv_run_measuring "$id" ||
+		{ echo "run $id not measuring:" >&2; kvperf run show "$id" >&2; return 1; }
+	echo "$id"
+}
+
+# kv_freed: no connection and no pinned memory left.
+kv_freed() {
+	grep -qx 0 /sys/kernel/kvperf/connection_count &&
+		grep -qx 0 /sys/kernel/kvperf/pinned_bytes
+}
+
+# kv_all_freed: kv_freed within 10 s, or say what is left.
+kv_all_freed() {
+	kv_wait 10 kv_freed && return 0
+	echo "connection_count $(cat /sys/kernel/kvperf/connection_count), pinned_bytes $(cat /sys/kernel/kvperf/pinned_bytes)"
+	return 1
+}
+
+# kv_io_stop_mid_run ADDR CONNS ARGS...: an I/O run with ARGS holds CONNS
+# connections (both sides) while it runs; run stop ends it within 5 s,
+# stopped, and frees everything.
+kv_io_stop_mid_run() {
+	local addr=$1 conns=$2 id
+
+	shift 2
+	id=$(kv_io_start "$addr" "$@") || return 1
+	grep -qx "$conns" /sys/kernel/kvperf/connection_count ||
+		{ echo "connection_count $(cat /sys/kernel/kvperf/connection_count), want $conns; run $id:"; kvperf run show "$id"; return 1; }
+	kvperf run stop "$id" || return 1
+	kv_wait 5 kv_run_ended "$id" || { echo "run $id is $(kv_run_state "$id") after 5 s"; return 1; }
+	[ "$(kv_run_state "$id")" = stopped ] || { echo "state $(kv_run_state "$id")"; return 1; }
+	kv_all_freed
+}
+
+# kv_io_server_stop_mid_run ADDR ARGS...: the server kv_server_start
+# started stops under an I/O run with ARGS: the run fails saying so, and
+# everything is freed.
+kv_io_server_stop_mid_run() {
+	local addr=$1 id err
+
+	shift
+	id=$(kv_io_start "$addr" "$@") || return 1
+	kvperf server stop "$(cat "$KV_TMP/server")" || return 1
+	kv_wait 10 kv_run_ended "$id" || { echo "run $id is $(kv_run_state "$id")"; return 1; }
+	err=$(cat "/sys/kernel/kvperf/runs/$id/error")
+	if [ "$(kv_run_state "$id")" != failed ] ||
+	   ! grep -q 'the server closed the connection' <<<"$err"; then
+		echo "state $(kv_run_state "$id"), error '$err'"
+		return 1
+	fi
+	kv_all_freed
+}
+
+# kv_io_rmmod_mid_run ADDR ARGS...: with a server on ADDR and an I/O run
+# with ARGS on it, rmmod returns within 10 s; insmod finds nothing left.
+kv_io_rmmod_mid_run() {
+	local addr=$1 start
+
+	shift
+	kv_server_start "$addr" || return 1
+	kv_io_start "$addr" "$@" >/dev/null || return 1
+	start=$SECONDS
+	timeout "$(kv_scaled 30)" rmmod kvperf || { echo "rmmod failed"; return 1; }
+	[ $((SECONDS - start)) -lt "$(kv_scaled 10)" ] ||
+		{ echo "rmmod took $((SECONDS - start)) s"; return 1; }
+	[ -e /sys/module/kvperf ] && { echo "still loaded"; return 1; }
+	kv_insmod || { echo "insmod failed"; return 1; }
+	kv_counters_zero || { grep -H . /sys/kernel/kvperf/*_count /sys/kernel/kvperf/pinned_bytes; return 1; }
+}

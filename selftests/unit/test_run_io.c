@@ -100,11 +100,41 @@ static void io_keywords_refused(void)
  * One result: @ios I/Os of 4 KiB in 0.3 s, the I/Os' direction @op when
  * not 0, the samples' statistics with @stats.
  */
+/*
+ * Queue @i of @ios I/Os in 0.25 s (0.3 s for the last), bound to CPU 1
+ * (queue 0) or unbound; with @stats its latencies' summary.
+ */
+static void io_put_queue(struct nl_msg *msg, uint32_t i, uint32_t n,
+			 uint64_t ios, bool stats)
+{
+	const int pad = KVPERF_A_IO_QUEUE_PAD;
+	struct nlattr *nest = nla_nest_start(msg, KVPERF_A_RESULT_QUEUE);
+
+	nla_put_u32(msg, KVPERF_A_IO_QUEUE_INDEX, i);
+	nla_put_s32(msg, KVPERF_A_IO_QUEUE_CPU, i ? -1 : 1);
+	run_put_u64(msg, KVPERF_A_IO_QUEUE_ITERATIONS, pad, ios);
+	run_put_u64(msg, KVPERF_A_IO_QUEUE_ELAPSED_NS, pad,
+		    i + 1 == n ? 300000000 : 250000000);
+	run_put_u64(msg, KVPERF_A_IO_QUEUE_MISMATCHES, pad, 0);
+	run_put_u64(msg, KVPERF_A_IO_QUEUE_MEAN_PS, pad, 1100000000 + i);
+	if (stats) {
+		run_put_u64(msg, KVPERF_A_IO_QUEUE_MIN_NS, pad, 900000 + i);
+		run_put_u64(msg, KVPERF_A_IO_QUEUE_P50_NS, pad, 1150000 + i);
+		run_put_u64(msg, KVPERF_A_IO_QUEUE_P99_NS, pad, 2000000 + i);
+		run_put_u64(msg, KVPERF_A_IO_QUEUE_MAX_NS, pad, 5123456 - i);
+	}
+	nla_nest_end(msg, nest);
+}
+
+/* How many queues io_msg()'s results have: each its equal part. */
+static uint32_t io_nqueues;
+
 static void io_put_result(struct nl_msg *msg, uint8_t op, uint64_t ios,
 			  bool stats)
 {
 	const int pad = KVPERF_A_RESULT_PAD;
 	struct nlattr *nest;
+	uint32_t i;
 
 	nest = nla_nest_start(msg, KVPERF_A_RUN_RESULT);
 	nla_put_u32(msg, KVPERF_A_RESULT_SIZE, 4096);
@@ -128,6 +158,8 @@ static void io_put_result(struct nl_msg *msg, uint8_t op, uint64_t ios,
 		run_put_u64(msg, KVPERF_A_RESULT_REG_NS, pad, 25000000);
 		run_put_u64(msg, KVPERF_A_RESULT_INV_NS, pad, 2000000);
 	}
+	for (i = 0; i < io_nqueues; i++)
+		io_put_queue(msg, i, io_nqueues, ios / io_nqueues, stats);
 	nla_nest_end(msg, nest);
 }
 
@@ -290,6 +322,72 @@ static void io_print_randmix(void)
 	nlmsg_free(msg);
 }
 
+/*
+ * Two queues: a line under each block per queue, text and JSON; the
+ * unbound one's CPU is "-" in text, -1 in JSON. One queue: no line in
+ * text, its part in JSON.
+ */
+static void io_print_queues(void)
+{
+	struct capture c, err;
+	struct nl_msg *msg;
+	const char *w, *q;
+
+	io_nqueues = 2;
+	msg = io_msg(true, true);
+	CHECK_INT(run_print_one(&c, false, false, msg, &err), 0);
+	w = strstr(c.buf, "\n write: IOPS=");
+	CHECK(w != NULL);
+	q = strstr(c.buf, "\n  queue 0 (cpu 1): IOPS=1400.000, 350 I/Os in 250.000 ms, clat (usec): avg=1100.000, min=900.00, 50.00th=[1150.00], 99.00th=[2000.00], max=5123.46\n  queue 1 (cpu -): IOPS=1166.666, 350 I/Os in 300.000 ms, clat (usec): avg=1100.000, min=900.00, 50.00th=[1150.00], 99.00th=[2000.00], max=5123.46\n");
+	CHECK(q != NULL && q < w);
+	CHECK(w && strstr(w, "\n  queue 1 (cpu -): IOPS=500.000, 150 I/Os in 300.000 ms,") != NULL);
+	CHECK_STR(err.buf, "");
+	cap_close(&c);
+	cap_close(&err);
+	CHECK_INT(run_print_one(&c, true, false, msg, &err), 0);
+	CHECK_JSON(c.buf,
+		   "q = [x['queues'] for x in d['results']]\n"
+		   "assert [[y['ios'] for y in x] for x in q] == [[350, 350], [150, 150]]\n"
+		   "y = q[0][1]\n"
+		   "assert y['index'] == 1 and y['cpu'] == -1\n"
+		   "assert y['iops'] == 1166.666 and y['elapsed_ns'] == 300000000\n"
+		   "assert y['mean_ns'] == 1100000.001 and y['min_ns'] == 900001\n"
+		   "assert y['p50_ns'] == 1150001 and y['p99_ns'] == 2000001\n"
+		   "assert y['max_ns'] == 5123455 and y['mismatches'] == 0\n"
+		   "assert q[0][0]['cpu'] == 1\n");
+	cap_close(&c);
+	cap_close(&err);
+	nlmsg_free(msg);
+
+	io_nqueues = 1;
+	msg = io_msg(false, false);
+	CHECK_INT(run_print_one(&c, false, false, msg, &err), 0);
+	CHECK(strstr(c.buf, "queue") == NULL);
+	cap_close(&c);
+	cap_close(&err);
+	CHECK_INT(run_print_one(&c, true, false, msg, &err), 0);
+	CHECK_JSON(c.buf,
+		   "y = d['results'][0]['queues']\n"
+		   "assert len(y) == 1 and y[0]['ios'] == 1000\n"
+		   "assert y[0]['mean_ns'] == 1100000.0 and 'p50_ns' not in y[0]\n");
+	cap_close(&c);
+	cap_close(&err);
+	nlmsg_free(msg);
+	io_nqueues = 0;
+}
+
+static void io_parse_queues(void)
+{
+	RUN_OK(IO, "type=2 op=2 addr=198.18.0.1 port=18515 qps=4 cpus=\"0-1\"",
+	       "addr", "198.18.0.1", "queues", "4", "cpus", "0-1");
+	RUN_ERR(IO, "queues '17' is out of range (1 to 16)", "addr",
+		"198.18.0.1", "queues", "17");
+	RUN_ERR(IO, "cpu and cpus exclude each other", "addr", "198.18.0.1",
+		"queues", "2", "cpu", "0", "cpus", "0-1");
+	RUN_ERR(BW, "'queues' is only for run io", "op", "send", "addr",
+		"198.18.0.1", "queues", "2");
+}
+
 static void io_live_line(void)
 {
 	struct kv_run ev = { 0 };
@@ -323,6 +421,8 @@ const struct unit_test unit_tests[] = {
 	UNIT(io_print_json),
 	UNIT(io_print_stats_off),
 	UNIT(io_print_randmix),
+	UNIT(io_print_queues),
+	UNIT(io_parse_queues),
 	UNIT(io_live_line),
 	{ NULL },
 };

@@ -635,6 +635,61 @@ static void test_rounding(void)
 	kvperf_hist_destroy(&h);
 }
 
+/*
+ * Two histograms merged are the histogram of all their samples: every
+ * bucket, the extremes, the sums and so every statistic; an empty one
+ * adds nothing.
+ */
+static void test_merge(void)
+{
+	struct kvperf_hist a, b, all, none;
+	struct kvperf_stats sm, sa;
+	u32 i;
+
+	CHECK_U64(kvperf_hist_init(&a, RUN_MAX_NS), 0);
+	CHECK_U64(kvperf_hist_init(&b, RUN_MAX_NS), 0);
+	CHECK_U64(kvperf_hist_init(&all, RUN_MAX_NS), 0);
+	CHECK_U64(kvperf_hist_init(&none, RUN_MAX_NS), 0);
+	rng_state = 7;
+	for (i = 0; i < 5000; i++) {
+		/* a's samples are the larger, b's hold the smallest */
+		u64 x = 1000 + rng() % 100000, y = 10 + rng() % 5000;
+
+		kvperf_hist_record(&a, x);
+		kvperf_hist_record(&all, x);
+		if (i % 2) {
+			kvperf_hist_record(&b, y);
+			kvperf_hist_record(&all, y);
+		}
+	}
+	kvperf_hist_merge(&a, &none);
+	/* the second brings the larger maximum */
+	kvperf_hist_merge(&none, &b);
+	kvperf_hist_merge(&none, &a);
+	kvperf_hist_summarize(&none, &sm);
+	kvperf_hist_summarize(&all, &sa);
+	CHECK_U64(sm.max_ns, sa.max_ns);
+	/* the second brings the smaller minimum */
+	kvperf_hist_merge(&a, &b);
+	kvperf_hist_summarize(&a, &sm);
+	CHECK_U64(sm.count, 7500);
+	CHECK_U64(sm.min_ns, sa.min_ns);
+	CHECK_U64(sm.max_ns, sa.max_ns);
+	CHECK_U64(sm.mean_ps, sa.mean_ps);
+	CHECK_U64(sm.stdev_ps, sa.stdev_ps);
+	CHECK_U64(sm.p50_ns, sa.p50_ns);
+	CHECK_U64(sm.p9999_ns, sa.p9999_ns);
+	for (i = 0; i < all.nbuckets; i++)
+		if (none.buckets[i] != all.buckets[i] ||
+		    a.buckets[i] != all.buckets[i])
+			break;
+	CHECK_U64(i, all.nbuckets);
+	kvperf_hist_destroy(&a);
+	kvperf_hist_destroy(&b);
+	kvperf_hist_destroy(&all);
+	kvperf_hist_destroy(&none);
+}
+
 static void test_reset(void)
 {
 	struct kvperf_stats st;
@@ -728,6 +783,7 @@ static const struct {
 	T(test_above_max),
 	T(test_rounding),
 	T(test_reset),
+	T(test_merge),
 	T(test_from_elapsed),
 #undef T
 };

@@ -73,6 +73,7 @@ static const char *const run_keywords[RUN_KW_COUNT] = {
 	[RUN_KW_INV]		= "inv",
 	[RUN_KW_SEGMENTS]	= "segments",
 	[RUN_KW_REG]		= "reg",
+	[RUN_KW_QUEUES]		= "queues",
 };
 
 #define RUN_KW_BIT(kw)	(1ULL << (kw))
@@ -89,7 +90,8 @@ static const char *const run_keywords[RUN_KW_COUNT] = {
 /* a bit per keyword in a uint64_t */
 _Static_assert(RUN_KW_COUNT < 64, "run keywords fit struct run_opts.given");
 /* what "run io" says with its own keywords (rw, bs), or not at all */
-#define RUN_KW_IO_REFUSED ((RUN_KW_BW_ONLY & ~RUN_KW_BIT(RUN_KW_INTERVAL)) | \
+#define RUN_KW_IO_REFUSED ((RUN_KW_BW_ONLY & ~(RUN_KW_BIT(RUN_KW_INTERVAL) | \
+					       RUN_KW_BIT(RUN_KW_CPUS))) | \
 			   RUN_KW_BIT(RUN_KW_OP) |			\
 			   RUN_KW_BIT(RUN_KW_SIZE) |			\
 			   RUN_KW_BIT(RUN_KW_SIZES) |			\
@@ -314,6 +316,8 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 	case RUN_KW_SEGMENTS:
 		return parse_ranged(kv, kw, KVPERF_A_RUN_SEGMENTS, val,
 				    &o->cfg.segments);
+	case RUN_KW_QUEUES:
+		return parse_ranged(kv, kw, KVPERF_A_RUN_QPS, val, &o->cfg.qps);
 	case RUN_KW_VERIFY:
 	case RUN_KW_NO_WAIT:
 	case RUN_KW_BIDIR:
@@ -356,6 +360,7 @@ static const uint8_t run_kw_attr[RUN_KW_COUNT] = {
 	[RUN_KW_INV]		= KVPERF_A_RUN_INV,
 	[RUN_KW_SEGMENTS]	= KVPERF_A_RUN_SEGMENTS,
 	[RUN_KW_REG]		= KVPERF_A_RUN_REG,
+	[RUN_KW_QUEUES]		= KVPERF_A_RUN_QPS,
 };
 
 /* The configuration's attributes, from the keywords given. */
@@ -843,7 +848,7 @@ static void run_help(FILE *f)
 	      "       kvperf [-j [-p]] run io addr ADDR [port PORT]\n"
 	      "              [rw {read|write|randmix PCT}]\n"
 	      "              [bs N] [qd N] [reg {frwr|pre}] [inv {remote|local}]\n"
-	      "              [segments N]\n"
+	      "              [segments N] [queues N] [cpus LIST]\n"
 	      "              [iters N | time TIME]\n"
 	      "              [warmup N | warmup TIME] [poll {busy|softirq|workqueue}]\n"
 	      "              [verify] [cpu N] [timeout TIME] [no-wait] [stats {on|off}]\n"
@@ -962,11 +967,16 @@ static void run_help(FILE *f)
 	      "  segments      keyed segments per command, 1 to 16 (default 1): the\n"
 	      "                block in that many equal parts of whole 512-byte\n"
 	      "                units, under the I/O's one registration\n"
-	      "  iters, time, warmup and verify count and check I/Os (verify:\n"
-	      "  every byte of every I/O, a pattern per I/O); interval prints a\n"
-	      "  line per TIME (not with -j) with the interval's IOPS and BW.\n"
-	      "  op, size, sizes, inline and the other bw keywords do not\n"
-	      "  apply.\n"
+	      "  queues        connections, 1 to 16 (default 1), each with its\n"
+	      "                own thread, MR pool and qd I/Os; a line per queue\n"
+	      "                under each result\n"
+	      "  cpus          CPU list: the queues' threads bound to its CPUs in\n"
+	      "                turn (no more CPUs than queues)\n"
+	      "  iters, time, warmup and verify count and check I/Os, per queue\n"
+	      "  (verify: every byte of every I/O, a pattern per I/O); interval\n"
+	      "  prints a line per TIME (not with -j) with the interval's IOPS\n"
+	      "  and BW. op, size, sizes, inline, qps and the other bw keywords\n"
+	      "  do not apply.\n"
 	      "\n"
 	      "TIME is a number with an optional unit, as every time of the tool:\n"
 	      "10, 0.5 and 2s are seconds (at most 3 decimals), 500ms milliseconds.\n"

@@ -76,6 +76,7 @@ enum run_kw {
 	RUN_KW_INV,
 	RUN_KW_SEGMENTS,
 	RUN_KW_REG,
+	RUN_KW_QUEUES,
 	RUN_KW_COUNT
 };
 

@@ -112,6 +112,56 @@ static void print_io_shares(struct printer *p,
 	pr_eol(p);
 }
 
+/*
+ * "    queue 1 (cpu 0): IOPS=2345.678, 11728 I/Os in 5000.012 ms,
+ * clat (usec): avg=20.120, min=12.34, 50.00th=[19.90], 99.00th=[41.22],
+ * max=567.89": one queue's part of a result (percentiles with stats on)
+ */
+static void print_io_queue(struct printer *p, const struct kv_io_queue *q)
+{
+	char iops[FMT_FIXED_LEN], ms[FMT_FIXED_LEN], cpu[16];
+
+	pr_obj_open(p, NULL);
+	pr_indent(p, 2);
+	pr_u64(p, "index", "queue %s", q->index);
+	/* an unbound queue's thread: -1 in JSON, "-" in text */
+	snprintf(cpu, sizeof(cpu), "%d", q->cpu);
+	pr_number_as(p, "cpu", "(cpu %s):", cpu, q->cpu >= 0 ? cpu : "-");
+	ratio_milli(iops, (unsigned __int128)q->iterations * 1000000000,
+		    q->elapsed_ns);
+	pr_number_as(p, "iops", "IOPS=%s,", iops, iops);
+	pr_u64(p, "ios", "%s I/Os", q->iterations);
+	pr_u64_as(p, "elapsed_ns", "in %s ms,", q->elapsed_ns,
+		  fmt_fixed(ms, q->elapsed_ns, 6, 3));
+	pr_text(p, " clat (usec):");
+	if (KV_HAS(q, KVPERF_A_IO_QUEUE_P50_NS)) {
+		print_ps(p, "mean_ns", "avg=%s,", q->mean_ps);
+		print_usec(p, "min_ns", "min=%s,", q->min_ns);
+		print_usec(p, "p50_ns", "50.00th=[%s],", q->p50_ns);
+		print_usec(p, "p99_ns", "99.00th=[%s],", q->p99_ns);
+		print_usec(p, "max_ns", "max=%s", q->max_ns);
+	} else {
+		print_ps(p, "mean_ns", "avg=%s", q->mean_ps);
+	}
+	pr_u64(p, "mismatches", NULL, q->mismatches);
+	pr_eol(p);
+	pr_obj_close(p);
+}
+
+/* A result's queues: all in JSON, in text when there are several. */
+static void print_io_queues(struct printer *p,
+			    const struct kv_lat_result *res)
+{
+	uint32_t i;
+
+	if (!p->json && res->nqueues < 2)
+		return;
+	pr_arr_open(p, "queues");
+	for (i = 0; i < res->nqueues; i++)
+		print_io_queue(p, &res->queues[i]);
+	pr_arr_close(p);
+}
+
 static void print_io_result(struct printer *p, const struct kv_run *run,
 			    const struct kv_lat_result *res)
 {
@@ -144,6 +194,7 @@ static void print_io_result(struct printer *p, const struct kv_run *run,
 	pr_u64(p, "mismatches", run->verify ? "verify: %s I/Os with wrong data" :
 	       NULL, res->mismatches);
 	pr_eol(p);
+	print_io_queues(p, res);
 	pr_obj_close(p);
 }
 
@@ -187,12 +238,15 @@ void run_print_io_live(FILE *f, const struct kv_run *ev, int64_t since_ms,
  *     clat percentiles (usec): 50.00th=[19.90], 90.00th=[...], ...
  *
  * A run with a read-pct has two such blocks, "read:" then "write:", each
- * with the rates of its own I/Os over the run's time.
+ * with the rates of its own I/Os over the run's time. A run of several
+ * queues follows each block with a line per queue.
  *
  * JSON: "results", an object per direction with rw ("read" or "write"),
  * iops and mib_per_sec (3 decimals),
  * bs, ios, bytes, elapsed_ns, min_ns, max_ns, mean_ns, stdev_ns, the
- * percentiles in ns, hist_rel_err_ppm and mismatches.
+ * percentiles in ns, hist_rel_err_ppm and mismatches, and "queues", an
+ * object per queue with index, cpu, iops, ios, elapsed_ns, mean_ns,
+ * mismatches and with stats on min_ns, p50_ns, p99_ns and max_ns.
  */
 void run_print_io(struct printer *p, const struct kv_run *run)
 {

@@ -318,6 +318,10 @@ static void print_setup(struct printer *p, const struct kv_run *run)
 		fmt = it->fmt;
 		if (it->type == KVPERF_A_RUN_WARMUP && warmup_ms)
 			fmt = NULL;
+		/* an I/O run's queue pairs are its queues, as asked */
+		if (it->type == KVPERF_A_RUN_QPS &&
+		    run->type == KVPERF_RUN_TYPE_IO)
+			fmt = "queues %s";
 		if (!has(run, it->type) ||
 		    (fmt && !item(p, true, &first)))
 			continue;

@@ -46,6 +46,7 @@ static inline u64 div_u64(u64 dividend, u32 divisor)
 	return dividend / divisor;
 }
 
+#define WARN_ON_ONCE(cond)	(!!(cond))
 #define min(a, b) ({ __auto_type _a = (a); __auto_type _b = (b);	\
 		     _a < _b ? _a : _b; })
 #define max(a, b) ({ __auto_type _a = (a); __auto_type _b = (b);	\

@@ -125,6 +125,22 @@ static const struct attr_spec result_attrs[KVPERF_A_RESULT_MAX + 1] = {
 	[KVPERF_A_RESULT_OP]		= { "op", ATTR_U8 },
 	[KVPERF_A_RESULT_REG_NS]	= { "reg-ns", ATTR_U64 },
 	[KVPERF_A_RESULT_INV_NS]	= { "inv-ns", ATTR_U64 },
+	[KVPERF_A_RESULT_QUEUE]		= { "queue", ATTR_NEST, 0,
+					    &attrs_io_queue },
+};
+
+static const struct attr_spec io_queue_attrs[KVPERF_A_IO_QUEUE_MAX + 1] = {
+	[KVPERF_A_IO_QUEUE_INDEX]	= { "index", ATTR_U32 },
+	[KVPERF_A_IO_QUEUE_CPU]		= { "cpu", ATTR_S32 },
+	[KVPERF_A_IO_QUEUE_ITERATIONS]	= { "iterations", ATTR_U64 },
+	[KVPERF_A_IO_QUEUE_ELAPSED_NS]	= { "elapsed-ns", ATTR_U64 },
+	[KVPERF_A_IO_QUEUE_MISMATCHES]	= { "mismatches", ATTR_U64 },
+	[KVPERF_A_IO_QUEUE_MEAN_PS]	= { "mean-ps", ATTR_U64 },
+	[KVPERF_A_IO_QUEUE_MIN_NS]	= { "min-ns", ATTR_U64 },
+	[KVPERF_A_IO_QUEUE_P50_NS]	= { "p50-ns", ATTR_U64 },
+	[KVPERF_A_IO_QUEUE_P99_NS]	= { "p99-ns", ATTR_U64 },
+	[KVPERF_A_IO_QUEUE_MAX_NS]	= { "max-ns", ATTR_U64 },
+	[KVPERF_A_IO_QUEUE_PAD]		= { "pad", ATTR_PAD },
 };
 
 static const struct attr_spec bw_qp_attrs[KVPERF_A_BW_QP_MAX + 1] = {
@@ -233,6 +249,11 @@ const struct attr_set attrs_server = {
 const struct attr_set attrs_result = {
 	.name = "result", .attrs = result_attrs,
 	.max = ARRAY_SIZE(result_attrs) - 1,
+};
+
+const struct attr_set attrs_io_queue = {
+	.name = "io-queue", .attrs = io_queue_attrs,
+	.max = ARRAY_SIZE(io_queue_attrs) - 1,
 };
 
 const struct attr_set attrs_bw_qp = {

@@ -51,6 +51,7 @@ extern const struct attr_set attrs_prefix;
 extern const struct attr_set attrs_server;
 extern const struct attr_set attrs_result;
 extern const struct attr_set attrs_bw_qp;
+extern const struct attr_set attrs_io_queue;
 extern const struct attr_set attrs_bw_result;
 extern const struct attr_set attrs_run;
 

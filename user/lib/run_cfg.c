@@ -217,6 +217,9 @@ static const char *run_cfg_check_io(const struct kv_run_cfg *cfg, int *attr)
 	if (KV_HAS(cfg, KVPERF_A_RUN_INV) && KV_HAS(cfg, KVPERF_A_RUN_REG) &&
 	    cfg->reg == KVPERF_IO_REG_PRE)
 		return "inv applies to reg frwr: a registration made at connect is never invalidated";
+	*attr = KVPERF_A_RUN_CPUS;
+	if (KV_HAS(cfg, KVPERF_A_RUN_CPUS) && KV_HAS(cfg, KVPERF_A_RUN_CPU))
+		return "cpu and cpus exclude each other";
 	return NULL;
 }
 
@@ -228,9 +231,11 @@ static const char *run_cfg_check_kind(const struct kv_run_cfg *cfg, int *attr)
 	for (i = 0; cfg->type != KVPERF_RUN_TYPE_BW && i < sizeof(run_bw_only);
 	     i++) {
 		*attr = run_bw_only[i];
-		/* an I/O run takes an interval too */
+		/* an I/O run takes queue pairs, CPUs and an interval too */
 		if (cfg->type == KVPERF_RUN_TYPE_IO &&
-		    run_bw_only[i] == KVPERF_A_RUN_INTERVAL_MS)
+		    (run_bw_only[i] == KVPERF_A_RUN_QPS ||
+		     run_bw_only[i] == KVPERF_A_RUN_CPUS ||
+		     run_bw_only[i] == KVPERF_A_RUN_INTERVAL_MS))
 			continue;
 		if (KV_HAS(cfg, run_bw_only[i]))
 			return "that attribute applies to bandwidth runs only";

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Runs as typed structures: where each attribute of the spec's run, result,
- * bw-result and bw-qp sets lives in them, and the decoding of a run-get
+ * io-queue, bw-result and bw-qp sets lives in them, and the decoding of a run-get
  * reply or a run event into them.
  */
 #include <errno.h>
@@ -23,6 +23,7 @@ _Static_assert(offsetof(struct kv_run, addr_len) ==
 #define KV_LAT(member)		KV_F(KV_FIELD_UINT, struct kv_lat_result, member)
 #define KV_BW(member)		KV_F(KV_FIELD_UINT, struct kv_bw_result, member)
 #define KV_QP(kind, member)	KV_F(kind, struct kv_bw_qp, member)
+#define KV_IOQ(kind, member)	KV_F(kind, struct kv_io_queue, member)
 
 static const struct kv_field run_fields[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_ID]		= KV_RUN(KV_FIELD_UINT, id),
@@ -112,6 +113,19 @@ static const struct kv_field qp_fields[KVPERF_A_BW_QP_MAX + 1] = {
 	[KVPERF_A_BW_QP_PEER_MESSAGES]	= KV_QP(KV_FIELD_UINT, peer_messages),
 };
 
+static const struct kv_field io_queue_fields[KVPERF_A_IO_QUEUE_MAX + 1] = {
+	[KVPERF_A_IO_QUEUE_INDEX]	= KV_IOQ(KV_FIELD_UINT, index),
+	[KVPERF_A_IO_QUEUE_CPU]		= KV_IOQ(KV_FIELD_S32, cpu),
+	[KVPERF_A_IO_QUEUE_ITERATIONS]	= KV_IOQ(KV_FIELD_UINT, iterations),
+	[KVPERF_A_IO_QUEUE_ELAPSED_NS]	= KV_IOQ(KV_FIELD_UINT, elapsed_ns),
+	[KVPERF_A_IO_QUEUE_MISMATCHES]	= KV_IOQ(KV_FIELD_UINT, mismatches),
+	[KVPERF_A_IO_QUEUE_MEAN_PS]	= KV_IOQ(KV_FIELD_UINT, mean_ps),
+	[KVPERF_A_IO_QUEUE_MIN_NS]	= KV_IOQ(KV_FIELD_UINT, min_ns),
+	[KVPERF_A_IO_QUEUE_P50_NS]	= KV_IOQ(KV_FIELD_UINT, p50_ns),
+	[KVPERF_A_IO_QUEUE_P99_NS]	= KV_IOQ(KV_FIELD_UINT, p99_ns),
+	[KVPERF_A_IO_QUEUE_MAX_NS]	= KV_IOQ(KV_FIELD_UINT, max_ns),
+};
+
 const char *const kv_run_path_names[KV_RUN_PATHS] = {
 	[KV_RUN_PATH_KERNEL]	= "kernel",
 	[KV_RUN_PATH_USER]	= "user",
@@ -125,6 +139,9 @@ const struct kv_fields run_model_bw_fields = {
 	bw_fields, KVPERF_A_BW_RESULT_MAX
 };
 const struct kv_fields run_model_qp_fields = { qp_fields, KVPERF_A_BW_QP_MAX };
+const struct kv_fields run_model_io_queue_fields = {
+	io_queue_fields, KVPERF_A_IO_QUEUE_MAX
+};
 
 static const struct kv_field *field_of(const struct kv_fields *f, int attr)
 {
@@ -314,6 +331,35 @@ struct kv_bw_result *run_model_add_bw(struct kv_run *run, uint32_t nqps)
 	return bw;
 }
 
+/* A result: its own attributes, and an I/O run's queues. */
+static int decode_lat(struct kv_run *run, const struct nlattr *nest)
+{
+	struct kv_lat_result *lat = run_model_add_lat(run);
+	const struct nlattr *nla;
+	uint32_t n = 0, i = 0;
+	int rem;
+
+	if (!lat)
+		return -ENOMEM;
+	nla_for_each_nested(nla, (struct nlattr *)nest, rem)
+		if (nla_type(nla) == KVPERF_A_RESULT_QUEUE)
+			n++;
+	if (n) {
+		lat->queues = calloc(n, sizeof(*lat->queues));
+		if (!lat->queues)
+			return -ENOMEM;
+		lat->nqueues = n;
+	}
+	nla_for_each_nested(nla, (struct nlattr *)nest, rem) {
+		if (nla_type(nla) == KVPERF_A_RESULT_QUEUE)
+			decode_nest(&run_model_io_queue_fields,
+				    &lat->queues[i++], nla);
+		else
+			decode_attr(&run_model_lat_fields, lat, nla);
+	}
+	return 0;
+}
+
 static int decode_bw(struct kv_run *run, const struct nlattr *nest)
 {
 	const struct nlattr *nla;
@@ -364,14 +410,10 @@ int run_model_decode(struct kv_run *run, const struct nlmsghdr *nlh,
 	nla_for_each_attr(nla, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0),
 			  rem) {
 		switch (nla_type(nla)) {
-		case KVPERF_A_RUN_RESULT: {
-			struct kv_lat_result *lat = run_model_add_lat(run);
-
-			if (!lat)
+		case KVPERF_A_RUN_RESULT:
+			if (decode_lat(run, nla))
 				return -ENOMEM;
-			decode_nest(&run_model_lat_fields, lat, nla);
 			break;
-		}
 		case KVPERF_A_RUN_BW_RESULT:
 			if (decode_bw(run, nla))
 				return -ENOMEM;
@@ -394,6 +436,8 @@ void run_model_free(struct kv_run *run)
 
 	for (i = 0; i < run->nbw; i++)
 		free(run->bw[i].qps);
+	for (i = 0; i < run->nlat; i++)
+		free(run->lat[i].queues);
 	free(run->bw);
 	free(run->lat);
 	run->bw = NULL;

@@ -6,7 +6,7 @@
  * fills them itself; the printers and compare read only them.
  *
  * A field's identity is the spec's attribute (of the run, result,
- * bw-result or bw-qp set): @has has bit N set when attribute N's field holds
+ * io-queue, bw-result or bw-qp set): @has has bit N set when attribute N's field holds
  * a value, so that what the kernel did not report stays distinguishable
  * from a zero.
  */
@@ -30,7 +30,25 @@
 #define KV_KERNEL_LEN	65
 #define KV_CPUS_LEN	256
 
-/* One message size of a latency run (the spec's result set). */
+/* One queue of an I/O run, in one of its results (io-queue). */
+struct kv_io_queue {
+	uint64_t has;
+	uint32_t index;
+	int32_t cpu;
+	uint64_t iterations;
+	uint64_t elapsed_ns;
+	uint64_t mismatches;
+	uint64_t mean_ps;
+	uint64_t min_ns;
+	uint64_t p50_ns;
+	uint64_t p99_ns;
+	uint64_t max_ns;
+};
+
+/*
+ * One message size of a latency run, or one direction of an I/O run (the
+ * spec's result set); an I/O run's has its @nqueues queues.
+ */
 struct kv_lat_result {
 	uint64_t has;
 	uint32_t size;
@@ -50,6 +68,8 @@ struct kv_lat_result {
 	uint8_t op;
 	uint64_t reg_ns;
 	uint64_t inv_ns;
+	uint32_t nqueues;
+	struct kv_io_queue *queues;
 };
 
 /* One queue pair in one size of a bandwidth run (bw-qp). */
@@ -177,6 +197,7 @@ extern const struct kv_fields run_model_fields;
 extern const struct kv_fields run_model_lat_fields;
 extern const struct kv_fields run_model_bw_fields;
 extern const struct kv_fields run_model_qp_fields;
+extern const struct kv_fields run_model_io_queue_fields;
 
 uint64_t run_model_uint(const struct kv_fields *f, const void *obj, int attr);
 void run_model_set_uint(const struct kv_fields *f, void *obj, int attr,
