@@ -260,7 +260,6 @@ struct kvperf_io_queue_result {
  * @connected: queues connected and ready to measure
  * @go: set when every queue is ready: they start together
  * @done: queues that finished their I/Os
- * @measured: measured I/Os completed, all queues together
  * @abort: a queue failed: every one ends
  * @err: the first failure
  * @reason: its reason
@@ -271,7 +270,6 @@ struct kvperf_run_io {
 	atomic_t connected;
 	bool go;
 	atomic_t done;
-	atomic64_t measured;
 	bool abort;
 	int err;
 	const char *reason;

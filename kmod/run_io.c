@@ -32,6 +32,9 @@
  * @hist: its latencies, per kvperf_io_dir() (stats on)
  * @r: what it measured
  * @task: its thread
+ * @progress: its completed I/Os, warm-up included
+ * @measured: its measured ones; the run's thread adds them up, so the
+ *	      measured loops never share a counter
  */
 struct kvperf_io_queue {
 	struct kvperf_run *run;
@@ -42,6 +45,8 @@ struct kvperf_io_queue {
 	struct kvperf_hist hist[KVPERF_IO_DIRS];
 	struct kvperf_io_result r;
 	struct task_struct *task;
+	atomic64_t progress;
+	atomic64_t measured;
 };
 
 /* The first failure of a queue is the run's; every queue ends. */
@@ -83,8 +88,6 @@ static void kvperf_run_io_params(struct kvperf_run *run,
 		.verify = cfg->verify,
 		.inv_local = cfg->inv == KVPERF_IO_INV_LOCAL,
 		.reg_pre = cfg->reg == KVPERF_IO_REG_PRE,
-		.progress = &run->progress,
-		.measured = &run->io.measured,
 	};
 }
 
@@ -167,6 +170,8 @@ static int kvperf_io_queue_thread(void *arg)
 	int err;
 
 	kvperf_run_io_params(run, &p);
+	p.progress = &q->progress;
+	p.measured = &q->measured;
 	/* stats off: nothing records */
 	for (i = 0; i < run->nresults; i++)
 		if (run->cfg.stats == KVPERF_STATS_MODE_ON)
@@ -295,8 +300,21 @@ static bool kvperf_run_io_all(struct kvperf_run *run, atomic_t *v)
 	return atomic_read(v) == run->cfg.qps || kvperf_run_io_ending(run);
 }
 
+/* The queues' I/Os so far: all of them, or the measured ones. */
+static u64 kvperf_run_io_count(struct kvperf_run *run, bool measured)
+{
+	u64 n = 0;
+	u32 i;
+
+	for (i = 0; i < run->cfg.qps; i++)
+		n += atomic64_read(measured ? &run->io.queues[i].measured :
+					      &run->io.queues[i].progress);
+	return n;
+}
+
 /*
- * While the queues run: a progress event about once a second, or with an
+ * While the queues run: the run's progress from their counters at least
+ * once a second, a progress event about once a second, or with an
  * interval, one per interval with its I/Os.
  */
 static void kvperf_run_io_report(struct kvperf_run *run)
@@ -305,29 +323,30 @@ static void kvperf_run_io_report(struct kvperf_run *run)
 	u64 interval_ns = (u64)run->cfg.interval_ms * NSEC_PER_MSEC;
 	u64 period = interval_ns ?: NSEC_PER_SEC;
 	u64 tick_ns = ktime_get_ns(), now;
-	u64 ios0 = atomic64_read(&run->progress), ios;
+	u64 ios0 = kvperf_run_io_count(run, false), ios;
 
 	while (!kvperf_run_io_all(run, &io->done)) {
 		now = ktime_get_ns();
+		ios = kvperf_run_io_count(run, false);
+		atomic64_set(&run->progress, ios);
 		if (now - tick_ns < period) {
 			wait_event_timeout(io->wq,
 					   kvperf_run_io_all(run, &io->done),
-					   nsecs_to_jiffies(period -
-							    (now - tick_ns)) + 1);
+					   min(nsecs_to_jiffies(period -
+								(now - tick_ns)) + 1,
+					       (unsigned long)HZ));
 			continue;
 		}
 		if (interval_ns) {
-			struct kvperf_run_bw_progress ev;
-
-			ios = atomic64_read(&run->progress);
-			ev = (struct kvperf_run_bw_progress) {
+			struct kvperf_run_bw_progress ev = {
 				.size = run->cfg.size,
-				.bytes = atomic64_read(&io->measured) *
+				.bytes = kvperf_run_io_count(run, true) *
 					 run->cfg.size,
 				.interval_bytes = (ios - ios0) * run->cfg.size,
 				.interval_messages = ios - ios0,
 				.interval_ns = now - tick_ns,
 			};
+
 			ios0 = ios;
 			kvperf_run_publish_progress(run, &ev);
 		} else {
@@ -423,6 +442,7 @@ int kvperf_run_io(struct kvperf_run *run)
 	}
 	/* every queue's thread is past its measurement when this returns */
 	kvperf_run_io_reap(run);
+	atomic64_set(&run->progress, kvperf_run_io_count(run, false));
 	mutex_lock(&run->lock);
 	err = io->err;
 	mutex_unlock(&run->lock);
