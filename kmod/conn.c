@@ -658,6 +658,14 @@ static int kvperf_conn_check_sges(struct kvperf_conn *c,
 		c->reason = "a message spans more DMA segments than the device's max_recv_sge";
 		return -EINVAL;
 	}
+	if (attr->send_sges > dattr->max_send_sge) {
+		c->reason = "in-capsule data need more SGEs per SEND than max_send_sge";
+		return -EINVAL;
+	}
+	if (attr->recv_sges > dattr->max_recv_sge) {
+		c->reason = "in-capsule data need more SGEs per receive than max_recv_sge";
+		return -EINVAL;
+	}
 	if (attr->op == KVPERF_OP_READ && c->rx.nents > dattr->max_sge_rd) {
 		c->reason = "a READ spans more DMA segments than the device's max_sge_rd";
 		return -EINVAL;
@@ -687,8 +695,9 @@ static int kvperf_conn_create_qp(struct kvperf_conn *c,
 	qp_attr.cap.max_send_wr = attr->send_depth + 1;
 	qp_attr.cap.max_recv_wr = attr->recv_depth + 1;
 	/* a READ's SGEs are the receive buffer's, posted on the send queue */
-	qp_attr.cap.max_send_sge = max(c->tx.nents, c->rx.nents);
-	qp_attr.cap.max_recv_sge = c->rx.nents;
+	qp_attr.cap.max_send_sge = max3(c->tx.nents, c->rx.nents,
+					(int)attr->send_sges);
+	qp_attr.cap.max_recv_sge = max_t(int, c->rx.nents, attr->recv_sges);
 	qp_attr.cap.max_inline_data = attr->inline_size;
 	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	qp_attr.qp_type = IB_QPT_RC;

@@ -82,6 +82,9 @@ struct kvperf_buf {
  *	       send queue grows by what they need; an I/O target's)
  * @own_recvs: the owner posts its receives with its own completion
  *	       entries; kvperf_conn_post_recvs() posts none (I/O runs)
+ * @send_sges: SGEs the owner's sends carry at most, beyond what its
+ *	       buffers need (an I/O host's in-capsule data)
+ * @recv_sges: likewise for its receives (an I/O target's)
  */
 struct kvperf_conn_attr {
 	u8 poll;
@@ -95,6 +98,8 @@ struct kvperf_conn_attr {
 	bool any_vector;
 	u32 rdma_ctxs;
 	bool own_recvs;
+	u32 send_sges;
+	u32 recv_sges;
 };
 
 /**

@@ -111,6 +111,8 @@ static inline u32 kvperf_io_dir(u8 read_pct, u8 op)
  * @inv_local: the host invalidates its registrations itself
  * @reg_pre: each block is registered once, at start, and never
  *	     invalidated; @inv_local is false
+ * @inline_data: writes of at most this many bytes go in the command
+ *		 capsule (in-capsule data), 0 for none
  * @hist: where the measured I/Os' latencies go, NULL for none: one for
  *	  all, or in a mixed run the reads' and the writes'
  * @progress: counts every completed I/O
@@ -130,6 +132,7 @@ struct kvperf_io_params {
 	bool verify;
 	bool inv_local;
 	bool reg_pre;
+	u32 inline_data;
 	struct kvperf_hist *hist[KVPERF_IO_DIRS];
 	atomic64_t *progress;
 	atomic64_t *measured;
@@ -176,6 +179,7 @@ struct kvperf_io_target;
  * @segs: most segments of one command
  * @verify: write patterns and check data
  * @inv_local: answer with a plain SEND
+ * @inline_data: most in-capsule data of a write, 0 for none
  */
 struct kvperf_io_target_params {
 	u8 op;
@@ -185,7 +189,11 @@ struct kvperf_io_target_params {
 	u32 segs;
 	bool verify;
 	bool inv_local;
+	u32 inline_data;
 };
+
+/* SGEs of a SEND or receive with in-capsule data: the capsule, the data */
+#define KVPERF_IO_INLINE_SGES	(1 + KVPERF_IO_SLOT_PIECES_MAX)
 
 u32 kvperf_io_target_ctxs(u32 credits);
 size_t kvperf_io_target_pinned(const struct kvperf_io_target_params *p);

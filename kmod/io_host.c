@@ -6,7 +6,9 @@
  * was sent, the response arrived and the registration is invalidated (by
  * the target's SEND with invalidate, or by a LOCAL_INV posted here).
  * With reg pre each slot's MR is registered once, at start, and kept:
- * an I/O is its command and its response alone.
+ * an I/O is its command and its response alone. So is a write with
+ * in-capsule data: its block goes as further SGEs of the command's SEND,
+ * unregistered, as nvme-rdma sends small writes.
  *
  * Completion handlers run in the CQ's context and only count: the one
  * that completes an I/O stamps it and queues it for the run's thread,
@@ -33,6 +35,7 @@
  *	pre the slot's, for the whole run
  * @rkey: @mr's key for this I/O
  * @busy: an I/O is in flight in the slot
+ * @in_capsule: the I/O is a write whose data travel in its command
  * @pending: events the I/O still waits for
  * @answered: the response arrived
  * @op: the I/O's direction
@@ -54,6 +57,7 @@ struct kvperf_io_req {
 	struct ib_mr *mr;
 	u32 rkey;
 	bool busy;
+	bool in_capsule;
 	atomic_t pending;
 	bool answered;
 	u8 op;
@@ -125,7 +129,8 @@ static size_t kvperf_io_capsule_off(u32 i)
  *
  * The buffers hold a capsule per slot; each I/O may have a REG_MR, its
  * SEND and a LOCAL_INV on the send queue; the peer gets no access to
- * either buffer.
+ * either buffer. With in-capsule data a SEND has the capsule's SGE and
+ * the block's.
  */
 void kvperf_io_host_conn_attr(const struct kvperf_io_params *p, u8 poll,
 			      struct kvperf_conn_attr *attr)
@@ -138,6 +143,7 @@ void kvperf_io_host_conn_attr(const struct kvperf_io_params *p, u8 poll,
 		.recv_depth = p->qd,
 		.node = NUMA_NO_NODE,
 		.own_recvs = true,
+		.send_sges = p->inline_data ? KVPERF_IO_INLINE_SGES : 0,
 	};
 }
 
@@ -287,6 +293,11 @@ static void kvperf_io_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 		kvperf_conn_fail(c, -EIO, kvperf_io_status_text(rsp.status));
 		return;
 	}
+	if (inv && r->in_capsule) {
+		kvperf_conn_fail(c, -EPROTO,
+				 "the target invalidated a key for a write with in-capsule data, which has none");
+		return;
+	}
 	if (inv && wc->ex.invalidate_rkey != r->rkey) {
 		kvperf_conn_fail(c, -EPROTO, "the target invalidated a key that is not the I/O's");
 		return;
@@ -296,7 +307,7 @@ static void kvperf_io_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 				 "the target invalidated a registration made at connect (reg pre)");
 		return;
 	}
-	if (!inv && !h->p.inv_local && !h->p.reg_pre) {
+	if (!inv && !h->p.inv_local && !h->p.reg_pre && !r->in_capsule) {
 		kvperf_conn_fail(c, -EPROTO,
 				 "the target's response did not invalidate the I/O's key");
 		return;
@@ -307,7 +318,7 @@ static void kvperf_io_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 		kvperf_conn_fail(c, -EIO, "cannot post a receive");
 		return;
 	}
-	if (!inv && !h->p.reg_pre) {
+	if (!inv && !h->p.reg_pre && !r->in_capsule) {
 		atomic_inc(&r->pending);
 		if (h->p.hist[0])
 			r->rsp_ns = ktime_get_ns();
@@ -555,9 +566,28 @@ static u8 kvperf_io_next_op(struct kvperf_io_host *h)
 						      KVPERF_OP_WRITE;
 }
 
+/* Slot @slot's block, mapped, as SGEs of a SEND in @sge: how many. */
+static u32 kvperf_io_block_sges(struct kvperf_io_host *h, u32 slot,
+				struct ib_sge *sge)
+{
+	struct scatterlist *sg, *first;
+	u32 nents, k;
+
+	first = kvperf_io_slot_sg(&h->slots, slot, &nents);
+	for_each_sg(first, sg, nents, k)
+		sge[k] = (struct ib_sge) {
+			.addr = sg_dma_address(sg),
+			.length = sg_dma_len(sg),
+			.lkey = h->c->pd->local_dma_lkey,
+		};
+	return nents;
+}
+
 /*
  * Register slot @r's block and send its command, chained; with reg pre
- * the command alone, naming the slot's standing registration.
+ * the command alone, naming the slot's standing registration; a write
+ * with in-capsule data sends the whole capsule and then the block, with
+ * no registration.
  */
 static int kvperf_io_submit(struct kvperf_io_host *h, struct kvperf_io_req *r,
 			    u32 seed, bool measured)
@@ -567,16 +597,19 @@ static int kvperf_io_submit(struct kvperf_io_host *h, struct kvperf_io_req *r,
 	struct ib_qp *qp = c->cm_id->qp;
 	size_t off = kvperf_io_capsule_off(r->index);
 	struct kvperf_wire_io_cmd *cmd = (void *)kvperf_buf_ptr(&c->tx, off);
-	u32 nseg = h->p.segments, seg_len = h->p.bs / nseg, i;
-	u32 len = offsetof(struct kvperf_wire_io_cmd, seg) +
-		  nseg * sizeof(struct kvperf_wire_io_seg);
-	struct ib_mr *mr;
-	struct ib_sge sge;
+	bool in_capsule = op == KVPERF_OP_WRITE && h->p.bs <= h->p.inline_data;
+	u32 nseg = in_capsule ? 0 : h->p.segments;
+	u32 seg_len = h->p.bs / h->p.segments, i;
+	u32 len = in_capsule ? KVPERF_WIRE_IO_CAPSULE :
+			       offsetof(struct kvperf_wire_io_cmd, seg) +
+			       nseg * sizeof(struct kvperf_wire_io_seg);
+	struct ib_mr *mr = NULL;
+	struct ib_sge sge[KVPERF_IO_INLINE_SGES];
 	struct ib_send_wr send = {
 		.wr_cqe = &r->send_cqe,
 		.opcode = IB_WR_SEND,
 		.send_flags = IB_SEND_SIGNALED,
-		.sg_list = &sge,
+		.sg_list = sge,
 		.num_sge = 1,
 	};
 	struct ib_reg_wr reg = {
@@ -587,17 +620,18 @@ static int kvperf_io_submit(struct kvperf_io_host *h, struct kvperf_io_req *r,
 		},
 		.access = kvperf_io_access(op, false),
 	};
-	struct ib_send_wr *first = &reg.wr;
+	struct ib_send_wr *first = &send;
 	u64 submit_ns = 0;
 	int n;
 
 	/* the I/O's time starts with its registration */
 	if (h->p.hist[0])
 		submit_ns = ktime_get_ns();
-	if (h->p.reg_pre) {
+	if (in_capsule) {
+		r->reg_ns = 0;
+	} else if (h->p.reg_pre) {
 		/* the slot's, registered at start */
 		mr = r->mr;
-		first = &send;
 	} else {
 		mr = ib_mr_pool_get(qp, &h->mrs);
 		if (WARN_ON_ONCE(!mr))
@@ -607,14 +641,15 @@ static int kvperf_io_submit(struct kvperf_io_host *h, struct kvperf_io_req *r,
 			return n;
 		if (submit_ns)
 			r->reg_ns = ktime_get_ns() - submit_ns;
+		reg.mr = mr;
+		reg.key = mr->rkey;
+		first = &reg.wr;
 	}
 	if (h->p.verify && op == KVPERF_OP_WRITE) {
 		kvperf_io_slot_for_cpu(&h->slots, r->index);
 		kvperf_io_slot_fill(&h->slots, r->index, h->p.bs, seed);
 		kvperf_io_slot_for_device(&h->slots, r->index);
 	}
-	reg.mr = mr;
-	reg.key = mr->rkey;
 
 	ib_dma_sync_single_for_cpu(c->ibdev, kvperf_buf_dma(&c->tx, off), len,
 				   DMA_BIDIRECTIONAL);
@@ -632,20 +667,25 @@ static int kvperf_io_submit(struct kvperf_io_host *h, struct kvperf_io_req *r,
 	}
 	ib_dma_sync_single_for_device(c->ibdev, kvperf_buf_dma(&c->tx, off),
 				      len, DMA_BIDIRECTIONAL);
-	sge = (struct ib_sge) {
+	sge[0] = (struct ib_sge) {
 		.addr = kvperf_buf_dma(&c->tx, off),
 		.length = len,
 		.lkey = c->pd->local_dma_lkey,
 	};
+	if (in_capsule)
+		send.num_sge += kvperf_io_block_sges(h, r->index, &sge[1]);
 
-	r->rkey = mr->rkey;
+	r->rkey = mr ? mr->rkey : 0;
+	r->in_capsule = in_capsule;
 	r->op = op;
 	r->seed = seed;
 	r->measured = measured;
 	r->answered = false;
 	r->inv_ns = 0;
 	atomic_set(&r->pending, 2);
-	WRITE_ONCE(r->mr, mr);
+	/* reg pre: the slot keeps its registration */
+	if (!h->p.reg_pre)
+		WRITE_ONCE(r->mr, mr);
 	WRITE_ONCE(r->busy, true);
 	r->submit_ns = submit_ns;
 	n = kvperf_conn_post_wrs(c, first);
@@ -751,7 +791,7 @@ int kvperf_io_host_run(struct kvperf_io_host *h, struct kvperf_io_result *r)
 		llist_for_each_entry_safe(q, tmp, list, node) {
 			u32 dir = kvperf_io_dir(p->read_pct, q->op);
 
-			if (!p->reg_pre) {
+			if (!p->reg_pre && q->mr) {
 				ib_mr_pool_put(c->cm_id->qp, &h->mrs, q->mr);
 				WRITE_ONCE(q->mr, NULL);
 			}

@@ -16,7 +16,10 @@
  * command is copied out. A host that keeps to its credits then never
  * meets receiver-not-ready, even while this side lags in reaping its
  * send completions (which free the contexts); one that ignores them
- * does, and waits, never causing a shortage here.
+ * does, and waits, never causing a shortage here. With in-capsule data
+ * each receive has a data block of its own after its capsule: a write
+ * that came in its command is checked there (verify) before the receive
+ * is posted again, and answered at once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -93,6 +96,7 @@ struct kvperf_io_tctx {
  * @waiting: arrived commands, oldest first, waiting for a context; the
  *	     thread's alone
  * @slots: the contexts' data blocks
+ * @inline_slots: with in-capsule data, each receive's data block, mapped
  * @events: contexts with news for the thread
  * @arrived: receives with a command, for the thread
  */
@@ -107,6 +111,7 @@ struct kvperf_io_target {
 	struct kvperf_io_trx *rx;
 	struct list_head waiting;
 	struct kvperf_io_slots slots;
+	struct kvperf_io_slots inline_slots;
 	struct llist_head events;
 	struct llist_head arrived;
 };
@@ -122,6 +127,12 @@ u32 kvperf_io_target_ctxs(u32 credits)
 	return credits + min_t(u32, credits, KVPERF_IO_SPARE_MAX);
 }
 
+/* Receives a target posts for @credits. */
+static u32 kvperf_io_target_rxs(u32 credits)
+{
+	return credits + KVPERF_IO_RECV_SPARE;
+}
+
 /**
  * kvperf_io_target_pinned() - the data blocks a target pins
  * @p: the run
@@ -130,13 +141,13 @@ u32 kvperf_io_target_ctxs(u32 credits)
  */
 size_t kvperf_io_target_pinned(const struct kvperf_io_target_params *p)
 {
-	return kvperf_io_slots_bytes(kvperf_io_target_ctxs(p->credits), p->bs);
-}
+	size_t bytes = kvperf_io_slots_bytes(kvperf_io_target_ctxs(p->credits),
+					     p->bs);
 
-/* Receives a target posts for @credits. */
-static u32 kvperf_io_target_rxs(u32 credits)
-{
-	return credits + KVPERF_IO_RECV_SPARE;
+	if (p->inline_data)
+		bytes += kvperf_io_slots_bytes(kvperf_io_target_rxs(p->credits),
+					       p->inline_data);
+	return bytes;
 }
 
 /**
@@ -148,7 +159,8 @@ static u32 kvperf_io_target_rxs(u32 credits)
  * send buffer (both as large: the connection has one size); a response
  * per context and a keep-alive probe on the send queue, and an rdma_rw
  * context per segment of every context (rdma_rw adds the send queue room
- * they need).
+ * they need). With in-capsule data a receive has the capsule's SGE and
+ * its data block's.
  */
 void kvperf_io_target_conn_attr(const struct kvperf_io_target_params *p,
 				struct kvperf_conn_attr *attr)
@@ -171,6 +183,7 @@ void kvperf_io_target_conn_attr(const struct kvperf_io_target_params *p,
 	attr->recv_slack = 0;
 	attr->rdma_ctxs = n * p->segs;
 	attr->own_recvs = true;
+	attr->recv_sges = p->inline_data ? KVPERF_IO_INLINE_SGES : 0;
 }
 
 static size_t kvperf_io_capsule_off(u32 i)
@@ -235,36 +248,35 @@ static void kvperf_io_rsp_sent(struct ib_cq *cq, struct ib_wc *wc)
 
 static int kvperf_io_post_cmd_recv(struct kvperf_io_trx *r)
 {
-	struct kvperf_conn *c = r->t->c;
-	struct ib_sge sge = {
-		.addr = kvperf_buf_dma(&c->rx, kvperf_io_capsule_off(r->index)),
-		.length = KVPERF_WIRE_IO_CAPSULE,
-		.lkey = c->pd->local_dma_lkey,
+	struct kvperf_io_target *t = r->t;
+	struct kvperf_conn *c = t->c;
+	struct ib_sge sge[KVPERF_IO_INLINE_SGES] = {
+		{
+			.addr = kvperf_buf_dma(&c->rx,
+					       kvperf_io_capsule_off(r->index)),
+			.length = KVPERF_WIRE_IO_CAPSULE,
+			.lkey = c->pd->local_dma_lkey,
+		},
 	};
 	struct ib_recv_wr wr = {
 		.wr_cqe = &r->cqe,
-		.sg_list = &sge,
+		.sg_list = sge,
 		.num_sge = 1,
 	};
+	struct scatterlist *sg, *first;
+	u32 nents, k;
 
+	/* in-capsule data: the receive's block after its capsule */
+	if (t->p.inline_data) {
+		first = kvperf_io_slot_sg(&t->inline_slots, r->index, &nents);
+		for_each_sg(first, sg, nents, k)
+			sge[wr.num_sge++] = (struct ib_sge) {
+				.addr = sg_dma_address(sg),
+				.length = sg_dma_len(sg),
+				.lkey = c->pd->local_dma_lkey,
+			};
+	}
 	return ib_post_recv(c->cm_id->qp, &wr, NULL);
-}
-
-/* Copy the command of @r into @x and receive the next one into @r. */
-static int kvperf_io_take_cmd(struct kvperf_io_trx *r, struct kvperf_io_tctx *x)
-{
-	struct kvperf_conn *c = r->t->c;
-	size_t off = kvperf_io_capsule_off(r->index);
-	u32 len = min_t(u32, r->len, sizeof(x->cmd));
-
-	/* what the host did not send reads as zero: a malformed command */
-	memset(&x->cmd, 0, sizeof(x->cmd));
-	ib_dma_sync_single_for_cpu(c->ibdev, kvperf_buf_dma(&c->rx, off), len,
-				   DMA_BIDIRECTIONAL);
-	memcpy(&x->cmd, kvperf_buf_ptr(&c->rx, off), len);
-	ib_dma_sync_single_for_device(c->ibdev, kvperf_buf_dma(&c->rx, off),
-				      len, DMA_BIDIRECTIONAL);
-	return kvperf_io_post_cmd_recv(r);
 }
 
 /* Tear down the context's rdma_rw work: its work requests are done. */
@@ -283,9 +295,14 @@ static void kvperf_io_rw_destroy(struct kvperf_io_tctx *x)
 	}
 }
 
-/* Is the command one this connection serves? Its segments fit the block. */
+/*
+ * Is the command one this connection serves? Its segments fit the block;
+ * in-capsule data (no segment) are a write's, within the bounds asked
+ * for, and exactly what followed the capsule in the @rx_len bytes
+ * received.
+ */
 static bool kvperf_io_cmd_ok(struct kvperf_io_target *t,
-			     const struct kvperf_wire_io_cmd *cmd)
+			     const struct kvperf_wire_io_cmd *cmd, u32 rx_len)
 {
 	u32 len = be32_to_cpu(cmd->len), sum = 0, i;
 	/* a mixed run's commands read or write, each its own way */
@@ -293,8 +310,13 @@ static bool kvperf_io_cmd_ok(struct kvperf_io_target *t,
 		     (t->p.mixed && (cmd->opcode == KVPERF_OP_READ ||
 				     cmd->opcode == KVPERF_OP_WRITE));
 
-	if (!op_ok || !cmd->nseg || cmd->nseg > t->p.segs ||
-	    !len || len > t->p.bs)
+	if (!op_ok || !len || len > t->p.bs)
+		return false;
+	if (!cmd->nseg)
+		return cmd->opcode == KVPERF_OP_WRITE &&
+		       len <= t->p.inline_data &&
+		       rx_len == KVPERF_WIRE_IO_CAPSULE + len;
+	if (cmd->nseg > t->p.segs)
 		return false;
 	for (i = 0; i < cmd->nseg; i++) {
 		u32 n = be32_to_cpu(cmd->seg[i].len);
@@ -304,6 +326,38 @@ static bool kvperf_io_cmd_ok(struct kvperf_io_target *t,
 		sum += n;
 	}
 	return sum == len;
+}
+
+/*
+ * Copy the command of @r into @x, judge it, check its in-capsule data
+ * (verify), and receive the next one into @r.
+ */
+static int kvperf_io_take_cmd(struct kvperf_io_trx *r, struct kvperf_io_tctx *x)
+{
+	struct kvperf_io_target *t = r->t;
+	struct kvperf_conn *c = t->c;
+	size_t off = kvperf_io_capsule_off(r->index);
+	u32 len = min_t(u32, r->len, sizeof(x->cmd));
+
+	/* what the host did not send reads as zero: a malformed command */
+	memset(&x->cmd, 0, sizeof(x->cmd));
+	ib_dma_sync_single_for_cpu(c->ibdev, kvperf_buf_dma(&c->rx, off), len,
+				   DMA_BIDIRECTIONAL);
+	memcpy(&x->cmd, kvperf_buf_ptr(&c->rx, off), len);
+	ib_dma_sync_single_for_device(c->ibdev, kvperf_buf_dma(&c->rx, off),
+				      len, DMA_BIDIRECTIONAL);
+	x->status = KVPERF_WIRE_IO_OK;
+	if (!kvperf_io_cmd_ok(t, &x->cmd, r->len)) {
+		x->status = KVPERF_WIRE_IO_BAD_COMMAND;
+	} else if (!x->cmd.nseg && t->p.verify) {
+		kvperf_io_slot_for_cpu(&t->inline_slots, r->index);
+		if (!kvperf_io_slot_check(&t->inline_slots, r->index,
+					  be32_to_cpu(x->cmd.len),
+					  be32_to_cpu(x->cmd.seed)))
+			x->status = KVPERF_WIRE_IO_MISMATCH;
+		kvperf_io_slot_for_device(&t->inline_slots, r->index);
+	}
+	return kvperf_io_post_cmd_recv(r);
 }
 
 /* Set up one rdma_rw context per segment over the block's matching part. */
@@ -387,7 +441,7 @@ static int kvperf_io_respond(struct kvperf_io_tctx *x, bool chain)
 	return err;
 }
 
-/* A new command: move its data (or refuse it) and answer. */
+/* A new command, judged: move its data (or refuse it) and answer. */
 static int kvperf_io_handle_cmd(struct kvperf_io_tctx *x)
 {
 	struct kvperf_io_target *t = x->t;
@@ -395,13 +449,14 @@ static int kvperf_io_handle_cmd(struct kvperf_io_tctx *x)
 	struct ib_send_wr *first = NULL;
 	int i, ret;
 
-	x->status = KVPERF_WIRE_IO_OK;
-	if (!kvperf_io_cmd_ok(t, &x->cmd)) {
-		x->status = KVPERF_WIRE_IO_BAD_COMMAND;
+	if (x->status == KVPERF_WIRE_IO_BAD_COMMAND) {
 		/* no key of it is trusted: nothing to invalidate */
 		x->cmd.nseg = 0;
 		return kvperf_io_respond(x, false);
 	}
+	/* in-capsule data: taken (and checked) on arrival */
+	if (!x->cmd.nseg)
+		return kvperf_io_respond(x, false);
 	if (t->p.verify && x->cmd.opcode == KVPERF_OP_READ)
 		kvperf_io_slot_fill(&t->slots, x->index,
 				    be32_to_cpu(x->cmd.len),
@@ -567,6 +622,11 @@ kvperf_io_target_create(struct kvperf_conn *c,
 	if (!t->ctx || !t->free || !t->rx ||
 	    kvperf_io_slots_alloc(&t->slots, t->nctx, p->bs, NUMA_NO_NODE))
 		goto nomem;
+	if (p->inline_data &&
+	    (kvperf_io_slots_alloc(&t->inline_slots, t->nrx, p->inline_data,
+				   NUMA_NO_NODE) ||
+	     kvperf_io_slots_map(&t->inline_slots, c->ibdev)))
+		goto nomem;
 	for (i = 0; i < t->nctx; i++) {
 		struct kvperf_io_tctx *x = &t->ctx[i];
 
@@ -617,6 +677,7 @@ void kvperf_io_target_free(struct kvperf_io_target *t)
 {
 	if (IS_ERR_OR_NULL(t))
 		return;
+	kvperf_io_slots_free(&t->inline_slots);
 	kvperf_io_slots_free(&t->slots);
 	kfree(t->rx);
 	kfree(t->free);

@@ -102,7 +102,7 @@ static struct netlink_range_validation kvperf_interval_range = {
 	.min = KVPERF_INTERVAL_MS_MIN, .max = KVPERF_INTERVAL_MS_MAX,
 };
 
-static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_REG + 1] = {
+static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_INLINE_DATA + 1] = {
 	[KVPERF_A_RUN_TYPE] = NLA_POLICY_MAX(NLA_U8, KVPERF_RUN_TYPE_IO),
 	[KVPERF_A_RUN_OP] = NLA_POLICY_MAX(NLA_U8, KVPERF_OP_READ),
 	[KVPERF_A_RUN_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
@@ -145,6 +145,8 @@ static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_REG + 1] = {
 	[KVPERF_A_RUN_INV] = NLA_POLICY_MAX(NLA_U8, KVPERF_IO_INV_LOCAL),
 	[KVPERF_A_RUN_SEGMENTS] = NLA_POLICY_RANGE(NLA_U32, KVPERF_IO_SEGMENTS_MIN,
 						   KVPERF_IO_SEGMENTS_MAX),
+	[KVPERF_A_RUN_INLINE_DATA] = NLA_POLICY_MAX(NLA_U32,
+						    KVPERF_IO_INLINE_DATA_MAX),
 	[KVPERF_A_RUN_READ_PCT] = NLA_POLICY_RANGE(NLA_U8, KVPERF_IO_READ_PCT_MIN,
 						   KVPERF_IO_READ_PCT_MAX),
 	[KVPERF_A_RUN_REG] = NLA_POLICY_MAX(NLA_U8, KVPERF_IO_REG_PRE),

@@ -52,7 +52,7 @@ static bool kvperf_io_takes(int attr)
 /* Attributes that only I/O runs take. */
 static const int kvperf_io_only[] = {
 	KVPERF_A_RUN_QD, KVPERF_A_RUN_INV, KVPERF_A_RUN_SEGMENTS,
-	KVPERF_A_RUN_READ_PCT, KVPERF_A_RUN_REG,
+	KVPERF_A_RUN_READ_PCT, KVPERF_A_RUN_REG, KVPERF_A_RUN_INLINE_DATA,
 };
 
 /* Attributes I/O runs refuse, besides the bandwidth runs' own. */
@@ -149,6 +149,10 @@ static int kvperf_nl_run_io_cfg(struct genl_info *info,
 	if (cfg->reg == KVPERF_IO_REG_PRE && tb[KVPERF_A_RUN_INV])
 		return kvperf_nl_refuse(info, KVPERF_A_RUN_INV,
 					"inv applies to reg frwr: a registration made at connect is never invalidated");
+	cfg->inline_data = kvperf_nl_u32(info, KVPERF_A_RUN_INLINE_DATA, 0);
+	if (cfg->inline_data && cfg->op == KVPERF_OP_READ && !cfg->read_pct)
+		return kvperf_nl_refuse(info, KVPERF_A_RUN_INLINE_DATA,
+					"inline-data carries writes: a read run has none");
 	return kvperf_nl_run_cpus(info, cfg);
 }
 
@@ -525,6 +529,8 @@ static int kvperf_fill_run_cfg(struct sk_buff *skb, const struct kvperf_run *run
 	      nla_put_string(skb, KVPERF_A_RUN_CPUS, cfg->cpulist)) ||
 	     (cfg->read_pct &&
 	      nla_put_u8(skb, KVPERF_A_RUN_READ_PCT, cfg->read_pct)) ||
+	     (cfg->inline_data &&
+	      nla_put_u32(skb, KVPERF_A_RUN_INLINE_DATA, cfg->inline_data)) ||
 	     (cfg->interval_ms &&
 	      nla_put_u32(skb, KVPERF_A_RUN_INTERVAL_MS, cfg->interval_ms))))
 		return -EMSGSIZE;

@@ -183,6 +183,8 @@ static void kvperf_run_wire_req(const struct kvperf_run *run,
 		req->tx_depth = cpu_to_be16(cfg->qd);
 		/* the most segments of a command */
 		req->post_list = cpu_to_be16(cfg->segments);
+		/* the most in-capsule data of a write */
+		req->inline_size = cpu_to_be32(cfg->inline_data);
 		/* a registration made at connect: plain SEND responses */
 		if (cfg->inv == KVPERF_IO_INV_LOCAL ||
 		    cfg->reg == KVPERF_IO_REG_PRE)

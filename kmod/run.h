@@ -59,6 +59,8 @@
  * @segments: I/O runs, keyed segments per command
  * @read_pct: I/O runs, percent of reads of a mixed run; 0: every I/O is @op
  * @reg: I/O runs, enum kvperf_io_reg
+ * @inline_data: I/O runs, most bytes of a write carried in its command
+ *		 (0: none)
  * @key: the server's shared secret, zero without one; never reported
  */
 struct kvperf_run_cfg {
@@ -92,6 +94,7 @@ struct kvperf_run_cfg {
 	u32 segments;
 	u8 read_pct;
 	u8 reg;
+	u32 inline_data;
 	u8 key[KVPERF_WIRE_KEY_LEN];
 };
 

@@ -88,6 +88,7 @@ static void kvperf_run_io_params(struct kvperf_run *run,
 		.verify = cfg->verify,
 		.inv_local = cfg->inv == KVPERF_IO_INV_LOCAL,
 		.reg_pre = cfg->reg == KVPERF_IO_REG_PRE,
+		.inline_data = cfg->inline_data,
 	};
 }
 

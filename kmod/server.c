@@ -290,8 +290,8 @@ static u32 kvperf_server_peer_conns(struct kvperf_server *srv,
 
 /*
  * An I/O run's request: a read or write of whole 512-byte units (a mixed
- * one says read), a queue depth and segment count within the spec's and
- * the wire's bounds.
+ * one says read), a queue depth, segment count and in-capsule data size
+ * within the spec's and the wire's bounds.
  */
 static bool kvperf_server_io_req_ok(const struct kvperf_wire_req *req)
 {
@@ -306,7 +306,8 @@ static bool kvperf_server_io_req_ok(const struct kvperf_wire_req *req)
 		req->op == KVPERF_OP_READ) &&
 	       bs >= KVPERF_IO_BS_MIN && bs <= KVPERF_IO_BS_MAX &&
 	       !(bs % KVPERF_IO_BS_MIN) && qd && qd <= KVPERF_IO_QD_MAX &&
-	       segs && segs <= KVPERF_WIRE_IO_SEGS_MAX;
+	       segs && segs <= KVPERF_WIRE_IO_SEGS_MAX &&
+	       be32_to_cpu(req->inline_size) <= KVPERF_IO_INLINE_DATA_MAX;
 }
 
 /* An I/O run's request, as the target serves it. */
@@ -321,6 +322,7 @@ static void kvperf_server_io_params(const struct kvperf_wire_req *req,
 		.segs = be16_to_cpu(req->post_list),
 		.verify = req->flags & KVPERF_WIRE_VERIFY,
 		.inv_local = req->flags & KVPERF_WIRE_IO_INV_LOCAL,
+		.inline_data = be32_to_cpu(req->inline_size),
 	};
 }
 

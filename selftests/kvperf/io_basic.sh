@@ -5,7 +5,8 @@
 # verify passes for reads and writes of 512 B, 4 KiB, 128 KiB and 1 MiB,
 # invalidated by the target or by the host, and in 4 segments, and for
 # reads and writes mixed at random (rw randmix), and on blocks registered
-# once at connect (reg pre), with the I/Os, block size,
+# once at connect (reg pre), and for writes carried in their commands
+# (inline-data: no registration, no invalidation), with the I/Os, block size,
 # queue depth and rates reported as asked; every poll mode, a timed run
 # and stats off work; the text is fio's summary, with a line per
 # interval when asked; sysfs says what JSON
@@ -128,6 +129,24 @@ pre_randmix() {
 		--qd 16 --ios 400 --verify
 }
 
+# inline_case NAME RW BS INLINE QD IOS [--inv|--reg V]: verified I/Os with
+# in-capsule data up to INLINE bytes: writes that fit register and
+# invalidate nothing, the others (and reads) as ever.
+inline_case() {
+	local name=$1 rw=$2 bs=$3 inl=$4 qd=$5 ios=$6 mode=() want=(--rw "$2")
+
+	[ $# -ge 8 ] && mode=("${7#--}" "$8") && want+=("$7" "$8")
+	case $rw in
+	randmix) want=(--rw read --read-pct 50); rw="randmix 50" ;;
+	esac
+	# shellcheck disable=SC2086 # "randmix 50" is two words
+	io_run "$name" rw $rw bs "$bs" inline-data "$inl" qd "$qd" \
+		iters "$ios" verify "${mode[@]}" || return 1
+	io run "$KV_TMP/$name.json" "${want[@]}" \
+		--bs "$(numfmt --from=iec "$bs")" --qd "$qd" --ios "$ios" \
+		--verify --inline-data "$(numfmt --from=iec "$inl")"
+}
+
 poll_case() {
 	io_run "poll-$1" rw "$2" bs 4K qd 4 iters 100 poll "$1" verify || return 1
 	io run "$KV_TMP/poll-$1.json" --rw "$2" --qd 4 --ios 100 --verify
@@ -221,6 +240,9 @@ raw_cases=(
 	"io, inv with reg pre|EINVAL: kvperf: inv applies to reg frwr: a registration made at connect is never invalidated|run-start type=io op=read addr=$addr reg=pre inv=remote"
 	"io with reg 2|ERANGE: integer out of range|run-start type=io op=read addr=$addr reg=2"
 	"reg on a bandwidth run|EINVAL: kvperf: that attribute applies to I/O runs only|run-start type=bw op=write addr=$addr reg=pre"
+	"io, inline-data on a read run|EINVAL: kvperf: inline-data carries writes: a read run has none|run-start type=io op=read addr=$addr inline_data=4096"
+	"io with inline-data 16385|ERANGE: integer out of range|run-start type=io op=write addr=$addr inline_data=16385"
+	"inline-data on a latency run|EINVAL: kvperf: that attribute applies to I/O runs only|run-start op=send addr=$addr inline_data=64"
 )
 
 usage_errors() {
@@ -243,6 +265,9 @@ usage_errors() {
 	kv_usage_error "segments '17' is out of range \(1 to 16\)" run io addr "$addr" segments 17 || rc=1
 	kv_usage_error "the block does not split into that many segments" run io addr "$addr" bs 1K segments 4 || rc=1
 	kv_usage_error "I/O runs are on the kernel path only so far" run io addr "$addr" path user || rc=1
+	kv_usage_error "inline-data carries writes: a read run has none" run io addr "$addr" rw read inline-data 4K || rc=1
+	kv_usage_error "inline-data '17K' is out of range \(0 to 16K\)" run io addr "$addr" rw write inline-data 17K || rc=1
+	kv_usage_error "'inline-data' is only for run io" run lat op send addr "$addr" inline-data 64 || rc=1
 	return "$rc"
 }
 
@@ -285,7 +310,7 @@ clean_all() {
 }
 
 kv_dmesg_mark
-ktap_set_plan $((16 + 6 + 3 + 9 + 2 + 6 + ${#raw_cases[@]} + 7))
+ktap_set_plan $((16 + 6 + 3 + 9 + 5 + 2 + 6 + ${#raw_cases[@]} + 7))
 
 kv_check "server start on $addr" kv_server_start "$addr" ||
 	kv_bail "no server"
@@ -323,6 +348,16 @@ for rw in read write; do
 done
 kv_check "reg pre, randmix 50: 400 verified I/Os, a read and a write result" \
 	pre_randmix
+kv_check "inline-data 4K: verify write 512 B, inv remote: nothing registered or invalidated" \
+	inline_case inl-512 write 512 4K 8 200
+kv_check "inline-data 4K: verify write 4 KiB, inv local: nothing registered or invalidated" \
+	inline_case inl-4k write 4K 4K 8 200 --inv local
+kv_check "inline-data 16K: verify write 16 KiB, reg pre: the data in the capsule" \
+	inline_case inl-16k write 16K 16K 8 200 --reg pre
+kv_check "inline-data 4K: verify write 8 KiB: too large, registered as ever" \
+	inline_case inl-8k write 8K 4K 8 200
+kv_check "inline-data 4K, randmix 50: 400 verified I/Os, the reads registered, the writes not" \
+	inline_case inl-mix randmix 4K 4K 16 400
 kv_check "poll softirq: a verified read run" poll_case softirq read
 kv_check "poll workqueue: a verified write run" poll_case workqueue write
 kv_check "time 1: measures at least 1 s" timed

@@ -11,7 +11,7 @@ usage:
                     [--inv remote|local] [--segments N] [--ios N | --min-ios N]
                     [--verify] [--stats-off] [--min-elapsed NS]
                     [--read-pct PCT] [--reg frwr|pre]
-                    [--queues N] [--cpus LIST]
+                    [--queues N] [--cpus LIST] [--inline-data N]
   iolib.py sysfs FILE SYSFS-DIR   the run's sysfs files say what JSON says
   iolib.py hist FILE HISTOGRAM    the debugfs histogram holds each result's
                                   I/Os, by direction
@@ -20,7 +20,9 @@ With --read-pct the run has a result for reads and one for writes: their
 I/Os add up to --ios, the reads' share is within 6 standard deviations of
 PCT percent (a binomial draw per I/O), and both have the run's elapsed
 time. With --reg pre the blocks were registered once: no part of any
-I/O's time is registering or invalidating. With --queues each result
+I/O's time is registering or invalidating; with --inline-data N (the
+run's, absent without) neither is any time of a write result whose
+block is N bytes or less (in-capsule data). With --queues each result
 has a part per queue: their I/Os add up to the result's (--ios is the
 run's total, each queue's share of it equal), each queue's thread on the
 CPU --cpus deals it in turn (-1 without), and the result's minimum,
@@ -136,6 +138,12 @@ def check_shares(res, want, mean_ps, bad):
             bad.append(f"reg pre: reg_ns {vals['reg_ns']}, inv_ns"
                        f" {vals['inv_ns']}, want 0")
         return
+    # writes of in-capsule data register and invalidate nothing
+    if res.get("rw") == "write" and res["bs"] <= want.get("inline_data", 0):
+        if vals["reg_ns"] or vals["inv_ns"]:
+            bad.append(f"in-capsule writes: reg_ns {vals['reg_ns']}, inv_ns"
+                       f" {vals['inv_ns']}, want 0")
+        return
     # every I/O maps its MR; only a host that invalidates itself waits
     if vals["reg_ns"] < ios:
         bad.append(f"reg_ns {vals['reg_ns']} for {ios} I/Os, want 1 ns or"
@@ -157,7 +165,8 @@ def cmd_run(args):
             "--inv": "inv", "--segments": "segments", "--ios": "ios",
             "--min-ios": "min_ios",
             "--min-elapsed": "min_elapsed", "--read-pct": "read_pct",
-            "--reg": "reg", "--queues": "queues", "--cpus": "cpus"}
+            "--reg": "reg", "--queues": "queues", "--cpus": "cpus",
+            "--inline-data": "inline_data"}
     while args:
         a = args.pop(0)
         if a in flags:
@@ -189,6 +198,9 @@ def cmd_run(args):
         bad.append(f"reg pre, yet inv {run['inv']!r}")
     if want.get("read_pct") is None and "read_pct" in run:
         bad.append(f"read_pct {run['read_pct']!r}, want none")
+    if run.get("inline_data") != want.get("inline_data"):
+        bad.append(f"inline_data {run.get('inline_data')!r}, want"
+                   f" {want.get('inline_data')!r}")
     results = run.get("results")
     if want["state"] != "done":
         return report(bad)

@@ -74,6 +74,7 @@ static const char *const run_keywords[RUN_KW_COUNT] = {
 	[RUN_KW_SEGMENTS]	= "segments",
 	[RUN_KW_REG]		= "reg",
 	[RUN_KW_QUEUES]		= "queues",
+	[RUN_KW_INLINE_DATA]	= "inline-data",
 };
 
 #define RUN_KW_BIT(kw)	(1ULL << (kw))
@@ -163,6 +164,25 @@ static int parse_warmup(struct kvperf *kv, const char *s, struct run_opts *o)
 					 s, RUN_WARMUP_HINT, &o->cfg.warmup);
 	return parse_ranged_hint(kv, RUN_KW_WARMUP, KVPERF_A_RUN_WARMUP_MS, s,
 				 RUN_WARMUP_HINT, &o->cfg.warmup_ms);
+}
+
+/* inline-data N: bytes (K allowed), 0 to the spec's most */
+static int parse_inline_data(struct kvperf *kv, const char *s,
+			     struct run_opts *o)
+{
+	uint64_t v;
+	int err = parse_size(s, &v);
+
+	if (err == -EINVAL)
+		return kvperf_usage(kv, "run",
+				    "invalid inline-data '%s' (bytes, with an optional K suffix)",
+				    s);
+	if (err || v > KVPERF_IO_INLINE_DATA_MAX)
+		return kvperf_usage(kv, "run",
+				    "inline-data '%s' is out of range (0 to %uK)",
+				    s, KVPERF_IO_INLINE_DATA_MAX >> 10);
+	o->cfg.inline_data = v;
+	return KVPERF_EXIT_OK;
 }
 
 /*
@@ -318,6 +338,8 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 				    &o->cfg.segments);
 	case RUN_KW_QUEUES:
 		return parse_ranged(kv, kw, KVPERF_A_RUN_QPS, val, &o->cfg.qps);
+	case RUN_KW_INLINE_DATA:
+		return parse_inline_data(kv, val, o);
 	case RUN_KW_VERIFY:
 	case RUN_KW_NO_WAIT:
 	case RUN_KW_BIDIR:
@@ -361,6 +383,7 @@ static const uint8_t run_kw_attr[RUN_KW_COUNT] = {
 	[RUN_KW_SEGMENTS]	= KVPERF_A_RUN_SEGMENTS,
 	[RUN_KW_REG]		= KVPERF_A_RUN_REG,
 	[RUN_KW_QUEUES]		= KVPERF_A_RUN_QPS,
+	[RUN_KW_INLINE_DATA]	= KVPERF_A_RUN_INLINE_DATA,
 };
 
 /* The configuration's attributes, from the keywords given. */
@@ -848,7 +871,7 @@ static void run_help(FILE *f)
 	      "       kvperf [-j [-p]] run io addr ADDR [port PORT]\n"
 	      "              [rw {read|write|randmix PCT}]\n"
 	      "              [bs N] [qd N] [reg {frwr|pre}] [inv {remote|local}]\n"
-	      "              [segments N] [queues N] [cpus LIST]\n"
+	      "              [segments N] [inline-data N] [queues N] [cpus LIST]\n"
 	      "              [iters N | time TIME]\n"
 	      "              [warmup N | warmup TIME] [poll {busy|softirq|workqueue}]\n"
 	      "              [verify] [cpu N] [timeout TIME] [no-wait] [stats {on|off}]\n"
@@ -967,6 +990,9 @@ static void run_help(FILE *f)
 	      "  segments      keyed segments per command, 1 to 16 (default 1): the\n"
 	      "                block in that many equal parts of whole 512-byte\n"
 	      "                units, under the I/O's one registration\n"
+	      "  inline-data   in-capsule data, 0 to 16K bytes (default 0): writes\n"
+	      "                of at most this size go inside the command's SEND,\n"
+	      "                with no registration and no RDMA READ\n"
 	      "  queues        connections, 1 to 16 (default 1), each with its\n"
 	      "                own thread, MR pool and qd I/Os; a line per queue\n"
 	      "                under each result\n"

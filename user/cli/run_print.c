@@ -274,6 +274,7 @@ static const struct setup_item {
 	{ KVPERF_A_RUN_SEGMENTS, "segments", "segments %s", NULL },
 	{ KVPERF_A_RUN_READ_PCT, "read_pct", "read-pct %s", NULL },
 	{ KVPERF_A_RUN_REG, "reg", "reg %s", &fmt_io_reg },
+	{ KVPERF_A_RUN_INLINE_DATA, "inline_data", "inline-data %s", NULL },
 	{ KVPERF_A_RUN_POST_LIST, "post_list", "post-list %s", NULL },
 	{ KVPERF_A_RUN_SIGNAL_EVERY, "signal_every", "signal-every %s", NULL },
 	{ KVPERF_A_RUN_DURATION_MS, "duration_ms", "duration %s ms", NULL },

@@ -111,7 +111,7 @@ bool upath_wire_req_ok(const struct upath_req *r)
 
 	/*
 	 * an I/O run: whole 512-byte units (a mixed one says read), its
-	 * depth and segments bounded
+	 * depth, segments and in-capsule data bounded
 	 */
 	if (r->type == KVPERF_RUN_TYPE_IO)
 		return r->op != KVPERF_OP_SEND && r->op <= KVPERF_OP_READ &&
@@ -124,7 +124,8 @@ bool upath_wire_req_ok(const struct upath_req *r)
 		       r->size_max <= KVPERF_IO_BS_MAX &&
 		       !(r->size_max % KVPERF_IO_BS_MIN) && r->tx_depth &&
 		       r->tx_depth <= KVPERF_IO_QD_MAX && r->post_list &&
-		       r->post_list <= KVPERF_WIRE_IO_SEGS_MAX;
+		       r->post_list <= KVPERF_WIRE_IO_SEGS_MAX &&
+		       r->inline_size <= KVPERF_IO_INLINE_DATA_MAX;
 	if (r->op > KVPERF_OP_READ || r->type > KVPERF_RUN_TYPE_BW ||
 	    r->flags & ~(KVPERF_WIRE_VERIFY | KVPERF_WIRE_BIDIR |
 			 KVPERF_WIRE_TIMED | KVPERF_WIRE_WARMUP_TIMED))

@@ -217,6 +217,7 @@ static const struct attr_spec run_attrs[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_INV]		= { "inv", ATTR_U8 },
 	[KVPERF_A_RUN_SEGMENTS]		= { "segments", ATTR_U32 },
 	[KVPERF_A_RUN_READ_PCT]		= { "read-pct", ATTR_U8 },
+	[KVPERF_A_RUN_INLINE_DATA]	= { "inline-data", ATTR_U32 },
 	[KVPERF_A_RUN_REG]		= { "reg", ATTR_U8 },
 };
 

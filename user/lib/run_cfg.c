@@ -49,6 +49,7 @@ static const struct kv_field cfg_fields[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_INV]		= KV_CFG(KV_FIELD_UINT, inv),
 	[KVPERF_A_RUN_SEGMENTS]		= KV_CFG(KV_FIELD_UINT, segments),
 	[KVPERF_A_RUN_READ_PCT]		= KV_CFG(KV_FIELD_UINT, read_pct),
+	[KVPERF_A_RUN_INLINE_DATA]	= KV_CFG(KV_FIELD_UINT, inline_data),
 	[KVPERF_A_RUN_REG]		= KV_CFG(KV_FIELD_UINT, reg),
 };
 
@@ -150,6 +151,7 @@ static const struct kv_range run_ranges[] = {
 	  false },
 	{ KVPERF_A_RUN_READ_PCT, KVPERF_IO_READ_PCT_MIN, KVPERF_IO_READ_PCT_MAX,
 	  false },
+	{ KVPERF_A_RUN_INLINE_DATA, 0, KVPERF_IO_INLINE_DATA_MAX, false },
 };
 
 /**
@@ -178,7 +180,7 @@ static const uint8_t run_bw_only[] = {
 /* The attributes only I/O runs take. */
 static const uint8_t run_io_only[] = {
 	KVPERF_A_RUN_QD, KVPERF_A_RUN_INV, KVPERF_A_RUN_SEGMENTS,
-	KVPERF_A_RUN_READ_PCT, KVPERF_A_RUN_REG,
+	KVPERF_A_RUN_READ_PCT, KVPERF_A_RUN_REG, KVPERF_A_RUN_INLINE_DATA,
 };
 
 /* The attributes I/O runs refuse, besides the bandwidth runs' own. */
@@ -217,6 +219,10 @@ static const char *run_cfg_check_io(const struct kv_run_cfg *cfg, int *attr)
 	if (KV_HAS(cfg, KVPERF_A_RUN_INV) && KV_HAS(cfg, KVPERF_A_RUN_REG) &&
 	    cfg->reg == KVPERF_IO_REG_PRE)
 		return "inv applies to reg frwr: a registration made at connect is never invalidated";
+	*attr = KVPERF_A_RUN_INLINE_DATA;
+	if (KV_HAS(cfg, KVPERF_A_RUN_INLINE_DATA) && cfg->inline_data &&
+	    cfg->op == KVPERF_OP_READ && !KV_HAS(cfg, KVPERF_A_RUN_READ_PCT))
+		return "inline-data carries writes: a read run has none";
 	*attr = KVPERF_A_RUN_CPUS;
 	if (KV_HAS(cfg, KVPERF_A_RUN_CPUS) && KV_HAS(cfg, KVPERF_A_RUN_CPU))
 		return "cpu and cpus exclude each other";

@@ -58,6 +58,7 @@ struct kv_run_cfg {
 	uint32_t segments;
 	uint8_t read_pct;
 	uint8_t reg;
+	uint32_t inline_data;
 };
 
 extern const struct kv_fields run_cfg_fields;

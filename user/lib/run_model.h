@@ -165,6 +165,7 @@ struct kv_run {
 	uint32_t segments;
 	uint8_t read_pct;
 	uint8_t reg;
+	uint32_t inline_data;
 	uint32_t nlat;
 	struct kv_lat_result *lat;
 	uint32_t nbw;

@@ -83,6 +83,13 @@
  * target writes it for reads and checks it for writes (status
  * KVPERF_WIRE_IO_MISMATCH when a byte differs). A command that is
  * malformed gets status KVPERF_WIRE_IO_BAD_COMMAND and no data moves.
+ * The request's inline_size is the in-capsule data the host may send
+ * (at most KVPERF_IO_INLINE_DATA_MAX, 0 for none): a write of at most
+ * that many bytes may instead name no segment (nseg 0) and carry its len
+ * bytes in the same SEND, right after the command's KVPERF_WIRE_IO_CAPSULE
+ * bytes; the target takes them from its receive and answers with a plain
+ * SEND, as there is no registration to invalidate. The target posts every
+ * receive with room for a capsule and that much data.
  * Neither side sends control messages.
  */
 #ifndef _UAPI_LINUX_KVPERF_WIRE_H
@@ -91,7 +98,7 @@
 #include <linux/kvperf.h>
 #include <linux/types.h>
 
-#define KVPERF_PROTO_VERSION	5
+#define KVPERF_PROTO_VERSION	6
 /* perftest's port */
 #define KVPERF_DEFAULT_PORT	18515
 
@@ -202,7 +209,8 @@ struct kvperf_wire_io_seg {
  * struct kvperf_wire_io_cmd - an I/O command capsule (host to target)
  * @cid: the host's command id, echoed in the response
  * @opcode: KVPERF_OP_READ or KVPERF_OP_WRITE, the request's op
- * @nseg: entries used in @seg, 1 to KVPERF_WIRE_IO_SEGS_MAX
+ * @nseg: entries used in @seg, 1 to KVPERF_WIRE_IO_SEGS_MAX; 0: a write
+ *	  whose data follow the capsule (in-capsule data)
  * @len: the I/O's bytes, the sum of the segments' lengths, at most the
  *	 request's size_max
  * @seed: with KVPERF_WIRE_VERIFY, the pattern's seed for this I/O
