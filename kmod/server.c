@@ -291,7 +291,8 @@ static u32 kvperf_server_peer_conns(struct kvperf_server *srv,
 /*
  * An I/O run's request: a read or write of whole 512-byte units (a mixed
  * one says read), a queue depth, segment count and in-capsule data size
- * within the spec's and the wire's bounds.
+ * within the spec's and the wire's bounds, in-capsule data only for runs
+ * that write.
  */
 static bool kvperf_server_io_req_ok(const struct kvperf_wire_req *req)
 {
@@ -307,7 +308,9 @@ static bool kvperf_server_io_req_ok(const struct kvperf_wire_req *req)
 	       bs >= KVPERF_IO_BS_MIN && bs <= KVPERF_IO_BS_MAX &&
 	       !(bs % KVPERF_IO_BS_MIN) && qd && qd <= KVPERF_IO_QD_MAX &&
 	       segs && segs <= KVPERF_WIRE_IO_SEGS_MAX &&
-	       be32_to_cpu(req->inline_size) <= KVPERF_IO_INLINE_DATA_MAX;
+	       be32_to_cpu(req->inline_size) <= KVPERF_IO_INLINE_DATA_MAX &&
+	       (!req->inline_size || req->op == KVPERF_OP_WRITE ||
+		req->flags & KVPERF_WIRE_IO_MIXED);
 }
 
 /* An I/O run's request, as the target serves it. */

@@ -7,7 +7,10 @@
  * connections that then hold bad conversations (unknown or out-of-order
  * control messages, data where control is due, messages larger than the
  * server's buffer, RDMA to wrong keys, bursts, disconnects at any point,
- * silence). Attempt i depends only on the seed and i, so one attempt can
+ * silence), and I/O connections whose host sends commands with
+ * in-capsule data, good and malformed (wrong lengths, a read, data that
+ * overflow the target's receive), each answered with the status the wire
+ * protocol says or closed. Attempt i depends only on the seed and i, so one attempt can
  * be replayed alone (-r), or again and again (-R) to catch a race; -d
  * waits that long between the accept and a conversation's first
  * message. The connection code is the user path's
@@ -86,6 +89,7 @@ struct fz_stats {
 	uint64_t steps, answered, wrong, expect_close, closed, not_closed;
 	uint64_t ended_unsaid;
 	uint64_t rdma_faults, disconnects, silent;
+	uint64_t io_convs, io_answered;
 };
 
 /* messages posted, for the summary */
@@ -1060,6 +1064,159 @@ static void fz_conv_attempt(struct fz *f)
 	fz_conn_free(cv.fc);
 }
 
+/* ---- I/O conversations: a host's in-capsule commands ---- */
+
+/*
+ * Put a command with no segment (in-capsule data) in @c's send buffer:
+ * @len in the command, @data bytes after the 512-byte capsule. Return:
+ * the message's length.
+ */
+static uint32_t fz_io_cmd(struct upath_conn *c, uint16_t cid, uint8_t opcode,
+			  uint32_t len, uint32_t data)
+{
+	struct kvperf_wire_io_cmd cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.cid = htons(cid);
+	cmd.opcode = opcode;
+	cmd.len = htonl(len);
+	memset(c->tx.p, 0, KVPERF_WIRE_IO_CAPSULE);
+	memcpy(c->tx.p, &cmd, sizeof(cmd));
+	memset(c->tx.p + KVPERF_WIRE_IO_CAPSULE, 0xa5, data);
+	return KVPERF_WIRE_IO_CAPSULE + data;
+}
+
+/* The response to command @cid has status @status. */
+static bool fz_io_expect(struct fz *f, struct upath_conn *c, uint16_t cid,
+			 uint8_t status)
+{
+	struct kvperf_wire_io_rsp rsp;
+	struct upath_recv r;
+	int err;
+
+	err = upath_conn_wait_recv(c, &r);
+	if (err || r.has_imm || r.byte_len != sizeof(rsp)) {
+		fz_log(f, " err %d imm %d len %u", err, r.has_imm, r.byte_len);
+		return false;
+	}
+	memcpy(&rsp, c->rx.p, sizeof(rsp));
+	fz_log(f, " status %u", rsp.status);
+	return ntohs(rsp.cid) == cid && rsp.status == status;
+}
+
+/*
+ * A host of an I/O run (writes, or a mix) that may send in-capsule data,
+ * one command at a time: a good one is done (status 0); one whose length
+ * does not match its message, that reads, or that is larger than the
+ * in-capsule size is malformed (status 1); data beyond the target's
+ * receive close the connection.
+ */
+static void fz_io_attempt(struct fz *f)
+{
+	struct upath_conn_attr attr = {
+		.poll = KVPERF_POLL_SOFTIRQ,
+		.send_depth = UPATH_SEND_DEPTH,
+		.recv_depth = UPATH_RECV_DEPTH,
+		.size_max = KVPERF_WIRE_IO_CAPSULE + KVPERF_IO_INLINE_DATA_MAX +
+			    4096,
+	};
+	struct fz_conv cv = { 0 };
+	struct kvperf_wire_req w;
+	uint32_t steps, fit, len, msg;
+	enum fz_verdict v;
+	uint16_t cid = 0;
+	uint8_t status;
+	bool close;
+	int err;
+
+	f->st.io_convs++;
+	cv.r.type = KVPERF_RUN_TYPE_IO;
+	cv.r.op = fz_chance(f, 50) ? KVPERF_OP_WRITE : KVPERF_OP_READ;
+	if (cv.r.op == KVPERF_OP_READ)
+		cv.r.flags = KVPERF_WIRE_IO_MIXED;
+	cv.r.size_max = KVPERF_IO_BS_MIN * fz_range(f, 1, 32);
+	cv.r.tx_depth = fz_range(f, 1, 4);
+	cv.r.post_list = 1;
+	cv.r.inline_size = fz_chance(f, 20) ? 0 :
+			   fz_range(f, 1, KVPERF_IO_INLINE_DATA_MAX);
+	fit = cv.r.inline_size < cv.r.size_max ? cv.r.inline_size :
+						 cv.r.size_max;
+	fz_log(f, "io %s bs %u inline %u", cv.r.flags ? "mixed" : "write",
+	       cv.r.size_max, cv.r.inline_size);
+	cv.fc = fz_conn_new(f, &attr);
+	if (!cv.fc) {
+		f->st.failed++;
+		return;
+	}
+	upath_wire_req_put(&cv.r, &w);
+	/* the user path's encoder keeps no I/O flag */
+	w.flags |= cv.r.flags;
+	v = fz_connect(f, cv.fc, &w, sizeof(w), 1, 1, false);
+	fz_count_verdict(f, cv.fc, v);
+	if (v == FZ_REFUSED && cv.fc->rej_reason == KVPERF_WIRE_REJ_BAD_REQUEST) {
+		f->st.disagree++;
+		fz_anomaly(f, "a valid I/O request was refused as bad");
+	}
+	if (v != FZ_ACCEPTED) {
+		fz_conn_free(cv.fc);
+		return;
+	}
+	for (steps = fz_range(f, 1, 6); steps && !fz_stopping; steps--) {
+		f->st.steps++;
+		status = KVPERF_WIRE_IO_BAD_COMMAND;
+		close = false;
+		switch (fit ? fz_rand(f, 5) : 4) {
+		case 0:
+			len = fz_range(f, 1, fit);
+			msg = fz_io_cmd(&cv.fc->c, ++cid, KVPERF_OP_WRITE, len,
+					len);
+			status = KVPERF_WIRE_IO_OK;
+			fz_log(f, " write %u", len);
+			break;
+		case 1:
+			len = fz_range(f, 1, fit);
+			msg = fz_io_cmd(&cv.fc->c, ++cid, KVPERF_OP_WRITE, len,
+					len - 1);
+			fz_log(f, " write %u, one byte short", len);
+			break;
+		case 2:
+			len = fz_range(f, 1, fit);
+			msg = fz_io_cmd(&cv.fc->c, ++cid, KVPERF_OP_READ, len,
+					len);
+			fz_log(f, " read %u in the capsule", len);
+			break;
+		case 3:
+			len = fit + fz_range(f, 1, 4096);
+			msg = fz_io_cmd(&cv.fc->c, ++cid, KVPERF_OP_WRITE, len,
+					0);
+			fz_log(f, " write %u, over %u", len, fit);
+			break;
+		default:
+			/* more than the target's receive holds */
+			len = cv.r.inline_size + fz_range(f, 1, 4096);
+			msg = fz_io_cmd(&cv.fc->c, ++cid, KVPERF_OP_WRITE, len,
+					len);
+			close = true;
+			fz_log(f, " write %u, beyond the receive", len);
+			break;
+		}
+		err = fz_send(&cv.fc->c, IBV_WR_SEND, msg, 0);
+		if (close) {
+			fz_answer(f, &cv, FZ_EXP_CLOSE, 0, 0, err);
+			break;
+		}
+		if (!err && fz_io_expect(f, &cv.fc->c, cid, status)) {
+			f->st.answered++;
+			f->st.io_answered++;
+			continue;
+		}
+		f->st.wrong++;
+		fz_anomaly(f, "an I/O command got no answer or the wrong status");
+		break;
+	}
+	fz_conn_free(cv.fc);
+}
+
 /* ---- bursts of connections ---- */
 
 /*
@@ -1110,6 +1267,11 @@ static void fz_attempt(struct fz *f, uint64_t i)
 	f->trace_len = 0;
 	f->trace[0] = 0;
 	f->st.attempts++;
+	/* by index, so that the other attempts replay as before */
+	if (i % 10 == 7) {
+		fz_io_attempt(f);
+		goto out;
+	}
 	kind = fz_rand(f, 100);
 	if (kind < 45)
 		fz_raw_attempt(f);
@@ -1118,6 +1280,7 @@ static void fz_attempt(struct fz *f, uint64_t i)
 	else
 		fz_burst(f, fz_range(f, FZ_SERVER_CONNS_MAX + 1,
 				     FZ_SERVER_CONNS_MAX + 4), 0);
+out:
 	if (f->verbose)
 		printf("#%" PRIu64 " %" PRIu64 " ms: %s\n", i,
 		       (uint64_t)((upath_now_ns() - start) / UPATH_NS_PER_MS),
@@ -1147,6 +1310,8 @@ static void fz_print_result(const struct fz *f, double secs)
 	       fz_messages, s->steps, s->answered, s->wrong, s->expect_close,
 	       s->closed, s->ended_unsaid, s->not_closed, s->rdma_faults,
 	       s->disconnects, s->silent, f->anomalies);
+	printf("result io_conversations=%" PRIu64 " io_answered=%" PRIu64 "\n",
+	       s->io_convs, s->io_answered);
 }
 
 static int fz_run(struct fz *f)

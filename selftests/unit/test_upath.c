@@ -316,6 +316,18 @@ static void upath_wire_request_checks(void)
 	lat.op = KVPERF_OP_WRITE;
 	lat.flags = 0;
 	CHECK(upath_wire_req_ok(&lat));
+	/* in-capsule data: bounded, and only for runs that write */
+	lat.inline_size = KVPERF_IO_INLINE_DATA_MAX;
+	CHECK(upath_wire_req_ok(&lat));
+	lat.inline_size = KVPERF_IO_INLINE_DATA_MAX + 1;
+	CHECK(!upath_wire_req_ok(&lat));
+	lat.inline_size = 512;
+	lat.op = KVPERF_OP_READ;
+	CHECK(!upath_wire_req_ok(&lat));
+	lat.flags = KVPERF_WIRE_IO_MIXED;
+	CHECK(upath_wire_req_ok(&lat));
+	lat.op = KVPERF_OP_WRITE;
+	lat.flags = 0;
 	lat.op = 3;
 	CHECK(!upath_wire_req_ok(&lat));
 	lat.op = KVPERF_OP_READ;
@@ -927,6 +939,7 @@ static void upath_server_admits(void)
 	req.tx_depth = 16;
 	req.post_list = 1;
 	req.warmup_ms = 0;	/* a timed warm-up is a bandwidth run's */
+	req.inline_size = 0;	/* a read run has no in-capsule data */
 	upath_wire_req_put(&req, &w);
 	CHECK_INT(upath_wire_req_get(&w, sizeof(w), &r), 0);
 	CHECK(upath_wire_req_ok(&r));

@@ -111,7 +111,8 @@ bool upath_wire_req_ok(const struct upath_req *r)
 
 	/*
 	 * an I/O run: whole 512-byte units (a mixed one says read), its
-	 * depth, segments and in-capsule data bounded
+	 * depth, segments and in-capsule data bounded, the latter only for
+	 * runs that write
 	 */
 	if (r->type == KVPERF_RUN_TYPE_IO)
 		return r->op != KVPERF_OP_SEND && r->op <= KVPERF_OP_READ &&
@@ -125,7 +126,9 @@ bool upath_wire_req_ok(const struct upath_req *r)
 		       !(r->size_max % KVPERF_IO_BS_MIN) && r->tx_depth &&
 		       r->tx_depth <= KVPERF_IO_QD_MAX && r->post_list &&
 		       r->post_list <= KVPERF_WIRE_IO_SEGS_MAX &&
-		       r->inline_size <= KVPERF_IO_INLINE_DATA_MAX;
+		       r->inline_size <= KVPERF_IO_INLINE_DATA_MAX &&
+		       (!r->inline_size || r->op == KVPERF_OP_WRITE ||
+			r->flags & KVPERF_WIRE_IO_MIXED);
 	if (r->op > KVPERF_OP_READ || r->type > KVPERF_RUN_TYPE_BW ||
 	    r->flags & ~(KVPERF_WIRE_VERIFY | KVPERF_WIRE_BIDIR |
 			 KVPERF_WIRE_TIMED | KVPERF_WIRE_WARMUP_TIMED))
