@@ -3,9 +3,10 @@
 #
 # make check: every test kvperf has. Installs what is missing, builds,
 # then runs the host unit tests, the spec checks, the static checks, the
-# harness's own tests, the VM suite on each Debian kernel (and again on
-# the DMA lane, vmtest.sh -d, where selftests/rxe-dma/ has a patch for
-# the kernel's series), the two-guest suite (vmpair.sh) and the short
+# harness's own tests, the VM suite on each Debian kernel (and its
+# data-path part again on the DMA lane, vmtest.sh -d, where
+# selftests/rxe-dma/ has a patch for the kernel's series), the two-guest
+# suite (vmpair.sh) and the short
 # benchmark, and totals their KTAP results (selftests/ktap_tally.py: every
 # leaf result, nested ones included, plans checked) in a last line
 # "N passed, N failed, N skipped". Logs go to build/check/.
@@ -186,11 +187,15 @@ for kver in "${kvers[@]}"; do
 	run_phase "vm-$kver" 1 selftests/vmtest.sh -k "$kver"
 done
 # The DMA lane (an IOMMU and a Soft-RoCE that maps through it) on each
-# kernel whose series has a patch in selftests/rxe-dma/.
+# kernel whose series has a patch in selftests/rxe-dma/: every test but
+# the control plane's (DMA_LANE_SKIP in selftests/kvperf/Makefile).
+mapfile -t dma_tests < <(make -s --no-print-directory -C selftests/kvperf \
+			 print-dma-tests)
 for kver in "${kvers[@]}"; do
 	series=$(sed -n 's/^\([0-9]\+\.[0-9]\+\)[.+-].*/\1/p' <<<"$kver")
 	[ -e "selftests/rxe-dma/rdma_rxe-$series.patch" ] || continue
-	run_phase "vm-dma-$kver" 1 selftests/vmtest.sh -d -k "$kver"
+	run_phase "vm-dma-$kver" 1 selftests/vmtest.sh -d -k "$kver" -- \
+		selftests/kvperf/run.sh "${dma_tests[@]}"
 done
 pair_phase
 # make bench works: its short matrix on one kernel, into build/bench/
