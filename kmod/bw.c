@@ -55,12 +55,7 @@ void kvperf_bw_waiter_init(struct kvperf_bw_waiter *w,
 /* Callback time is charged here when the thread's runtime misses it. */
 static bool kvperf_bw_outside(struct kvperf_bw_qp *q)
 {
-	if (q->c->poll_ctx == IB_POLL_DIRECT)
-		return false;
-	if (current != q->waiter->task)
-		return true;
-	/* softirq time is the interrupted task's without IRQ accounting */
-	return IS_ENABLED(CONFIG_IRQ_TIME_ACCOUNTING) && !in_task();
+	return kvperf_conn_cb_outside(q->c, q->waiter->task);
 }
 
 static void kvperf_bw_wc_error(struct kvperf_bw_qp *q, struct ib_wc *wc)

@@ -387,6 +387,45 @@ void kvperf_conn_wc_error(struct kvperf_conn *c, struct ib_wc *wc,
 	kvperf_conn_fail(c, -EIO, flushed);
 }
 
+/**
+ * kvperf_conn_cb_outside() - does @task's runtime miss a callback's time?
+ * @c: the connection whose completion callback runs
+ * @task: the thread that drives the connection
+ *
+ * A completion callback that runs in another task (a work queue, softirq
+ * on another CPU) is not in @task's runtime, nor is softirq time that
+ * interrupts @task when the kernel accounts IRQ time apart
+ * (CONFIG_IRQ_TIME_ACCOUNTING); without that option such softirq time is
+ * charged to the interrupted task already. Direct polling runs the
+ * callbacks in @task.
+ *
+ * Return: true when the caller should add the callback's time itself.
+ */
+bool kvperf_conn_cb_outside(const struct kvperf_conn *c,
+			    const struct task_struct *task)
+{
+	if (c->poll_ctx == IB_POLL_DIRECT)
+		return false;
+	if (current != task)
+		return true;
+	return IS_ENABLED(CONFIG_IRQ_TIME_ACCOUNTING) && !in_task();
+}
+
+/**
+ * kvperf_thread_cpu_ns() - the calling thread's CPU time, up to date
+ *
+ * The scheduler adds to sum_exec_runtime at ticks and context switches
+ * only, a tick late at worst, which is all of a short phase; passing
+ * through schedule() while runnable brings it up to now. Process context.
+ *
+ * Return: the thread's runtime in ns.
+ */
+u64 kvperf_thread_cpu_ns(void)
+{
+	schedule();
+	return current->se.sum_exec_runtime;
+}
+
 static void kvperf_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kvperf_conn *c = cq->cq_context;

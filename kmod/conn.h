@@ -219,7 +219,12 @@ struct kvperf_conn {
 	void *drained_arg;
 };
 
+struct task_struct;
+
 int kvperf_conns_live_count(void);
+bool kvperf_conn_cb_outside(const struct kvperf_conn *c,
+			    const struct task_struct *task);
+u64 kvperf_thread_cpu_ns(void);
 void kvperf_conn_init(struct kvperf_conn *c, unsigned long timeout,
 		      bool (*stop)(void *arg), void *stop_arg);
 void kvperf_conn_fail(struct kvperf_conn *c, int err, const char *reason);

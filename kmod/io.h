@@ -147,6 +147,12 @@ struct kvperf_io_params {
  * @mismatches: reads whose data were wrong (verify)
  * @reg_ns: with a histogram, the time spent registering the I/Os' blocks
  * @inv_ns: with a histogram, the time the I/Os waited for a LOCAL_INV
+ * @cpu_ns: with a histogram, the host's CPU time from the first measured
+ *	    submission to the last completion: the thread's runtime and the
+ *	    completion handlers' time outside it
+ * @peer_cpu_ns: the target's CPU time, as its responses report it, from
+ *		 the last response before the first measured submission to
+ *		 the last measured one's
  */
 struct kvperf_io_result {
 	u64 ios[KVPERF_IO_DIRS];
@@ -155,6 +161,8 @@ struct kvperf_io_result {
 	u64 mismatches[KVPERF_IO_DIRS];
 	u64 reg_ns[KVPERF_IO_DIRS];
 	u64 inv_ns[KVPERF_IO_DIRS];
+	u64 cpu_ns;
+	u64 peer_cpu_ns;
 };
 
 struct kvperf_io_host;

@@ -46,6 +46,7 @@
  * @rsp_ns: inv local, when its response arrived
  * @inv_ns: inv local, how long its LOCAL_INV took after the response
  * @done_ns: when its last event arrived
+ * @peer_cpu_ns: the target's CPU time its response reported
  * @node: entry in the host's done list
  */
 struct kvperf_io_req {
@@ -68,6 +69,7 @@ struct kvperf_io_req {
 	u64 rsp_ns;
 	u64 inv_ns;
 	u64 done_ns;
+	u64 peer_cpu_ns;
 	struct llist_node node;
 };
 
@@ -99,6 +101,8 @@ struct kvperf_io_rx {
  * @prereg_cqe: reg pre, the completion of the last registration at start
  * @preregistered: reg pre, every slot is registered
  * @done: I/Os whose last event arrived, for the thread
+ * @task: the thread that runs the I/Os, while it runs them
+ * @handler_ns: with stats on, completion handlers' time outside @task
  */
 struct kvperf_io_host {
 	struct kvperf_conn *c;
@@ -114,6 +118,8 @@ struct kvperf_io_host {
 	struct ib_cqe prereg_cqe;
 	bool preregistered;
 	struct llist_head done;
+	struct task_struct *task;
+	atomic64_t handler_ns;
 };
 
 static size_t kvperf_io_capsule_off(u32 i)
@@ -158,6 +164,23 @@ size_t kvperf_io_host_pinned(const struct kvperf_io_params *p)
 	return kvperf_io_slots_bytes(p->qd, p->bs);
 }
 
+/*
+ * A completion handler's start: with stats on, the clock when the
+ * handler's time is not in the running thread's, else 0.
+ */
+static u64 kvperf_io_cb_start(struct kvperf_io_host *h)
+{
+	if (!h->p.hist[0] || !kvperf_conn_cb_outside(h->c, READ_ONCE(h->task)))
+		return 0;
+	return ktime_get_ns();
+}
+
+static void kvperf_io_cb_end(struct kvperf_io_host *h, u64 start)
+{
+	if (start)
+		atomic64_add(ktime_get_ns() - start, &h->handler_ns);
+}
+
 static void kvperf_io_complete_one(struct kvperf_io_req *r)
 {
 	struct kvperf_io_host *h = r->h;
@@ -185,6 +208,7 @@ static void kvperf_io_req_done(struct ib_cq *cq, struct ib_wc *wc,
 			       struct kvperf_io_req *r, const char *failed)
 {
 	struct kvperf_conn *c = cq->cq_context;
+	u64 start = kvperf_io_cb_start(r->h);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		kvperf_conn_wc_error(c, wc, "send queue flushed", failed);
@@ -192,6 +216,7 @@ static void kvperf_io_req_done(struct ib_cq *cq, struct ib_wc *wc,
 	}
 	atomic_inc(&c->sends_done);
 	kvperf_io_complete_one(r);
+	kvperf_io_cb_end(r->h, start);
 }
 
 static void kvperf_io_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -255,7 +280,7 @@ static const char *kvperf_io_status_text(u8 status)
 }
 
 /* A response: which I/O, and is its registration gone? */
-static void kvperf_io_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
+static void kvperf_io_rsp_take(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kvperf_io_rx *x = container_of(wc->wr_cqe, struct kvperf_io_rx,
 					      cqe);
@@ -313,6 +338,8 @@ static void kvperf_io_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	r->answered = true;
+	/* what the target says it spent: reported, never relied on */
+	r->peer_cpu_ns = be64_to_cpu(rsp.cpu_ns);
 	/* the capsule is read: receive the next response into it */
 	if (kvperf_io_post_rx(h, x)) {
 		kvperf_conn_fail(c, -EIO, "cannot post a receive");
@@ -328,6 +355,16 @@ static void kvperf_io_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 		}
 	}
 	kvperf_io_complete_one(r);
+}
+
+static void kvperf_io_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kvperf_io_host *h = container_of(wc->wr_cqe,
+						struct kvperf_io_rx, cqe)->h;
+	u64 start = kvperf_io_cb_start(h);
+
+	kvperf_io_rsp_take(cq, wc);
+	kvperf_io_cb_end(h, start);
 }
 
 /* What the target may do to a block: write a read's, read a write's. */
@@ -469,6 +506,7 @@ struct kvperf_io_host *kvperf_io_host_create(struct kvperf_conn *c,
 	h->p = *p;
 	INIT_LIST_HEAD(&h->mrs);
 	init_llist_head(&h->done);
+	atomic64_set(&h->handler_ns, 0);
 	h->rand = get_random_u32() | 1;
 	h->prereg_cqe.done = kvperf_io_prereg_done;
 	h->reqs = kcalloc(p->qd, sizeof(*h->reqs), GFP_KERNEL);
@@ -730,6 +768,7 @@ int kvperf_io_host_run(struct kvperf_io_host *h, struct kvperf_io_result *r)
 	u32 depth = min(p->qd, h->credits), inflight = 0, i;
 	u64 submitted = 0, warm_done = 0, measured_sub = 0, now;
 	u64 start_ns = 0, warm_end_ns = 0;
+	u64 cpu0 = 0, handler0 = 0, peer_seen = 0, peer0 = 0, peer_end = 0;
 	bool warm = p->warmup || p->warmup_ns;
 	bool submitting = true;
 	u32 *idle;
@@ -744,6 +783,7 @@ int kvperf_io_host_run(struct kvperf_io_host *h, struct kvperf_io_result *r)
 		idle[nidle++] = depth - 1 - i;
 	if (p->warmup_ns)
 		warm_end_ns = ktime_get_ns() + p->warmup_ns;
+	WRITE_ONCE(h->task, current);
 
 	now = ktime_get_ns();
 	for (;;) {
@@ -758,6 +798,11 @@ int kvperf_io_host_run(struct kvperf_io_host *h, struct kvperf_io_result *r)
 			if (measured && !start_ns) {
 				start_ns = now;
 				r->start_ns = now;
+				peer0 = peer_seen;
+				if (p->hist[0]) {
+					cpu0 = kvperf_thread_cpu_ns();
+					handler0 = atomic64_read(&h->handler_ns);
+				}
 			}
 			if (measured && p->duration_ns &&
 			    now - start_ns >= p->duration_ns) {
@@ -799,6 +844,7 @@ int kvperf_io_host_run(struct kvperf_io_host *h, struct kvperf_io_result *r)
 			inflight--;
 			idle[nidle++] = q->index;
 			atomic64_inc(p->progress);
+			peer_seen = max(peer_seen, q->peer_cpu_ns);
 			if (p->verify && q->op == KVPERF_OP_READ) {
 				kvperf_io_slot_for_cpu(&h->slots, q->index);
 				if (!kvperf_io_slot_check(&h->slots, q->index,
@@ -813,6 +859,7 @@ int kvperf_io_host_run(struct kvperf_io_host *h, struct kvperf_io_result *r)
 			r->ios[dir]++;
 			atomic64_inc(p->measured);
 			measured_done = true;
+			peer_end = peer_seen;
 			if (!p->hist[dir])
 				continue;
 			r->elapsed_ns = max(r->elapsed_ns,
@@ -832,7 +879,13 @@ int kvperf_io_host_run(struct kvperf_io_host *h, struct kvperf_io_result *r)
 			warm = false;
 		cond_resched();
 	}
+	if (peer_end > peer0)
+		r->peer_cpu_ns = peer_end - peer0;
+	if (start_ns && p->hist[0])
+		r->cpu_ns = kvperf_thread_cpu_ns() - cpu0 +
+			    atomic64_read(&h->handler_ns) - handler0;
 out:
+	WRITE_ONCE(h->task, NULL);
 	kfree(idle);
 	return err;
 }

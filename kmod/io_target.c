@@ -99,6 +99,9 @@ struct kvperf_io_tctx {
  * @inline_slots: with in-capsule data, each receive's data block, mapped
  * @events: contexts with news for the thread
  * @arrived: receives with a command, for the thread
+ * @task: the thread that serves, once it serves
+ * @runtime0: @task's runtime when it began serving
+ * @handler_ns: completion handlers' time outside @task
  */
 struct kvperf_io_target {
 	struct kvperf_conn *c;
@@ -114,6 +117,9 @@ struct kvperf_io_target {
 	struct kvperf_io_slots inline_slots;
 	struct llist_head events;
 	struct llist_head arrived;
+	struct task_struct *task;
+	u64 runtime0;
+	atomic64_t handler_ns;
 };
 
 /**
@@ -191,6 +197,29 @@ static size_t kvperf_io_capsule_off(u32 i)
 	return (size_t)i * KVPERF_WIRE_IO_CAPSULE;
 }
 
+/*
+ * A completion handler's start: the clock, when its time is not in the
+ * serving thread's runtime, else 0.
+ */
+static u64 kvperf_io_cb_start(struct kvperf_io_target *t)
+{
+	return kvperf_conn_cb_outside(t->c, READ_ONCE(t->task)) ?
+	       ktime_get_ns() : 0;
+}
+
+static void kvperf_io_cb_end(struct kvperf_io_target *t, u64 start)
+{
+	if (start)
+		atomic64_add(ktime_get_ns() - start, &t->handler_ns);
+}
+
+/* The target's CPU time on the connection so far, from its thread. */
+static u64 kvperf_io_cpu_ns(struct kvperf_io_target *t)
+{
+	return current->se.sum_exec_runtime - t->runtime0 +
+	       atomic64_read(&t->handler_ns);
+}
+
 static void kvperf_io_event(struct kvperf_io_tctx *x, u8 stage)
 {
 	struct kvperf_io_target *t = x->t;
@@ -205,6 +234,7 @@ static void kvperf_io_cmd_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct kvperf_io_trx *r = container_of(wc->wr_cqe,
 					       struct kvperf_io_trx, cqe);
 	struct kvperf_conn *c = cq->cq_context;
+	u64 start = kvperf_io_cb_start(r->t);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		kvperf_conn_wc_error(c, wc, "receive queue flushed",
@@ -215,12 +245,14 @@ static void kvperf_io_cmd_done(struct ib_cq *cq, struct ib_wc *wc)
 	r->len = wc->byte_len;
 	llist_add(&r->node, &r->t->arrived);
 	wake_up(c->notify);
+	kvperf_io_cb_end(r->t, start);
 }
 
 static void kvperf_io_read_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kvperf_io_tctx *x = container_of(wc->wr_cqe,
 						struct kvperf_io_tctx, rw_cqe);
+	u64 start = kvperf_io_cb_start(x->t);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		kvperf_conn_wc_error(cq->cq_context, wc, "send queue flushed",
@@ -228,6 +260,7 @@ static void kvperf_io_read_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	kvperf_io_event(x, KVPERF_IO_READ_DONE);
+	kvperf_io_cb_end(x->t, start);
 }
 
 static void kvperf_io_rsp_sent(struct ib_cq *cq, struct ib_wc *wc)
@@ -236,6 +269,7 @@ static void kvperf_io_rsp_sent(struct ib_cq *cq, struct ib_wc *wc)
 						struct kvperf_io_tctx,
 						rsp_cqe);
 	struct kvperf_conn *c = cq->cq_context;
+	u64 start = kvperf_io_cb_start(x->t);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		kvperf_conn_wc_error(c, wc, "send queue flushed",
@@ -244,6 +278,7 @@ static void kvperf_io_rsp_sent(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	atomic_inc(&c->sends_done);
 	kvperf_io_event(x, KVPERF_IO_ANSWERED);
+	kvperf_io_cb_end(x->t, start);
 }
 
 static int kvperf_io_post_cmd_recv(struct kvperf_io_trx *r)
@@ -425,6 +460,7 @@ static int kvperf_io_respond(struct kvperf_io_tctx *x, bool chain)
 	rsp->cid = x->cmd.cid;
 	rsp->status = x->status;
 	rsp->reserved = 0;
+	rsp->cpu_ns = cpu_to_be64(kvperf_io_cpu_ns(t));
 	ib_dma_sync_single_for_device(c->ibdev, sge.addr, sizeof(*rsp),
 				      DMA_BIDIRECTIONAL);
 	if (!t->p.inv_local && x->cmd.nseg) {
@@ -557,6 +593,10 @@ static int kvperf_io_handle_cmds(struct kvperf_io_target *t)
  * @t: the target, started
  * @served: counts the I/Os answered
  *
+ * Every response carries the connection's CPU time since this call: the
+ * calling thread's runtime (as the scheduler last accounted it, a tick
+ * late at worst) and the completion handlers' time outside it.
+ *
  * Return: the reason the connection ended (its error, -EINTR when the
  * server stops it, -ETIMEDOUT when the host was silent too long).
  */
@@ -565,6 +605,8 @@ int kvperf_io_target_serve(struct kvperf_io_target *t, atomic64_t *served)
 	struct kvperf_conn *c = t->c;
 	int err;
 
+	t->runtime0 = current->se.sum_exec_runtime;
+	WRITE_ONCE(t->task, current);
 	for (;;) {
 		err = kvperf_conn_wait(c, kvperf_io_has_events, t);
 		if (err)
@@ -616,6 +658,7 @@ kvperf_io_target_create(struct kvperf_conn *c,
 	init_llist_head(&t->events);
 	init_llist_head(&t->arrived);
 	INIT_LIST_HEAD(&t->waiting);
+	atomic64_set(&t->handler_ns, 0);
 	t->ctx = kvcalloc(t->nctx, sizeof(*t->ctx), GFP_KERNEL);
 	t->free = kcalloc(t->nctx, sizeof(*t->free), GFP_KERNEL);
 	t->rx = kcalloc(t->nrx, sizeof(*t->rx), GFP_KERNEL);

@@ -398,7 +398,10 @@ static int kvperf_fill_result(struct sk_buff *skb,
 	    (io && nla_put_u8(skb, KVPERF_A_RESULT_OP, res->op)) ||
 	    (io && stats &&
 	     (kvperf_put_u64(skb, KVPERF_A_RESULT_REG_NS, res->reg_ns, pad) ||
-	      kvperf_put_u64(skb, KVPERF_A_RESULT_INV_NS, res->inv_ns, pad))) ||
+	      kvperf_put_u64(skb, KVPERF_A_RESULT_INV_NS, res->inv_ns, pad) ||
+	      kvperf_put_u64(skb, KVPERF_A_RESULT_CPU_NS, res->cpu_ns, pad))) ||
+	    (io && kvperf_put_u64(skb, KVPERF_A_RESULT_TARGET_CPU_NS,
+				  res->target_cpu_ns, pad)) ||
 	    (stats && kvperf_fill_samples(skb, st)))
 		goto err;
 	for (i = 0; io && i < run->cfg.qps; i++)

@@ -20,6 +20,7 @@ static_assert(offsetof(struct kvperf_wire_req, tx_depth) == 24);
 static_assert(offsetof(struct kvperf_wire_req, key) == 40);
 static_assert(sizeof(struct kvperf_wire_rep) == 16);
 static_assert(sizeof(struct kvperf_wire_report) == 32);
+static_assert(sizeof(struct kvperf_wire_io_rsp) == 12);
 /* The spec's limits fit the wire: sizes in 24 bits, depths in 16. */
 static_assert(KVPERF_SIZE_MAX < 1 << 24);
 static_assert(KVPERF_TX_DEPTH_MAX <= U16_MAX);

@@ -290,6 +290,8 @@ struct kvperf_run_io {
  * @elapsed_ns: wall time of the measured iterations
  * @reg_ns: I/O runs, the I/Os' time registering, summed (stats on)
  * @inv_ns: I/O runs, the I/Os' time waiting for a LOCAL_INV, summed
+ * @cpu_ns: I/O runs, the host's CPU time, all queues (stats on)
+ * @target_cpu_ns: I/O runs, the target's CPU time, all queues
  * @queue: I/O runs, each queue's part (cfg.qps of them)
  */
 struct kvperf_result {
@@ -301,6 +303,8 @@ struct kvperf_result {
 	u64 elapsed_ns;
 	u64 reg_ns;
 	u64 inv_ns;
+	u64 cpu_ns;
+	u64 target_cpu_ns;
 	struct kvperf_io_queue_result *queue;
 };
 

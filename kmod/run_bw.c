@@ -265,18 +265,6 @@ static int kvperf_bw_worker_collect(struct kvperf_bw_worker *w,
 	return 0;
 }
 
-/*
- * The calling thread's CPU time, up to date. The scheduler adds to
- * sum_exec_runtime at ticks and context switches only, a tick late at
- * worst, which is all of a short phase; passing through schedule() while
- * runnable brings it up to now.
- */
-static u64 kvperf_bw_thread_cpu_ns(void)
-{
-	schedule();
-	return current->se.sum_exec_runtime;
-}
-
 static int kvperf_bw_worker_size(struct kvperf_bw_worker *w, u32 i)
 {
 	struct kvperf_run *run = w->run;
@@ -297,12 +285,12 @@ static int kvperf_bw_worker_size(struct kvperf_bw_worker *w, u32 i)
 
 	if (run->cfg.duration_ms)
 		deadline = bw->go_ns + (u64)run->cfg.duration_ms * NSEC_PER_MSEC;
-	cpu0 = kvperf_bw_thread_cpu_ns();
+	cpu0 = kvperf_thread_cpu_ns();
 	err = kvperf_bw_drive(w->qps, w->nqps, &w->waiter, deadline,
 			      msecs_to_jiffies(run->cfg.timeout_ms));
 	if (!err)
 		err = kvperf_bw_worker_collect(w, res,
-					       kvperf_bw_thread_cpu_ns() -
+					       kvperf_thread_cpu_ns() -
 					       cpu0);
 	if (err)
 		return err;

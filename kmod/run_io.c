@@ -361,7 +361,8 @@ static void kvperf_run_io_report(struct kvperf_run *run)
  * Add the queues' numbers up into the run's results (one, or a mixed
  * run's reads' and writes'), keeping each queue's part. The run's time
  * runs from the first queue's first measured submission to the last
- * queue's last measured completion.
+ * queue's last measured completion; its CPU times, the host's and the
+ * target's, are the run's in every result.
  */
 static void kvperf_run_io_result(struct kvperf_run *run)
 {
@@ -395,6 +396,8 @@ static void kvperf_run_io_result(struct kvperf_run *run)
 			res->mismatches += qr->mismatches;
 			res->reg_ns += q->r.reg_ns[d];
 			res->inv_ns += q->r.inv_ns[d];
+			res->cpu_ns += q->r.cpu_ns;
+			res->target_cpu_ns += q->r.peer_cpu_ns;
 			if (stats) {
 				kvperf_hist_summarize(&q->hist[d], &qr->stats);
 				kvperf_hist_merge(&res->hist, &q->hist[d]);

@@ -66,6 +66,8 @@ enum kvperf_run_field {
 	/* bandwidth runs only */
 	F_BYTES, F_MESSAGES, F_BW_AVG, F_BW_PEAK, F_MSG_RATE, F_CPU_PER_MSG,
 	F_CPU_PERCENT,
+	/* I/O runs only */
+	F_CPU_PER_IO, F_TARGET_CPU_PER_IO,
 };
 
 struct kvperf_run_attr {
@@ -128,6 +130,18 @@ static ssize_t kvperf_run_show_bw(struct kvperf_run *run,
 	}
 }
 
+/* An I/O run's CPU time, the host's or the target's, per I/O of the run. */
+static ssize_t kvperf_run_show_io_cpu(struct kvperf_run *run, u64 cpu_ns,
+				      char *buf)
+{
+	u64 ios = 0;
+	u32 i;
+
+	for (i = 0; i < run->ndone; i++)
+		ios += run->results[i].stats.count;
+	return sysfs_emit(buf, "%llu\n", ios ? div64_u64(cpu_ns, ios) : 0);
+}
+
 static ssize_t kvperf_run_show_stat(struct kvperf_run *run,
 				    enum kvperf_run_field f, char *buf)
 {
@@ -166,6 +180,10 @@ static ssize_t kvperf_run_show_stat(struct kvperf_run *run,
 				  st->stdev_ps % 1000);
 	case F_MISMATCHES:
 		return sysfs_emit(buf, "%llu\n", res->mismatches);
+	case F_CPU_PER_IO:
+		return kvperf_run_show_io_cpu(run, res->cpu_ns, buf);
+	case F_TARGET_CPU_PER_IO:
+		return kvperf_run_show_io_cpu(run, res->target_cpu_ns, buf);
 	default:
 		return -EINVAL;
 	}
@@ -250,6 +268,8 @@ KVPERF_RUN_ATTR(bw_peak_mibps, F_BW_PEAK);
 KVPERF_RUN_ATTR(msg_rate, F_MSG_RATE);
 KVPERF_RUN_ATTR(cpu_ns_per_msg, F_CPU_PER_MSG);
 KVPERF_RUN_ATTR(cpu_percent, F_CPU_PERCENT);
+KVPERF_RUN_ATTR(cpu_ns_per_io, F_CPU_PER_IO);
+KVPERF_RUN_ATTR(target_cpu_ns_per_io, F_TARGET_CPU_PER_IO);
 
 static struct attribute *kvperf_run_attrs[] = {
 	&kvperf_run_attr_state.attr,
@@ -278,12 +298,15 @@ static struct attribute *kvperf_run_attrs[] = {
 	&kvperf_run_attr_msg_rate.attr,
 	&kvperf_run_attr_cpu_ns_per_msg.attr,
 	&kvperf_run_attr_cpu_percent.attr,
+	&kvperf_run_attr_cpu_ns_per_io.attr,
+	&kvperf_run_attr_target_cpu_ns_per_io.attr,
 	NULL,
 };
 
 /*
- * Latency statistics for latency runs (with stats off, only those that
- * need no per-iteration sample), rates for bandwidth runs.
+ * Latency statistics for latency and I/O runs (with stats off, only those
+ * that need no per-iteration sample), rates for bandwidth runs, CPU per
+ * I/O for I/O runs (the host's with stats on only).
  */
 static umode_t kvperf_run_attr_visible(struct kobject *kobj,
 				       struct attribute *attr, int n)
@@ -292,14 +315,17 @@ static umode_t kvperf_run_attr_visible(struct kobject *kobj,
 	struct kvperf_run_attr *ra = container_of(attr, struct kvperf_run_attr,
 						  attr);
 	bool bw = run->cfg.type == KVPERF_RUN_TYPE_BW;
+	bool stats = run->cfg.stats == KVPERF_STATS_MODE_ON;
 
+	if (ra->field >= F_CPU_PER_IO)
+		return run->cfg.type == KVPERF_RUN_TYPE_IO &&
+		       (stats || ra->field != F_CPU_PER_IO) ? attr->mode : 0;
 	if (ra->field >= F_BYTES)
 		return bw ? attr->mode : 0;
 	if (bw && ((ra->field >= F_ITERATIONS && ra->field <= F_STDEV) ||
 		   ra->field == F_STATS))
 		return 0;
-	if (run->cfg.stats == KVPERF_STATS_MODE_OFF &&
-	    ra->field >= F_MIN && ra->field <= F_STDEV &&
+	if (!stats && ra->field >= F_MIN && ra->field <= F_STDEV &&
 	    ra->field != F_MEAN)
 		return 0;
 	return attr->mode;

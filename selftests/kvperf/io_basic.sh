@@ -90,7 +90,7 @@ randmix_case() {
 }
 
 # A timed randmix run with an interval: a randmix line per interval, then
-# a read block and a write block.
+# a read block and a write block, each with the run's CPU per I/O.
 randmix_text() {
 	local out=$KV_TMP/mix.out n
 
@@ -101,8 +101,9 @@ randmix_text() {
 	n=$(grep -cE '^  \[ *[0-9]+\.[0-9] s\] randmix: IOPS=[0-9]+\.[0-9]{3}, BW=[0-9]+\.[0-9]{3}MiB/s$' "$out")
 	if [ "$n" -ge 2 ] && grep -qE '^# path kernel, .*qd 8, inv remote, segments 1, read-pct 30,' "$out" &&
 	   [ "$(grep -cE '^ (read|write): IOPS=[0-9]+\.[0-9]{3}, BW=' "$out")" = 2 ] &&
-	   grep -A4 '^ read: IOPS=' "$out" | grep -q '^ write: IOPS=' &&
-	   [ "$(grep -c '^  clat percentiles (usec): ' "$out")" = 2 ]; then
+	   grep -A5 '^ read: IOPS=' "$out" | grep -q '^ write: IOPS=' &&
+	   [ "$(grep -c '^  clat percentiles (usec): ' "$out")" = 2 ] &&
+	   [ "$(grep -cE '^  cpu \(usec/IO\): host=[0-9]+\.[0-9]{2}, target=[0-9]+\.[0-9]{2}$' "$out")" = 2 ]; then
 		return 0
 	fi
 	echo "$n interval lines, want 2 or more, then a read and a write block:"
@@ -336,7 +337,7 @@ kv_check "randmix 70, inv remote: 400 verified I/Os, a read and a write result, 
 	randmix_case remote 1
 kv_check "randmix 70, inv local, 4 segments: 400 verified I/Os, a read and a write result, the histogram agrees" \
 	randmix_case local 4
-kv_check "randmix 30, time 2, interval 0.5: randmix lines, then a read and a write block" \
+kv_check "randmix 30, time 2, interval 0.5: randmix lines, then a read and a write block, each with CPU per I/O" \
 	randmix_text
 for rw in read write; do
 	for bs in 512 4K 128K 1M; do

@@ -58,7 +58,8 @@ io_run() {
 }
 
 # The acceptance command (its interval in this tool's syntax):
-# interval lines, a read and a write block, each with a line per queue.
+# interval lines, a read and a write block, each with its registration
+# share, its CPU per I/O and a line per queue.
 acceptance() {
 	local out=$KV_TMP/acc.out n q
 
@@ -73,7 +74,8 @@ acceptance() {
 	   grep -qE '^ read: IOPS=[0-9.]+, BW=[0-9.]+MiB/s \([0-9]+ I/Os of 4096 bytes' "$out" &&
 	   grep -qE '^ write: IOPS=[0-9.]+, BW=[0-9.]+MiB/s \([0-9]+ I/Os of 4096 bytes' "$out" &&
 	   [ "$(grep -cE '^  clat percentiles \(usec\): 50\.00th=' "$out")" = 2 ] &&
-	   [ "$(grep -cE '^  reg \(usec\): avg=[0-9]+\.[0-9]{2}, [0-9]+\.[0-9]{3}% of clat;' "$out")" = 2 ]; then
+	   [ "$(grep -cE '^  reg \(usec\): avg=[0-9]+\.[0-9]{2}, [0-9]+\.[0-9]{3}% of clat;' "$out")" = 2 ] &&
+	   [ "$(grep -cE '^  cpu \(usec/IO\): host=[0-9]+\.[0-9]{2}, target=[0-9]+\.[0-9]{2}$' "$out")" = 2 ]; then
 		return 0
 	fi
 	echo "$n interval lines (want 3 or more), $q queue lines (want 4):"
@@ -198,7 +200,7 @@ ktap_set_plan $((14 + ${#raw_cases[@]}))
 
 kv_check "server start on $addr" kv_server_start "$addr" ||
 	kv_bail "no server"
-kv_check "acceptance: randmix 70 bs 4K qd 16 queues 2 time 5 interval 1: interval lines, a read and a write block with a line per queue" \
+kv_check "acceptance: randmix 70 bs 4K qd 16 queues 2 time 5 interval 1: interval lines, a read and a write block with the registration share, CPU per I/O and a line per queue" \
 	acceptance
 kv_check "randmix 70 queues 2 time 2: each queue's part adds up to its result exactly; the histogram agrees" \
 	randmix_json

@@ -13,6 +13,7 @@ usage:
                     [--read-pct PCT] [--reg frwr|pre]
                     [--queues N] [--cpus LIST] [--inline-data N]
   iolib.py sysfs FILE SYSFS-DIR   the run's sysfs files say what JSON says
+                                  (a file JSON has no value for: none)
   iolib.py hist FILE HISTOGRAM    the debugfs histogram holds each result's
                                   I/Os, by direction
 
@@ -27,10 +28,15 @@ has a part per queue: their I/Os add up to the result's (--ios is the
 run's total, each queue's share of it equal), each queue's thread on the
 CPU --cpus deals it in turn (-1 without), and the result's minimum,
 maximum and mean are exactly those of the queues' latencies together.
+Every result carries the run's CPU times, the target's and (stats on) the
+host's: at least 1 ns per I/O of the run, their per-I/O values exact, and
+together no more than this machine's CPUs could give in the run's time
+(host and target share the guest).
 """
 
 import json
 import math
+import os
 import sys
 
 from latlib import report
@@ -155,6 +161,33 @@ def check_shares(res, want, mean_ps, bad):
         bad.append(f"inv remote: inv_ns {vals['inv_ns']}, want 0")
 
 
+def check_cpu(results, want, elapsed, bad):
+    """The run's CPU times, the same in each result, count every I/O."""
+    ios = sum(r.get("ios", 0) for r in results)
+    keys = ["target_cpu_ns"] + ([] if want.get("stats_off") else ["cpu_ns"])
+    if want.get("stats_off") and any("cpu_ns" in r for r in results):
+        bad.append("stats off, yet a host cpu_ns (no clock per I/O)")
+    # a tick of lag per thread, at HZ 100 at worst
+    room = (elapsed * 21 // 20 + 20_000_000) * (os.cpu_count() or 1)
+    used = 0
+    for key in keys:
+        vals = [r.get(key) for r in results]
+        if len(set(vals)) != 1 or not isinstance(vals[0], int):
+            bad.append(f"{key} {vals!r}, want the run's, one number")
+            continue
+        v = vals[0]
+        used += v
+        if v < ios:
+            bad.append(f"{key} {v} for {ios} I/Os, want 1 ns or more each")
+        per = key.replace("_ns", "_per_io_ns")
+        if ios and any(r.get(per) != v // ios for r in results):
+            bad.append(f"{per} {[r.get(per) for r in results]!r}, want"
+                       f" {v} // {ios}")
+    if used > room:
+        bad.append(f"CPU {used} ns in {elapsed} ns on {os.cpu_count()}"
+                   " CPUs: more than they have")
+
+
 def cmd_run(args):
     if not args:
         return usage()
@@ -215,6 +248,7 @@ def cmd_run(args):
         check_result(results[0], want, bad)
     if isinstance(results, list) and not bad:
         check_queues(results, want, bad)
+        check_cpu(results, want, results[0].get("elapsed_ns", 0), bad)
     return report(bad)
 
 
@@ -319,8 +353,13 @@ def cmd_sysfs(args):
     files = {"type": "io", "state": run.get("state"),
              "iterations": res.get("ios"), "size": res.get("bs"),
              "p50_ns": res.get("p50_ns"), "max_ns": res.get("max_ns"),
-             "mismatches": res.get("mismatches")}
+             "mismatches": res.get("mismatches"),
+             "cpu_ns_per_io": res.get("cpu_per_io_ns"),
+             "target_cpu_ns_per_io": res.get("target_cpu_per_io_ns")}
     for name, val in files.items():
+        # what JSON leaves out (the host's CPU with stats off) has no file
+        if val is None and not os.path.exists(f"{args[1]}/{name}"):
+            continue
         try:
             with open(f"{args[1]}/{name}", encoding="utf-8") as f:
                 got = f.read().strip()

@@ -157,7 +157,11 @@ static void io_put_result(struct nl_msg *msg, uint8_t op, uint64_t ios,
 		/* 25 us of each 1000 I/Os' registering, 2 us invalidating */
 		run_put_u64(msg, KVPERF_A_RESULT_REG_NS, pad, 25000000);
 		run_put_u64(msg, KVPERF_A_RESULT_INV_NS, pad, 2000000);
+		/* the run's: 8.5 us per I/O on the host, 1000 I/Os in all */
+		run_put_u64(msg, KVPERF_A_RESULT_CPU_NS, pad, 8500000);
 	}
+	/* the target's: 4.1 us per I/O */
+	run_put_u64(msg, KVPERF_A_RESULT_TARGET_CPU_NS, pad, 4100000);
 	for (i = 0; i < io_nqueues; i++)
 		io_put_queue(msg, i, io_nqueues, ios / io_nqueues, stats);
 	nla_nest_end(msg, nest);
@@ -220,7 +224,8 @@ static void io_print_done(void)
 		 " read: IOPS=3333.333, BW=13.020MiB/s (1000 I/Os of 4096 bytes in 300.000 ms)\n"
 		 "  clat (usec): min=900.00, max=5123.46, avg=1199.877, stdev=210.988\n"
 		 "  clat percentiles (usec): 50.00th=[1150.00], 90.00th=[1400.00], 99.00th=[2000.00], 99.90th=[5000.00], 99.99th=[5120.00]\n"
-		 "  reg (usec): avg=25.00, 2.083% of clat; inv (usec): avg=2.00, 0.166% of clat\n");
+		 "  reg (usec): avg=25.00, 2.083% of clat; inv (usec): avg=2.00, 0.166% of clat\n"
+		 "  cpu (usec/IO): host=8.50, target=4.10\n");
 	CHECK_STR(c.buf, want);
 	CHECK_STR(err.buf, "");
 	cap_close(&c);
@@ -261,6 +266,9 @@ static void io_print_json(void)
 		   "assert r['reg_pct'] == 2.083\n"
 		   "assert r['inv_ns'] == 2000000 and r['inv_avg_ns'] == 2000\n"
 		   "assert r['inv_pct'] == 0.166\n"
+		   "assert r['cpu_ns'] == 8500000 and r['cpu_per_io_ns'] == 8500\n"
+		   "assert r['target_cpu_ns'] == 4100000\n"
+		   "assert r['target_cpu_per_io_ns'] == 4100\n"
 		   "assert r['mismatches'] == 0\n");
 	cap_close(&c);
 	cap_close(&err);
@@ -278,13 +286,16 @@ static void io_print_stats_off(void)
 	      NULL);
 	CHECK(strstr(c.buf, "percentiles") == NULL);
 	CHECK(strstr(c.buf, "reg (usec)") == NULL);
+	/* no host CPU without clocks, the target's as it reported it */
+	CHECK(strstr(c.buf, "\n  cpu (usec/IO): target=4.10\n") != NULL);
 	cap_close(&c);
 	cap_close(&err);
 	CHECK_INT(run_print_one(&c, true, false, msg, &err), 0);
 	CHECK_JSON(c.buf,
 		   "r = d['results'][0]\n"
 		   "for k in ('min_ns', 'max_ns', 'stdev_ns', 'p50_ns',\n"
-		   "          'hist_rel_err_ppm', 'reg_ns', 'inv_pct'):\n"
+		   "          'hist_rel_err_ppm', 'reg_ns', 'inv_pct',\n"
+		   "          'cpu_ns', 'cpu_per_io_ns'):\n"
 		   "    assert k not in r, k\n"
 		   "assert r['mean_ns'] == 1199876.543\n");
 	cap_close(&c);
@@ -316,7 +327,9 @@ static void io_print_randmix(void)
 		   "assert [x['rw'] for x in r] == ['read', 'write']\n"
 		   "assert [x['ios'] for x in r] == [700, 300]\n"
 		   "assert [x['iops'] for x in r] == [2333.333, 1000.0]\n"
-		   "assert r[1]['p99_ns'] == 2000000\n");
+		   "assert r[1]['p99_ns'] == 2000000\n"
+		   "assert [x['cpu_per_io_ns'] for x in r] == [8500, 8500]\n"
+		   "assert [x['target_cpu_per_io_ns'] for x in r] == [4100] * 2\n");
 	cap_close(&c);
 	cap_close(&err);
 	nlmsg_free(msg);

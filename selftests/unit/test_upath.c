@@ -156,6 +156,10 @@ static void upath_wire_layout(void)
 	CHECK_INT(offsetof(struct kvperf_wire_report, mismatches), 8);
 	CHECK_INT(offsetof(struct kvperf_wire_report, tx_messages), 16);
 	CHECK_INT(offsetof(struct kvperf_wire_report, tx_elapsed_ns), 24);
+	CHECK_INT(sizeof(struct kvperf_wire_io_cmd), 16 + 16 * 16);
+	CHECK_INT(offsetof(struct kvperf_wire_io_cmd, seg), 16);
+	CHECK_INT(sizeof(struct kvperf_wire_io_rsp), 12);
+	CHECK_INT(offsetof(struct kvperf_wire_io_rsp, cpu_ns), 4);
 
 	/* the control messages and the patterns */
 	CHECK_U64(KVPERF_CTRL(KVPERF_CTRL_SIZE, 65536), 0x01010000);
@@ -182,7 +186,7 @@ static const struct upath_req bw_req = {
 };
 
 static const uint8_t bw_req_bytes[56] = {
-	6, 1, 1, 3 | 8,		/* version, op, type, flags (warm-up timed) */
+	7, 1, 1, 3 | 8,		/* version, op, type, flags (warm-up timed) */
 	0, 1, 0, 0,		/* size_max */
 	0, 0, 0, 64,		/* inline_size */
 	0x11, 0x22, 0x33, 0x44,	/* rkey */

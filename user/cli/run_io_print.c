@@ -112,6 +112,41 @@ static void print_io_shares(struct printer *p,
 	pr_eol(p);
 }
 
+/* Every measured I/O of the run, reads and writes. */
+static uint64_t io_run_ios(const struct kv_run *run)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < run->nlat; i++)
+		n += run->lat[i].iterations;
+	return n;
+}
+
+/*
+ * "  cpu (usec/IO): host=8.52, target=4.10": the run's CPU time, the
+ * host's (stats on) and the target's, over all the run's I/Os (a mixed
+ * run's reads and writes together: the same line in both blocks)
+ */
+static void print_io_cpu(struct printer *p, const struct kv_run *run,
+			 const struct kv_lat_result *res)
+{
+	uint64_t n = io_run_ios(run);
+
+	if (!n)
+		n = 1;
+	pr_indent(p, 2);
+	pr_text(p, "cpu (usec/IO):");
+	if (KV_HAS(res, KVPERF_A_RESULT_CPU_NS)) {
+		pr_u64(p, "cpu_ns", NULL, res->cpu_ns);
+		print_usec(p, "cpu_per_io_ns", "host=%s,", res->cpu_ns / n);
+	}
+	pr_u64(p, "target_cpu_ns", NULL, res->target_cpu_ns);
+	print_usec(p, "target_cpu_per_io_ns", "target=%s",
+		   res->target_cpu_ns / n);
+	pr_eol(p);
+}
+
 /*
  * "    queue 1 (cpu 0): IOPS=2345.678, 11728 I/Os in 5000.012 ms,
  * clat (usec): avg=20.120, min=12.34, 50.00th=[19.90], 99.00th=[41.22],
@@ -190,6 +225,8 @@ static void print_io_result(struct printer *p, const struct kv_run *run,
 	pr_eol(p);
 	if (KV_HAS(res, KVPERF_A_RESULT_REG_NS))
 		print_io_shares(p, res);
+	if (KV_HAS(res, KVPERF_A_RESULT_TARGET_CPU_NS))
+		print_io_cpu(p, run, res);
 	pr_indent(p, 2);
 	pr_u64(p, "mismatches", run->verify ? "verify: %s I/Os with wrong data" :
 	       NULL, res->mismatches);
@@ -244,7 +281,9 @@ void run_print_io_live(FILE *f, const struct kv_run *ev, int64_t since_ms,
  * JSON: "results", an object per direction with rw ("read" or "write"),
  * iops and mib_per_sec (3 decimals),
  * bs, ios, bytes, elapsed_ns, min_ns, max_ns, mean_ns, stdev_ns, the
- * percentiles in ns, hist_rel_err_ppm and mismatches, and "queues", an
+ * percentiles in ns, hist_rel_err_ppm and mismatches, the run's
+ * target_cpu_ns and target_cpu_per_io_ns (and with stats on the host's
+ * cpu_ns and cpu_per_io_ns: over all the run's I/Os), and "queues", an
  * object per queue with index, cpu, iops, ios, elapsed_ns, mean_ns,
  * mismatches and with stats on min_ns, p50_ns, p99_ns and max_ns.
  */

@@ -127,6 +127,8 @@ static const struct attr_spec result_attrs[KVPERF_A_RESULT_MAX + 1] = {
 	[KVPERF_A_RESULT_INV_NS]	= { "inv-ns", ATTR_U64 },
 	[KVPERF_A_RESULT_QUEUE]		= { "queue", ATTR_NEST, 0,
 					    &attrs_io_queue },
+	[KVPERF_A_RESULT_CPU_NS]	= { "cpu-ns", ATTR_U64 },
+	[KVPERF_A_RESULT_TARGET_CPU_NS]	= { "target-cpu-ns", ATTR_U64 },
 };
 
 static const struct attr_spec io_queue_attrs[KVPERF_A_IO_QUEUE_MAX + 1] = {

@@ -89,6 +89,8 @@ static const struct kv_field lat_fields[KVPERF_A_RESULT_MAX + 1] = {
 	[KVPERF_A_RESULT_OP]		= KV_LAT(op),
 	[KVPERF_A_RESULT_REG_NS]	= KV_LAT(reg_ns),
 	[KVPERF_A_RESULT_INV_NS]	= KV_LAT(inv_ns),
+	[KVPERF_A_RESULT_CPU_NS]	= KV_LAT(cpu_ns),
+	[KVPERF_A_RESULT_TARGET_CPU_NS]	= KV_LAT(target_cpu_ns),
 };
 
 static const struct kv_field bw_fields[KVPERF_A_BW_RESULT_MAX + 1] = {

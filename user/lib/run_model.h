@@ -68,6 +68,8 @@ struct kv_lat_result {
 	uint8_t op;
 	uint64_t reg_ns;
 	uint64_t inv_ns;
+	uint64_t cpu_ns;
+	uint64_t target_cpu_ns;
 	uint32_t nqueues;
 	struct kv_io_queue *queues;
 };

@@ -89,7 +89,10 @@
  * bytes in the same SEND, right after the command's KVPERF_WIRE_IO_CAPSULE
  * bytes; the target takes them from its receive and answers with a plain
  * SEND, as there is no registration to invalidate. The target posts every
- * receive with room for a capsule and that much data.
+ * receive with room for a capsule and that much data. Every response
+ * carries the target's CPU time on the connection so far (its thread's
+ * runtime and its completion handlers' outside it), which the host reads
+ * as the target's CPU per I/O.
  * Neither side sends control messages.
  */
 #ifndef _UAPI_LINUX_KVPERF_WIRE_H
@@ -98,7 +101,7 @@
 #include <linux/kvperf.h>
 #include <linux/types.h>
 
-#define KVPERF_PROTO_VERSION	6
+#define KVPERF_PROTO_VERSION	7
 /* perftest's port */
 #define KVPERF_DEFAULT_PORT	18515
 
@@ -240,11 +243,13 @@ enum {
  * @cid: the command's id
  * @status: KVPERF_WIRE_IO_OK or why not
  * @reserved: zero
+ * @cpu_ns: the target's CPU time on this connection so far, in ns
  */
 struct kvperf_wire_io_rsp {
 	__be16 cid;
 	__u8 status;
 	__u8 reserved;
+	__be64 cpu_ns;
 } __attribute__((packed));
 
 /* Why a connect request was refused: the reject's one byte of private data. */
