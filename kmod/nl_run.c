@@ -207,11 +207,17 @@ static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 					    KVPERF_RUN_TYPE_LAT;
 	bw = cfg->type == KVPERF_RUN_TYPE_BW;
 	io = cfg->type == KVPERF_RUN_TYPE_IO;
-	for (i = 0; !bw && i < ARRAY_SIZE(kvperf_bw_only); i++)
-		if (tb[kvperf_bw_only[i]] &&
-		    !(io && kvperf_io_takes(kvperf_bw_only[i])))
+	for (i = 0; !bw && i < ARRAY_SIZE(kvperf_bw_only); i++) {
+		bool io_too = kvperf_io_takes(kvperf_bw_only[i]);
+
+		if (!tb[kvperf_bw_only[i]] || (io && io_too))
+			continue;
+		if (io_too)
 			return kvperf_nl_refuse(info, kvperf_bw_only[i],
-						"that attribute applies to bandwidth runs only");
+						"that attribute applies to bandwidth and I/O runs only");
+		return kvperf_nl_refuse(info, kvperf_bw_only[i],
+					"that attribute applies to bandwidth runs only");
+	}
 	for (i = 0; !io && i < ARRAY_SIZE(kvperf_io_only); i++)
 		if (tb[kvperf_io_only[i]])
 			return kvperf_nl_refuse(info, kvperf_io_only[i],

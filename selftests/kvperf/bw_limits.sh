@@ -114,7 +114,7 @@ bw_only_on_lat() {
 	for kw in "tx-depth 4" "qps 2" "cpus 0" "post-list 2" \
 		  "signal-every 2" bidir "interval 100ms" gbits; do
 		# shellcheck disable=SC2086 # keyword and value
-		kv_usage_error "'${kw%% *}' is only for run bw" \
+		kv_usage_error "'${kw%% *}' does not apply to run lat" \
 			run lat op send addr "$addr" $kw || rc=1
 	done
 	return "$rc"
@@ -406,6 +406,7 @@ intervals() {
 range="ERANGE: integer out of range"
 policy="EINVAL: Attribute failed policy validation"
 bwonly="EINVAL: kvperf: that attribute applies to bandwidth runs only"
+bwio="EINVAL: kvperf: that attribute applies to bandwidth and I/O runs only"
 rs="run-start type=bw op=send addr=$addr"
 rl="run-start type=lat op=send addr=$addr"
 list255=$(printf '0,%.0s' $(seq 1 127))0
@@ -441,13 +442,13 @@ raw_cases=(
 	"bw iterations and duration-ms|EINVAL: kvperf: iterations and duration-ms exclude each other|$rs iterations=10 duration_ms=1000"
 	"bw size-max < size|EINVAL: kvperf: size-max is smaller than size|$rs size=64 size_max=2"
 	"lat tx-depth|$bwonly|$rl tx_depth=4"
-	"lat qps|$bwonly|$rl qps=2"
-	"lat cpus|$bwonly|$rl cpus=0"
+	"lat qps|$bwio|$rl qps=2"
+	"lat cpus|$bwio|$rl cpus=0"
 	"lat post-list|$bwonly|$rl post_list=2"
 	"lat signal-every|$bwonly|$rl signal_every=2"
 	"lat bidir|$bwonly|$rl bidir=1"
-	"lat interval-ms|$bwonly|$rl interval_ms=100"
-	"lat, no type, qps|$bwonly|run-start op=send addr=$addr qps=2"
+	"lat interval-ms|$bwio|$rl interval_ms=100"
+	"lat, no type, qps|$bwio|run-start op=send addr=$addr qps=2"
 )
 
 still_works() {
@@ -493,7 +494,7 @@ for r in "tx-depth 0 4096" "tx-depth 4097 4096" "qps 0 16" "qps 17 16" \
 		kv_usage_error "$kw '$val' is out of range \($lo to $max\)" \
 		"${bwrun[@]}" "$kw" "$val"
 done
-kv_check "tx-depth, qps, cpus, post-list, signal-every, bidir, interval, gbits on run lat: 'only for run bw'" \
+kv_check "tx-depth, qps, cpus, post-list, signal-every, bidir, interval, gbits on run lat: 'does not apply to run lat'" \
 	bw_only_on_lat
 kv_check "cpus 1-, 3-1, a, 0,,1, '' and 257 characters: usage errors" \
 	cpus_list_errors

@@ -117,7 +117,7 @@ raw_cases=(
 	"io with cpu and cpus|EINVAL: kvperf: cpu and cpus exclude each other|run-start type=io op=read addr=$addr qps=2 cpu=0 cpus=0-1"
 	"io with 17 queues|ERANGE: integer out of range|run-start type=io op=read addr=$addr qps=17"
 	"io with 0 queues|ERANGE: integer out of range|run-start type=io op=read addr=$addr qps=0"
-	"qps on a latency run|EINVAL: kvperf: that attribute applies to bandwidth runs only|run-start op=send addr=$addr qps=2"
+	"qps on a latency run|EINVAL: kvperf: that attribute applies to bandwidth and I/O runs only|run-start op=send addr=$addr qps=2"
 )
 
 usage_errors() {

@@ -337,8 +337,8 @@ kv_check "time 3601: usage error" \
 	kv_usage_error "out of range" run lat op send addr "$addr" time 3601
 kv_check "iters and time together: usage error" \
 	kv_usage_error "exclude each other" run lat op send addr "$addr" iters 10 time 1
-kv_check "qps on run lat: usage error, only for run bw" \
-	kv_usage_error "'qps' is only for run bw" run lat op send addr "$addr" qps 2
+kv_check "qps on run lat: usage error, does not apply to run lat" \
+	kv_usage_error "'qps' does not apply to run lat" run lat op send addr "$addr" qps 2
 kv_check "op foo: usage error" \
 	kv_usage_error "unknown op 'foo'" run lat op foo addr "$addr"
 kv_check "no addr: usage error" \

@@ -606,7 +606,7 @@ static void run_cli_dispatch(void)
 		    "run", "bw", "op", "send", "addr", "1.2.3.4", "qps", "17");
 	RUN_CLI_ERR("kvperf: missing op (send, write or read) (try 'kvperf run help')\n",
 		    "r", "b");
-	RUN_CLI_ERR("kvperf: 'qps' is only for run bw (try 'kvperf run help')\n",
+	RUN_CLI_ERR("kvperf: 'qps' does not apply to run lat (try 'kvperf run help')\n",
 		    "run", "lat", "op", "send", "addr", "1.2.3.4", "qps", "2");
 	RUN_CLI_ERR("kvperf: unknown run command 'frob' (try 'kvperf run help')\n",
 		"run", "frob");

@@ -251,19 +251,19 @@ static void bw_parse_warmup(void)
 /* What only bandwidth runs take is a usage error of run lat. */
 static void bw_keywords_not_for_lat(void)
 {
-	RUN_ERR(LAT, "'tx-depth' is only for run bw", "tx-depth", "64");
-	RUN_ERR(LAT, "'qps' is only for run bw",
+	RUN_ERR(LAT, "'tx-depth' does not apply to run lat", "tx-depth", "64");
+	RUN_ERR(LAT, "'qps' does not apply to run lat",
 		"op", "send", "addr", "1.2.3.4", "qps", "2");
-	RUN_ERR(LAT, "'qps' is only for run bw", "q", "2");
-	RUN_ERR(LAT, "'cpus' is only for run bw", "cpus", "0-3");
-	RUN_ERR(LAT, "'post-list' is only for run bw", "post-list", "2");
-	RUN_ERR(LAT, "'signal-every' is only for run bw",
+	RUN_ERR(LAT, "'qps' does not apply to run lat", "q", "2");
+	RUN_ERR(LAT, "'cpus' does not apply to run lat", "cpus", "0-3");
+	RUN_ERR(LAT, "'post-list' does not apply to run lat", "post-list", "2");
+	RUN_ERR(LAT, "'signal-every' does not apply to run lat",
 		"signal-every", "2");
-	RUN_ERR(LAT, "'bidir' is only for run bw", "bidir");
-	RUN_ERR(LAT, "'interval' is only for run bw", "interval", "100");
-	RUN_ERR(LAT, "'gbits' is only for run bw", "gbits");
+	RUN_ERR(LAT, "'bidir' does not apply to run lat", "bidir");
+	RUN_ERR(LAT, "'interval' does not apply to run lat", "interval", "100");
+	RUN_ERR(LAT, "'gbits' does not apply to run lat", "gbits");
 	/* even without its value */
-	RUN_ERR(LAT, "'interval' is only for run bw", "inte");
+	RUN_ERR(LAT, "'interval' does not apply to run lat", "inte");
 }
 
 /* ---- printing ---- */

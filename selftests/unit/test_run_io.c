@@ -82,7 +82,7 @@ static void io_keywords_refused(void)
 	RUN_ERR(BW, "'segments' is only for run io", "op", "send", "addr",
 		"198.18.0.1", "segments", "2");
 	/* lat refuses the bandwidth keywords first, as before */
-	RUN_ERR(LAT, "'interval' is only for run bw", "op", "send", "addr",
+	RUN_ERR(LAT, "'interval' does not apply to run lat", "op", "send", "addr",
 		"198.18.0.1", "interval", "1");
 	RUN_ERR(IO, "unknown rw 'send' (write, read or randmix)", "addr", "198.18.0.1",
 		"rw", "send");

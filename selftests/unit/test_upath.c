@@ -547,6 +547,10 @@ static void upath_cfg_model_refusals(void)
 	run_cfg_init(&cfg, KVPERF_RUN_TYPE_LAT);
 	run_model_set_uint(&run_cfg_fields, &cfg, KVPERF_A_RUN_QPS, 2);
 	CHECK_INT(upath_cfg_init(&c, &cfg, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "that attribute applies to bandwidth and I/O runs only");
+	run_cfg_init(&cfg, KVPERF_RUN_TYPE_LAT);
+	run_model_set_uint(&run_cfg_fields, &cfg, KVPERF_A_RUN_POST_LIST, 2);
+	CHECK_INT(upath_cfg_init(&c, &cfg, why, sizeof(why)), -EINVAL);
 	CHECK_STR(why, "that attribute applies to bandwidth runs only");
 	run_cfg_init(&cfg, KVPERF_RUN_TYPE_BW);
 	run_model_set_uint(&run_cfg_fields, &cfg, KVPERF_A_RUN_TX_DEPTH, 8);

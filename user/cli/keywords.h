@@ -23,7 +23,7 @@ struct kvperf;
  * @flags: bit (1 << keyword) of each keyword that takes no value
  * @repeatable: bit of each keyword that may be given more than once
  * @refused: bit of each keyword this variant of the command does not
- *	     take, said with @refused_fmt ("'%s' is only for run bw")
+ *	     take, said with @refused_fmt ("'%s' does not apply to run lat")
  * @refused_fmt: printf format with one %s, the keyword
  * @refused_also: more keywords this variant does not take, said with
  *		  @refused_also_fmt ("'%s' is only for run io")

@@ -447,7 +447,7 @@ int run_parse(struct kvperf *kv, struct args *a, uint8_t type,
 		.obj = "run", .names = run_keywords, .count = RUN_KW_COUNT,
 		.flags = RUN_KW_FLAGS,
 		.refused = type == KVPERF_RUN_TYPE_LAT ? RUN_KW_BW_ONLY : 0,
-		.refused_fmt = "'%s' is only for run bw",
+		.refused_fmt = "'%s' does not apply to run lat",
 		.refused_also = io ? RUN_KW_IO_REFUSED : RUN_KW_IO_ONLY,
 		.refused_also_fmt = io ? "'%s' does not apply to run io" :
 				    "'%s' is only for run io",

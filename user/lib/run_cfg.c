@@ -236,15 +236,18 @@ static const char *run_cfg_check_kind(const struct kv_run_cfg *cfg, int *attr)
 
 	for (i = 0; cfg->type != KVPERF_RUN_TYPE_BW && i < sizeof(run_bw_only);
 	     i++) {
-		*attr = run_bw_only[i];
 		/* an I/O run takes queue pairs, CPUs and an interval too */
-		if (cfg->type == KVPERF_RUN_TYPE_IO &&
-		    (run_bw_only[i] == KVPERF_A_RUN_QPS ||
-		     run_bw_only[i] == KVPERF_A_RUN_CPUS ||
-		     run_bw_only[i] == KVPERF_A_RUN_INTERVAL_MS))
+		bool io_too = run_bw_only[i] == KVPERF_A_RUN_QPS ||
+			      run_bw_only[i] == KVPERF_A_RUN_CPUS ||
+			      run_bw_only[i] == KVPERF_A_RUN_INTERVAL_MS;
+
+		*attr = run_bw_only[i];
+		if (cfg->type == KVPERF_RUN_TYPE_IO && io_too)
 			continue;
 		if (KV_HAS(cfg, run_bw_only[i]))
-			return "that attribute applies to bandwidth runs only";
+			return io_too ?
+			       "that attribute applies to bandwidth and I/O runs only" :
+			       "that attribute applies to bandwidth runs only";
 	}
 	for (i = 0; cfg->type != KVPERF_RUN_TYPE_IO && i < sizeof(run_io_only);
 	     i++) {
