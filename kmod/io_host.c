@@ -758,6 +758,11 @@ static bool kvperf_io_any_done(struct kvperf_conn *c, void *arg)
  * batch of completions that held the last measured I/O, and the time
  * checks (a timed run, the warm-up's end) read the clock once per batch.
  * Progress is counted in @h's params' counters for whoever reports it.
+ * The CPU times: with a histogram, the calling thread's runtime and the
+ * completion handlers' time outside it, from the first measured
+ * submission to the end; always, the target's as its responses report
+ * it, from the last one before the first measured submission to the
+ * last measured one.
  *
  * Return: 0, -EINTR when stopped, or the connection's error.
  */

@@ -367,8 +367,11 @@ static int kvperf_fill_io_queue(struct sk_buff *skb, u32 index,
 	    kvperf_put_u64(skb, KVPERF_A_IO_QUEUE_MISMATCHES, qr->mismatches,
 			   pad) ||
 	    kvperf_put_u64(skb, KVPERF_A_IO_QUEUE_MEAN_PS, st->mean_ps, pad) ||
+	    kvperf_put_u64(skb, KVPERF_A_IO_QUEUE_TARGET_CPU_NS,
+			   qr->target_cpu_ns, pad) ||
 	    (stats &&
-	     (kvperf_put_u64(skb, KVPERF_A_IO_QUEUE_MIN_NS, st->min_ns, pad) ||
+	     (kvperf_put_u64(skb, KVPERF_A_IO_QUEUE_CPU_NS, qr->cpu_ns, pad) ||
+	      kvperf_put_u64(skb, KVPERF_A_IO_QUEUE_MIN_NS, st->min_ns, pad) ||
 	      kvperf_put_u64(skb, KVPERF_A_IO_QUEUE_P50_NS, st->p50_ns, pad) ||
 	      kvperf_put_u64(skb, KVPERF_A_IO_QUEUE_P99_NS, st->p99_ns, pad) ||
 	      kvperf_put_u64(skb, KVPERF_A_IO_QUEUE_MAX_NS, st->max_ns,

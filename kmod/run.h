@@ -247,6 +247,8 @@ struct kvperf_run_bw {
  * @elapsed_ns: its first measured submission to its last completion
  * @mismatches: reads whose data were wrong (verify)
  * @stats: its I/Os' latencies (stats on), or its rate (stats off)
+ * @cpu_ns: the host's CPU time for the queue, both directions (stats on)
+ * @target_cpu_ns: the target's for the queue, both directions
  */
 struct kvperf_io_queue_result {
 	s32 cpu;
@@ -254,6 +256,8 @@ struct kvperf_io_queue_result {
 	u64 elapsed_ns;
 	u64 mismatches;
 	struct kvperf_stats stats;
+	u64 cpu_ns;
+	u64 target_cpu_ns;
 };
 
 /**

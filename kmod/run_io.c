@@ -392,6 +392,8 @@ static void kvperf_run_io_result(struct kvperf_run *run)
 			qr->ios = q->r.ios[d];
 			qr->elapsed_ns = q->r.elapsed_ns;
 			qr->mismatches = q->r.mismatches[d];
+			qr->cpu_ns = q->r.cpu_ns;
+			qr->target_cpu_ns = q->r.peer_cpu_ns;
 			ios += qr->ios;
 			res->mismatches += qr->mismatches;
 			res->reg_ns += q->r.reg_ns[d];

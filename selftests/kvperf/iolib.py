@@ -27,7 +27,8 @@ block is N bytes or less (in-capsule data). With --queues each result
 has a part per queue: their I/Os add up to the result's (--ios is the
 run's total, each queue's share of it equal), each queue's thread on the
 CPU --cpus deals it in turn (-1 without), and the result's minimum,
-maximum and mean are exactly those of the queues' latencies together.
+maximum and mean are exactly those of the queues' latencies together;
+the queues' CPU times add up to the run's exactly.
 Every result carries the run's CPU times, the target's and (stats on) the
 host's: at least 1 ns per I/O of the run, their per-I/O values exact, and
 together no more than this machine's CPUs could give in the run's time
@@ -311,10 +312,35 @@ def check_queues(results, want, bad):
         if abs(mean * res["ios"] - total) > res["ios"] + 1:
             bad.append(f"{res['rw']}: mean_ns {res['mean_ns']} x"
                        f" {res['ios']}, queues' sum {total} ps")
+    check_queue_cpu(results, want, per_queue, bad)
     if want.get("ios") is not None and \
             per_queue != [want["ios"] // n] * n:
         bad.append(f"I/Os per queue {per_queue}, want {want['ios'] // n}"
                    " each")
+
+
+def check_queue_cpu(results, want, per_queue, bad):
+    """Each queue's CPU times: the same in every result, the run's sum."""
+    keys = ["target_cpu_ns"] + ([] if want.get("stats_off") else ["cpu_ns"])
+    for key in keys:
+        per = key.replace("_ns", "_per_io_ns")
+        vals = [[q.get(key) for q in r["queues"]] for r in results]
+        if any(v != vals[0] for v in vals) or \
+                not all(isinstance(v, int) for v in vals[0]):
+            bad.append(f"queues' {key} {vals!r}, want the queue's in every"
+                       " result")
+            continue
+        if sum(vals[0]) != results[0].get(key):
+            bad.append(f"queues' {key} {vals[0]} add up to {sum(vals[0])},"
+                       f" the result's is {results[0].get(key)!r}")
+        for i, v in enumerate(vals[0]):
+            ios = per_queue[i] or 1
+            got = [r["queues"][i].get(per) for r in results]
+            if got != [v // ios] * len(results):
+                bad.append(f"queue {i}: {per} {got}, want {v} // {ios}")
+    if want.get("stats_off") and any("cpu_ns" in q for r in results
+                                     for q in r["queues"]):
+        bad.append("stats off, yet a queue's host cpu_ns")
 
 
 def check_mixed(results, want, bad):

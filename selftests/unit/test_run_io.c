@@ -117,6 +117,11 @@ static void io_put_queue(struct nl_msg *msg, uint32_t i, uint32_t n,
 		    i + 1 == n ? 300000000 : 250000000);
 	run_put_u64(msg, KVPERF_A_IO_QUEUE_MISMATCHES, pad, 0);
 	run_put_u64(msg, KVPERF_A_IO_QUEUE_MEAN_PS, pad, 1100000000 + i);
+	/* the queue's, both directions: 2 ms on the target, 5 ms a queue */
+	run_put_u64(msg, KVPERF_A_IO_QUEUE_TARGET_CPU_NS, pad, 2000000);
+	if (stats)
+		run_put_u64(msg, KVPERF_A_IO_QUEUE_CPU_NS, pad,
+			    5000000 * (i + 1));
 	if (stats) {
 		run_put_u64(msg, KVPERF_A_IO_QUEUE_MIN_NS, pad, 900000 + i);
 		run_put_u64(msg, KVPERF_A_IO_QUEUE_P50_NS, pad, 1150000 + i);
@@ -367,7 +372,11 @@ static void io_print_queues(void)
 		   "assert y['mean_ns'] == 1100000.001 and y['min_ns'] == 900001\n"
 		   "assert y['p50_ns'] == 1150001 and y['p99_ns'] == 2000001\n"
 		   "assert y['max_ns'] == 5123455 and y['mismatches'] == 0\n"
-		   "assert q[0][0]['cpu'] == 1\n");
+		   "assert q[0][0]['cpu'] == 1\n"
+		   "# per I/O over the queue's reads and writes: 500 each\n"
+		   "assert [[y['cpu_per_io_ns'] for y in x] for x in q] == [[10000, 20000]] * 2\n"
+		   "assert [[y['cpu_ns'] for y in x] for x in q] == [[5000000, 10000000]] * 2\n"
+		   "assert {y['target_cpu_per_io_ns'] for x in q for y in x} == {4000}\n");
 	cap_close(&c);
 	cap_close(&err);
 	nlmsg_free(msg);
@@ -382,7 +391,8 @@ static void io_print_queues(void)
 	CHECK_JSON(c.buf,
 		   "y = d['results'][0]['queues']\n"
 		   "assert len(y) == 1 and y[0]['ios'] == 1000\n"
-		   "assert y[0]['mean_ns'] == 1100000.0 and 'p50_ns' not in y[0]\n");
+		   "assert y[0]['mean_ns'] == 1100000.0 and 'p50_ns' not in y[0]\n"
+		   "assert 'cpu_ns' not in y[0] and y[0]['target_cpu_per_io_ns'] == 2000\n");
 	cap_close(&c);
 	cap_close(&err);
 	nlmsg_free(msg);

@@ -152,7 +152,38 @@ static void print_io_cpu(struct printer *p, const struct kv_run *run,
  * clat (usec): avg=20.120, min=12.34, 50.00th=[19.90], 99.00th=[41.22],
  * max=567.89": one queue's part of a result (percentiles with stats on)
  */
-static void print_io_queue(struct printer *p, const struct kv_io_queue *q)
+/* Every measured I/O of queue @index, reads and writes. */
+static uint64_t io_queue_ios(const struct kv_run *run, uint32_t index)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < run->nlat; i++)
+		if (index < run->lat[i].nqueues)
+			n += run->lat[i].queues[index].iterations;
+	return n;
+}
+
+/* JSON only: the queue's CPU times, over all its I/Os. */
+static void print_io_queue_cpu(struct printer *p, const struct kv_run *run,
+			       const struct kv_io_queue *q)
+{
+	uint64_t n = io_queue_ios(run, q->index);
+
+	if (!n)
+		n = 1;
+	if (KV_HAS(q, KVPERF_A_IO_QUEUE_CPU_NS)) {
+		pr_u64(p, "cpu_ns", NULL, q->cpu_ns);
+		pr_u64(p, "cpu_per_io_ns", NULL, q->cpu_ns / n);
+	}
+	if (KV_HAS(q, KVPERF_A_IO_QUEUE_TARGET_CPU_NS)) {
+		pr_u64(p, "target_cpu_ns", NULL, q->target_cpu_ns);
+		pr_u64(p, "target_cpu_per_io_ns", NULL, q->target_cpu_ns / n);
+	}
+}
+
+static void print_io_queue(struct printer *p, const struct kv_run *run,
+			   const struct kv_io_queue *q)
 {
 	char iops[FMT_FIXED_LEN], ms[FMT_FIXED_LEN], cpu[16];
 
@@ -179,12 +210,13 @@ static void print_io_queue(struct printer *p, const struct kv_io_queue *q)
 		print_ps(p, "mean_ns", "avg=%s", q->mean_ps);
 	}
 	pr_u64(p, "mismatches", NULL, q->mismatches);
+	print_io_queue_cpu(p, run, q);
 	pr_eol(p);
 	pr_obj_close(p);
 }
 
 /* A result's queues: all in JSON, in text when there are several. */
-static void print_io_queues(struct printer *p,
+static void print_io_queues(struct printer *p, const struct kv_run *run,
 			    const struct kv_lat_result *res)
 {
 	uint32_t i;
@@ -193,7 +225,7 @@ static void print_io_queues(struct printer *p,
 		return;
 	pr_arr_open(p, "queues");
 	for (i = 0; i < res->nqueues; i++)
-		print_io_queue(p, &res->queues[i]);
+		print_io_queue(p, run, &res->queues[i]);
 	pr_arr_close(p);
 }
 
@@ -231,7 +263,7 @@ static void print_io_result(struct printer *p, const struct kv_run *run,
 	pr_u64(p, "mismatches", run->verify ? "verify: %s I/Os with wrong data" :
 	       NULL, res->mismatches);
 	pr_eol(p);
-	print_io_queues(p, res);
+	print_io_queues(p, run, res);
 	pr_obj_close(p);
 }
 
@@ -285,7 +317,9 @@ void run_print_io_live(FILE *f, const struct kv_run *ev, int64_t since_ms,
  * target_cpu_ns and target_cpu_per_io_ns (and with stats on the host's
  * cpu_ns and cpu_per_io_ns: over all the run's I/Os), and "queues", an
  * object per queue with index, cpu, iops, ios, elapsed_ns, mean_ns,
- * mismatches and with stats on min_ns, p50_ns, p99_ns and max_ns.
+ * mismatches, target_cpu_ns and target_cpu_per_io_ns (over the queue's
+ * I/Os of both directions) and with stats on min_ns, p50_ns, p99_ns,
+ * max_ns, cpu_ns and cpu_per_io_ns.
  */
 void run_print_io(struct printer *p, const struct kv_run *run)
 {

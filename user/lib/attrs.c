@@ -143,6 +143,8 @@ static const struct attr_spec io_queue_attrs[KVPERF_A_IO_QUEUE_MAX + 1] = {
 	[KVPERF_A_IO_QUEUE_P99_NS]	= { "p99-ns", ATTR_U64 },
 	[KVPERF_A_IO_QUEUE_MAX_NS]	= { "max-ns", ATTR_U64 },
 	[KVPERF_A_IO_QUEUE_PAD]		= { "pad", ATTR_PAD },
+	[KVPERF_A_IO_QUEUE_CPU_NS]	= { "cpu-ns", ATTR_U64 },
+	[KVPERF_A_IO_QUEUE_TARGET_CPU_NS] = { "target-cpu-ns", ATTR_U64 },
 };
 
 static const struct attr_spec bw_qp_attrs[KVPERF_A_BW_QP_MAX + 1] = {

@@ -127,6 +127,8 @@ static const struct kv_field io_queue_fields[KVPERF_A_IO_QUEUE_MAX + 1] = {
 	[KVPERF_A_IO_QUEUE_P50_NS]	= KV_IOQ(KV_FIELD_UINT, p50_ns),
 	[KVPERF_A_IO_QUEUE_P99_NS]	= KV_IOQ(KV_FIELD_UINT, p99_ns),
 	[KVPERF_A_IO_QUEUE_MAX_NS]	= KV_IOQ(KV_FIELD_UINT, max_ns),
+	[KVPERF_A_IO_QUEUE_CPU_NS]	= KV_IOQ(KV_FIELD_UINT, cpu_ns),
+	[KVPERF_A_IO_QUEUE_TARGET_CPU_NS] = KV_IOQ(KV_FIELD_UINT, target_cpu_ns),
 };
 
 const char *const kv_run_path_names[KV_RUN_PATHS] = {

@@ -43,6 +43,8 @@ struct kv_io_queue {
 	uint64_t p50_ns;
 	uint64_t p99_ns;
 	uint64_t max_ns;
+	uint64_t cpu_ns;
+	uint64_t target_cpu_ns;
 };
 
 /*
