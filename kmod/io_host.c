@@ -801,13 +801,18 @@ int kvperf_io_host_run(struct kvperf_io_host *h, struct kvperf_io_result *r)
 			bool measured = !warm;
 
 			if (measured && !start_ns) {
-				start_ns = now;
-				r->start_ns = now;
-				peer0 = peer_seen;
+				/*
+				 * the CPU snapshot may yield: before the clock
+				 * that starts the measured time
+				 */
 				if (p->hist[0]) {
 					cpu0 = kvperf_thread_cpu_ns();
 					handler0 = atomic64_read(&h->handler_ns);
+					now = ktime_get_ns();
 				}
+				start_ns = now;
+				r->start_ns = now;
+				peer0 = peer_seen;
 			}
 			if (measured && p->duration_ns &&
 			    now - start_ns >= p->duration_ns) {
