@@ -412,6 +412,32 @@ bool kvperf_conn_cb_outside(const struct kvperf_conn *c,
 }
 
 /**
+ * kvperf_conn_cb_start() - start timing a completion callback, if needed
+ * @c: the connection whose completion callback runs
+ * @task: the thread that drives the connection
+ *
+ * Return: the clock when kvperf_conn_cb_outside() says the callback's
+ * time is missing from @task's runtime, else 0: the argument for
+ * kvperf_conn_cb_end().
+ */
+u64 kvperf_conn_cb_start(const struct kvperf_conn *c,
+			 const struct task_struct *task)
+{
+	return kvperf_conn_cb_outside(c, task) ? ktime_get_ns() : 0;
+}
+
+/**
+ * kvperf_conn_cb_end() - add a timed callback's time to a sum
+ * @start: what kvperf_conn_cb_start() returned; 0 adds nothing
+ * @sum: the callbacks' time outside the thread, in ns
+ */
+void kvperf_conn_cb_end(u64 start, atomic64_t *sum)
+{
+	if (start)
+		atomic64_add(ktime_get_ns() - start, sum);
+}
+
+/**
  * kvperf_thread_cpu_ns() - the calling thread's CPU time, up to date
  *
  * The scheduler adds to sum_exec_runtime at ticks and context switches

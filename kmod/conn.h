@@ -224,6 +224,9 @@ struct task_struct;
 int kvperf_conns_live_count(void);
 bool kvperf_conn_cb_outside(const struct kvperf_conn *c,
 			    const struct task_struct *task);
+u64 kvperf_conn_cb_start(const struct kvperf_conn *c,
+			 const struct task_struct *task);
+void kvperf_conn_cb_end(u64 start, atomic64_t *sum);
 u64 kvperf_thread_cpu_ns(void);
 void kvperf_conn_init(struct kvperf_conn *c, unsigned long timeout,
 		      bool (*stop)(void *arg), void *stop_arg);

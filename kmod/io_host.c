@@ -164,21 +164,11 @@ size_t kvperf_io_host_pinned(const struct kvperf_io_params *p)
 	return kvperf_io_slots_bytes(p->qd, p->bs);
 }
 
-/*
- * A completion handler's start: with stats on, the clock when the
- * handler's time is not in the running thread's, else 0.
- */
+/* A completion handler's start: timed with stats on only. */
 static u64 kvperf_io_cb_start(struct kvperf_io_host *h)
 {
-	if (!h->p.hist[0] || !kvperf_conn_cb_outside(h->c, READ_ONCE(h->task)))
-		return 0;
-	return ktime_get_ns();
-}
-
-static void kvperf_io_cb_end(struct kvperf_io_host *h, u64 start)
-{
-	if (start)
-		atomic64_add(ktime_get_ns() - start, &h->handler_ns);
+	return h->p.hist[0] ? kvperf_conn_cb_start(h->c, READ_ONCE(h->task)) :
+			      0;
 }
 
 static void kvperf_io_complete_one(struct kvperf_io_req *r)
@@ -216,7 +206,7 @@ static void kvperf_io_req_done(struct ib_cq *cq, struct ib_wc *wc,
 	}
 	atomic_inc(&c->sends_done);
 	kvperf_io_complete_one(r);
-	kvperf_io_cb_end(r->h, start);
+	kvperf_conn_cb_end(start, &r->h->handler_ns);
 }
 
 static void kvperf_io_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -364,7 +354,7 @@ static void kvperf_io_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 	u64 start = kvperf_io_cb_start(h);
 
 	kvperf_io_rsp_take(cq, wc);
-	kvperf_io_cb_end(h, start);
+	kvperf_conn_cb_end(start, &h->handler_ns);
 }
 
 /* What the target may do to a block: write a read's, read a write's. */

@@ -197,22 +197,6 @@ static size_t kvperf_io_capsule_off(u32 i)
 	return (size_t)i * KVPERF_WIRE_IO_CAPSULE;
 }
 
-/*
- * A completion handler's start: the clock, when its time is not in the
- * serving thread's runtime, else 0.
- */
-static u64 kvperf_io_cb_start(struct kvperf_io_target *t)
-{
-	return kvperf_conn_cb_outside(t->c, READ_ONCE(t->task)) ?
-	       ktime_get_ns() : 0;
-}
-
-static void kvperf_io_cb_end(struct kvperf_io_target *t, u64 start)
-{
-	if (start)
-		atomic64_add(ktime_get_ns() - start, &t->handler_ns);
-}
-
 /* The target's CPU time on the connection so far, from its thread. */
 static u64 kvperf_io_cpu_ns(struct kvperf_io_target *t)
 {
@@ -234,7 +218,7 @@ static void kvperf_io_cmd_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct kvperf_io_trx *r = container_of(wc->wr_cqe,
 					       struct kvperf_io_trx, cqe);
 	struct kvperf_conn *c = cq->cq_context;
-	u64 start = kvperf_io_cb_start(r->t);
+	u64 start = kvperf_conn_cb_start(r->t->c, READ_ONCE(r->t->task));
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		kvperf_conn_wc_error(c, wc, "receive queue flushed",
@@ -245,14 +229,14 @@ static void kvperf_io_cmd_done(struct ib_cq *cq, struct ib_wc *wc)
 	r->len = wc->byte_len;
 	llist_add(&r->node, &r->t->arrived);
 	wake_up(c->notify);
-	kvperf_io_cb_end(r->t, start);
+	kvperf_conn_cb_end(start, &r->t->handler_ns);
 }
 
 static void kvperf_io_read_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kvperf_io_tctx *x = container_of(wc->wr_cqe,
 						struct kvperf_io_tctx, rw_cqe);
-	u64 start = kvperf_io_cb_start(x->t);
+	u64 start = kvperf_conn_cb_start(x->t->c, READ_ONCE(x->t->task));
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		kvperf_conn_wc_error(cq->cq_context, wc, "send queue flushed",
@@ -260,7 +244,7 @@ static void kvperf_io_read_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	kvperf_io_event(x, KVPERF_IO_READ_DONE);
-	kvperf_io_cb_end(x->t, start);
+	kvperf_conn_cb_end(start, &x->t->handler_ns);
 }
 
 static void kvperf_io_rsp_sent(struct ib_cq *cq, struct ib_wc *wc)
@@ -269,7 +253,7 @@ static void kvperf_io_rsp_sent(struct ib_cq *cq, struct ib_wc *wc)
 						struct kvperf_io_tctx,
 						rsp_cqe);
 	struct kvperf_conn *c = cq->cq_context;
-	u64 start = kvperf_io_cb_start(x->t);
+	u64 start = kvperf_conn_cb_start(x->t->c, READ_ONCE(x->t->task));
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		kvperf_conn_wc_error(c, wc, "send queue flushed",
@@ -278,7 +262,7 @@ static void kvperf_io_rsp_sent(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	atomic_inc(&c->sends_done);
 	kvperf_io_event(x, KVPERF_IO_ANSWERED);
-	kvperf_io_cb_end(x->t, start);
+	kvperf_conn_cb_end(start, &x->t->handler_ns);
 }
 
 static int kvperf_io_post_cmd_recv(struct kvperf_io_trx *r)
