@@ -95,9 +95,13 @@ show_whole() {
 kv_check "run show prints each run once with all its results" show_whole
 
 # While a run of 16 queue pairs with 4096 requests in flight each is
-# deleted, the controller answers as quickly as ever.
+# deleted, the controller keeps answering.  Were the delete to hold the
+# generic netlink lock, a request made as it starts would wait for all of
+# it; so the slowest answer must stay under a tenth of the delete's time
+# (and may always take 100 ms x the time scale).  Both sides slow down
+# together on a loaded machine, which an absolute limit alone did not.
 delete_stalls_nobody() {
-	local id watch=$KV_TMP/watch.txt t0 t1 max limit=$((100 * kv_time_scale))
+	local id watch=$KV_TMP/watch.txt t0 t1 ms max limit
 
 	kvperf -j run bw addr "$addr" op write size 64 qps 16 tx-depth 4096 \
 		time 600 no-wait >"$KV_TMP/long.json" 2>"$KV_TMP/long.err" ||
@@ -117,12 +121,14 @@ delete_stalls_nobody() {
 	t1=$(date +%s%N)
 	wait $! || { cat "$watch"; return 1; }
 	max=$(sed -n 's/.*max_ms=\([0-9]*\).*/\1/p' "$watch")
-	echo "delete took $(((t1 - t0) / 1000000)) ms; controller: $(cat "$watch")" \
-		>"$KV_TMP/delete.txt"
+	ms=$(((t1 - t0) / 1000000))
+	limit=$((ms / 10))
+	[ "$limit" -ge $((100 * kv_time_scale)) ] || limit=$((100 * kv_time_scale))
+	echo "delete took $ms ms; controller: $(cat "$watch")" >"$KV_TMP/delete.txt"
 	[ -n "$max" ] && [ "$max" -lt "$limit" ] ||
 		{ echo "the controller took up to ${max:-?} ms (limit $limit)"; return 1; }
 }
-kv_check "deleting a 16 x tx-depth 4096 run: nlctrl answers within $((100 * kv_time_scale)) ms throughout" \
+kv_check "deleting a 16 x tx-depth 4096 run: nlctrl never waits for it (slowest answer < delete time / 10)" \
 	delete_stalls_nobody
 [ -r "$KV_TMP/delete.txt" ] && kv_diag <"$KV_TMP/delete.txt"
 
