@@ -138,16 +138,7 @@ want_conns() {
 }
 
 server_lines() {
-	local got
-
-	got=$(sed -n 's/^connection [0-9]\+ from [0-9.]\+:[0-9]\+: \(lat\|bw\) \([a-z]\+\),.*/\1 \2/p' \
-		"$srv_out")
-	[ "$got" = "$(want_conns)" ] && return 0
-	echo "want:"
-	want_conns
-	echo "got:"
-	cat "$srv_out"
-	return 1
+	kv_server_conns "$srv_out" "$(want_conns)"
 }
 
 kv_check "user server: a line per connection with its op (12)" server_lines

@@ -356,6 +356,20 @@ kv_json_id() {
 	sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' "$1" | grep .
 }
 
+# kv_server_conns FILE WANT: the connections a user-path server printed
+# to FILE, the "TYPE OP" of each line in order ("lat send", "io read"),
+# are the lines of WANT; else says what it wanted and what it got.
+kv_server_conns() {
+	local got
+
+	got=$(sed -n 's/^connection [0-9]\+ from [0-9.]\+:[0-9]\+: \([a-z]\+\) \([a-z]\+\),.*/\1 \2/p' \
+		"$1")
+	[ "$got" = "$2" ] && return 0
+	printf 'want:\n%s\ngot:\n' "$2"
+	cat "$1"
+	return 1
+}
+
 # kv_track_runs: the runs kv_run_json starts are deleted when the test
 # exits, passed or failed; their ids collect in $KV_IDS, which a test may
 # add ids to itself.

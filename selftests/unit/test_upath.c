@@ -242,8 +242,11 @@ static void upath_wire_encoding(void)
 	pad[0] = 1;
 	CHECK_INT(upath_wire_req_get(pad, sizeof(pad), &q), -EPROTO);
 
-	upath_wire_rep_put(0xaabbccdd, 0x1000, &rep);
+	upath_wire_rep_put(0xaabbccdd, 0x1000, 0x0102, &rep);
 	CHECK_INT(((uint8_t *)&rep)[0], KVPERF_PROTO_VERSION);
+	/* credits, be16 at offset 2 */
+	CHECK_INT(((uint8_t *)&rep)[2], 0x01);
+	CHECK_INT(((uint8_t *)&rep)[3], 0x02);
 	CHECK_INT(((uint8_t *)&rep)[4], 0xaa);
 	CHECK_INT(((uint8_t *)&rep)[14], 0x10);
 	CHECK_INT(upath_wire_rep_get(&rep, sizeof(rep), &rkey, &addr), 0);
@@ -939,7 +942,7 @@ static void upath_server_admits(void)
 		  KVPERF_WIRE_REJ_MEMORY);
 	a.pinned--;
 	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned), 0);
-	/* a valid I/O run, which the user path cannot serve yet */
+	/* an I/O run, its target's buffers and blocks counted */
 	req.type = KVPERF_RUN_TYPE_IO;
 	req.op = KVPERF_OP_READ;
 	req.flags = KVPERF_WIRE_VERIFY;
@@ -951,8 +954,17 @@ static void upath_server_admits(void)
 	upath_wire_req_put(&req, &w);
 	CHECK_INT(upath_wire_req_get(&w, sizeof(w), &r), 0);
 	CHECK(upath_wire_req_ok(&r));
+	a.pinned = 0;
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned), 0);
+	/*
+	 * 16 + 8 contexts of a block and a response capsule each, 16 + 64
+	 * receives of a capsule: two buffers of 80 capsules, 24 blocks
+	 */
+	CHECK_U64(pinned, 2 * 80 * 512 + 24 * 4096);
+	req.size_max = 1 << 20;		/* 24 MiB of blocks: too many */
+	upath_wire_req_put(&req, &w);
 	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned),
-		  KVPERF_WIRE_REJ_BAD_REQUEST);
+		  KVPERF_WIRE_REJ_MEMORY);
 	req = bw_req;
 	memset(req.key, 0, sizeof(req.key));
 	upath_wire_req_put(&req, &w);

@@ -457,6 +457,21 @@ int upath_conn_create(struct upath_conn *c, const struct upath_conn_attr *attr)
 }
 
 /**
+ * upath_conn_alloc_data() - a connection's data blocks, for local access
+ * @c: the connection, created
+ * @len: bytes
+ *
+ * They live as long as the connection: upath_conn_close() deregisters
+ * them once the QP, which may still refer to them, is gone.
+ *
+ * Return: 0 or a negative errno with @c->reason set.
+ */
+int upath_conn_alloc_data(struct upath_conn *c, size_t len)
+{
+	return upath_buf_alloc(c, &c->data, len, IBV_ACCESS_LOCAL_WRITE);
+}
+
+/**
  * upath_conn_close() - disconnect and free everything a connection has
  * @c: the connection; its CM id and event channel go too
  */
@@ -466,6 +481,7 @@ void upath_conn_close(struct upath_conn *c)
 		rdma_disconnect(c->id);
 		rdma_destroy_qp(c->id);
 	}
+	upath_buf_free(&c->data);
 	upath_buf_free(&c->rx);
 	upath_buf_free(&c->tx);
 	if (c->cq)

@@ -117,6 +117,7 @@ struct upath_conn_attr {
  * @cm_event: the last connection step the CM reached
  * @tx: what we send or write from
  * @rx: what we receive into, what the peer writes to and reads from
+ * @data: an I/O target's data blocks, local access only; empty otherwise
  * @size_max: largest message
  * @inline_size: send inline up to this size
  * @recv_depth: receives posted
@@ -159,6 +160,7 @@ struct upath_conn {
 	int cm_event;
 	struct upath_buf tx;
 	struct upath_buf rx;
+	struct upath_buf data;
 	uint32_t size_max;
 	uint32_t inline_size;
 	uint32_t recv_depth;
@@ -198,6 +200,7 @@ uint32_t upath_conn_recv_room(const struct ibv_device_attr *dattr,
 			      const struct upath_conn_attr *attr);
 int upath_conn_create(struct upath_conn *c, const struct upath_conn_attr *attr);
 int upath_conn_post_recvs(struct upath_conn *c);
+int upath_conn_alloc_data(struct upath_conn *c, size_t len);
 int upath_conn_set_rnr_timer(struct upath_conn *c);
 void upath_conn_close(struct upath_conn *c);
 int upath_conn_post_recv(struct upath_conn *c);

@@ -27,6 +27,7 @@
 #include "upath.h"
 #include "upath_bw.h"
 #include "upath_conn.h"
+#include "upath_io_target.h"
 #include "upath_lat.h"
 #include "upath_signal.h"
 #include "upath_wire.h"
@@ -45,6 +46,7 @@ struct upath_server;
  * @conn: the connection
  * @waiter: what its thread sleeps on
  * @bw: bandwidth runs, the connection's bandwidth state
+ * @io: I/O runs, the target's state
  * @req: what the client asked for
  * @peer: the client's address, @peer_len bytes (4 or 16)
  * @peer_len: 4 or 16
@@ -60,6 +62,7 @@ struct upath_sconn {
 	struct upath_conn conn;
 	struct upath_waiter waiter;
 	struct upath_bw_qp bw;
+	struct upath_io_target *io;
 	struct upath_req req;
 	uint8_t peer[16];
 	size_t peer_len;
@@ -229,7 +232,9 @@ static void *upath_sconn_thread(void *arg)
 	int err;
 
 	err = upath_conn_wait(c, upath_sconn_established, NULL);
-	if (!err && sc->req.type == KVPERF_RUN_TYPE_BW)
+	if (!err && sc->req.type == KVPERF_RUN_TYPE_IO)
+		err = upath_io_target_serve(sc->io);
+	else if (!err && sc->req.type == KVPERF_RUN_TYPE_BW)
 		err = upath_bw_serve(&sc->bw, verify,
 				     sc->req.flags & KVPERF_WIRE_BIDIR,
 				     &sc->served);
@@ -242,6 +247,7 @@ static void *upath_sconn_thread(void *arg)
 		pthread_mutex_unlock(&sc->srv->lock);
 	}
 	upath_conn_close(c);
+	upath_io_target_free(sc->io);
 	upath_bw_qp_destroy(&sc->bw);
 	upath_waiter_destroy(&sc->waiter);
 	__atomic_store_n(&sc->finished, true, __ATOMIC_RELEASE);
@@ -277,6 +283,8 @@ static void upath_sconn_attr(const struct upath_server *srv,
 	attr->inline_size = r->inline_size;
 	attr->send_depth = UPATH_SEND_DEPTH;
 	attr->recv_depth = UPATH_RECV_DEPTH;
+	if (r->type == KVPERF_RUN_TYPE_IO)
+		upath_io_target_conn_attr(r, attr);
 	if (r->type != KVPERF_RUN_TYPE_BW)
 		return;
 	attr->any_vector = true;
@@ -309,6 +317,18 @@ static int upath_sconn_init_bw(struct upath_sconn *sc)
 	return upath_bw_qp_init(&sc->bw, &sc->conn, &p);
 }
 
+/*
+ * The receives of a new connection: an I/O run's target posts its own,
+ * one per command capsule.
+ */
+static int upath_sconn_recvs(struct upath_sconn *sc)
+{
+	if (sc->req.type != KVPERF_RUN_TYPE_IO)
+		return upath_conn_post_recvs(&sc->conn);
+	sc->io = upath_io_target_create(&sc->conn, &sc->req, &sc->served);
+	return sc->io ? upath_io_target_start(sc->io) : -ENOMEM;
+}
+
 /* Move the CM id to a channel of the connection's own. */
 static int upath_sconn_channel(struct upath_sconn *sc)
 {
@@ -332,7 +352,10 @@ static int upath_sconn_accept(struct upath_sconn *sc,
 	struct rdma_conn_param param;
 	struct kvperf_wire_rep rep;
 
-	upath_wire_rep_put(c->rx.mr->rkey, (uintptr_t)c->rx.p, &rep);
+	/* an I/O run's host may keep as many I/Os outstanding as it asked */
+	upath_wire_rep_put(c->rx.mr->rkey, (uintptr_t)c->rx.p,
+			   sc->req.type == KVPERF_RUN_TYPE_IO ?
+			   sc->req.tx_depth : 0, &rep);
 	memset(&param, 0, sizeof(param));
 	param.private_data = &rep;
 	param.private_data_len = sizeof(rep);
@@ -384,7 +407,7 @@ static void upath_server_accept(struct upath_server *srv,
 	sc->conn.remote_addr = req->addr;
 	upath_sconn_attr(srv, req, &attr);
 	if (upath_sconn_init_bw(sc) || upath_conn_create(&sc->conn, &attr) ||
-	    upath_conn_post_recvs(&sc->conn) || upath_sconn_channel(sc) ||
+	    upath_sconn_recvs(sc) || upath_sconn_channel(sc) ||
 	    upath_sconn_accept(sc, cr))
 		goto err;
 	sc->id = ++srv->next_id;
@@ -407,6 +430,7 @@ err:
 	else
 		rdma_reject(cr->id, &why, sizeof(why));
 	upath_conn_close(&sc->conn);
+	upath_io_target_free(sc->io);
 	upath_bw_qp_destroy(&sc->bw);
 	upath_waiter_destroy(&sc->waiter);
 	free(sc);

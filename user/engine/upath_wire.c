@@ -150,13 +150,15 @@ bool upath_wire_req_ok(const struct upath_req *r)
  * upath_wire_rep_put() - the accept's private data
  * @rkey: the server's receive buffer
  * @addr: its address
+ * @credits: I/O runs, the I/Os the host may keep outstanding; 0 otherwise
  * @w: receives it
  */
-void upath_wire_rep_put(uint32_t rkey, uint64_t addr,
+void upath_wire_rep_put(uint32_t rkey, uint64_t addr, uint16_t credits,
 			struct kvperf_wire_rep *w)
 {
 	memset(w, 0, sizeof(*w));
 	w->version = KVPERF_PROTO_VERSION;
+	w->credits = htobe16(credits);
 	w->rkey = htobe32(rkey);
 	w->addr = htobe64(addr);
 }
@@ -273,6 +275,69 @@ size_t upath_wire_pinned(uint32_t size_max)
 }
 
 /**
+ * upath_wire_io_ctxs() - the contexts an I/O target keeps
+ * @credits: the I/Os the host may keep outstanding
+ *
+ * Return: @credits and up to UPATH_IO_SPARE_MAX more.
+ */
+uint32_t upath_wire_io_ctxs(uint32_t credits)
+{
+	return credits + (credits < UPATH_IO_SPARE_MAX ? credits :
+			  UPATH_IO_SPARE_MAX);
+}
+
+/**
+ * upath_wire_io_rxs() - the receives an I/O target keeps posted
+ * @credits: the I/Os the host may keep outstanding
+ *
+ * Return: @credits and UPATH_IO_RECV_SPARE more.
+ */
+uint32_t upath_wire_io_rxs(uint32_t credits)
+{
+	return credits + UPATH_IO_RECV_SPARE;
+}
+
+/**
+ * upath_wire_io_rx_stride() - the bytes of one of an I/O target's receives
+ * @r: the request
+ *
+ * Return: a command capsule and the most in-capsule data after it.
+ */
+uint32_t upath_wire_io_rx_stride(const struct upath_req *r)
+{
+	return KVPERF_WIRE_IO_CAPSULE + r->inline_size;
+}
+
+/**
+ * upath_wire_io_buf_len() - an I/O target's connection buffers
+ * @r: the request
+ *
+ * Return: the bytes of each: the receives, or a response capsule per
+ * context, whichever is larger.
+ */
+uint32_t upath_wire_io_buf_len(const struct upath_req *r)
+{
+	size_t rx = (size_t)upath_wire_io_rxs(r->tx_depth) *
+		    upath_wire_io_rx_stride(r);
+	size_t tx = (size_t)upath_wire_io_ctxs(r->tx_depth) *
+		    KVPERF_WIRE_IO_CAPSULE;
+
+	return rx > tx ? rx : tx;
+}
+
+/**
+ * upath_wire_io_pinned() - what an I/O connection of a server pins
+ * @r: the request, a valid I/O run's
+ *
+ * Return: bytes: the two connection buffers and a block per context.
+ */
+size_t upath_wire_io_pinned(const struct upath_req *r)
+{
+	return upath_wire_pinned(upath_wire_io_buf_len(r)) +
+	       (size_t)upath_wire_io_ctxs(r->tx_depth) * r->size_max;
+}
+
+/**
  * upath_wire_admit() - should a server accept a connect request?
  * @a: what the server admits and has
  * @peer: the peer's address, network order
@@ -302,10 +367,9 @@ uint8_t upath_wire_admit(const struct upath_admit *a, const void *peer,
 		return KVPERF_WIRE_REJ_KEY;
 	if (!upath_wire_req_ok(req))
 		return KVPERF_WIRE_REJ_BAD_REQUEST;
-	/* a valid I/O run, but the user path has no I/O target yet */
-	if (req->type == KVPERF_RUN_TYPE_IO)
-		return KVPERF_WIRE_REJ_BAD_REQUEST;
-	*pinned = upath_wire_pinned(req->size_max);
+	*pinned = req->type == KVPERF_RUN_TYPE_IO ?
+		  upath_wire_io_pinned(req) :
+		  upath_wire_pinned(req->size_max);
 	if (a->conns >= a->conns_max)
 		return KVPERF_WIRE_REJ_TOO_MANY;
 	if (a->peer_conns >= a->peer_conns_max)

@@ -68,7 +68,7 @@ struct upath_report {
 void upath_wire_req_put(const struct upath_req *r, struct kvperf_wire_req *w);
 int upath_wire_req_get(const void *data, size_t len, struct upath_req *r);
 bool upath_wire_req_ok(const struct upath_req *r);
-void upath_wire_rep_put(uint32_t rkey, uint64_t addr,
+void upath_wire_rep_put(uint32_t rkey, uint64_t addr, uint16_t credits,
 			struct kvperf_wire_rep *w);
 int upath_wire_rep_get(const void *data, size_t len, uint32_t *rkey,
 		       uint64_t *addr);
@@ -103,6 +103,20 @@ struct upath_admit {
 	size_t pinned;
 	size_t pinned_max;
 };
+
+/*
+ * What the target of an I/O run keeps (upath_io_target.c): contexts
+ * beyond the host's credits, at most, and receives beyond them, the
+ * module's numbers (kmod/io.h), for the same reasons.
+ */
+#define UPATH_IO_SPARE_MAX	8
+#define UPATH_IO_RECV_SPARE	64
+
+uint32_t upath_wire_io_ctxs(uint32_t credits);
+uint32_t upath_wire_io_rxs(uint32_t credits);
+uint32_t upath_wire_io_rx_stride(const struct upath_req *r);
+uint32_t upath_wire_io_buf_len(const struct upath_req *r);
+size_t upath_wire_io_pinned(const struct upath_req *r);
 
 uint8_t upath_wire_admit(const struct upath_admit *a, const void *peer,
 			 size_t peer_len, const void *data, size_t len,
