@@ -83,8 +83,10 @@ MODULES = {
         "run_io": "run",
     },
     "user": {
-        # the bandwidth runs of the engine's client, in upath_run.h
+        # the bandwidth and I/O runs of the engine's client, in
+        # upath_run.h
         "upath_run_bw": "upath_run",
+        "upath_run_io": "upath_run",
     },
 }
 

@@ -265,7 +265,9 @@ usage_errors() {
 	kv_usage_error "qd '257' is out of range \(1 to 256\)" run io addr "$addr" qd 257 || rc=1
 	kv_usage_error "segments '17' is out of range \(1 to 16\)" run io addr "$addr" segments 17 || rc=1
 	kv_usage_error "the block does not split into that many segments" run io addr "$addr" bs 1K segments 4 || rc=1
-	kv_usage_error "I/O runs are on the kernel path only so far" run io addr "$addr" path user || rc=1
+	kv_usage_error "the user path has no FRWR: it registers each block once, at connect \(reg pre\)" run io addr "$addr" reg frwr path user || rc=1
+	kv_usage_error "inv applies to reg frwr: the user path registers each block once" run io addr "$addr" inv remote path user || rc=1
+	kv_usage_error "interval applies to the kernel path's I/O runs only so far" run io addr "$addr" interval 1 path user || rc=1
 	kv_usage_error "inline-data carries writes: a read run has none" run io addr "$addr" rw read inline-data 4K || rc=1
 	kv_usage_error "inline-data '17K' is out of range \(0 to 16K\)" run io addr "$addr" rw write inline-data 17K || rc=1
 	kv_usage_error "'inline-data' is only for run io" run lat op send addr "$addr" inline-data 64 || rc=1

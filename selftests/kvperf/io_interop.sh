@@ -2,15 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # I/O runs across the paths: the kernel's host (kvperf run io) against
-# the user-path target (kvperf server start ... path user). verify passes
-# for reads and writes of 512 B, 4 KiB, 128 KiB and 1 MiB (in 4 segments
-# from 4 KiB on), with the blocks registered per I/O and invalidated by
-# the target or by the host, and registered once at connect; a random mix
-# with in-capsule writes passes too. The user target checks what it is
-# written: with a payload corrupted on its side (its fault injection), a
-# verified write run fails with the target's mismatch. The target reports
-# its CPU time, and the server prints a line per connection; it exits 0
-# on SIGTERM, and the kernel log stays clean.
+# the user-path target (kvperf server start ... path user), the user
+# path's host (run io ... path user) against the kernel's target and
+# against the user-path target. verify passes for reads and writes of
+# 512 B, 4 KiB, 128 KiB and 1 MiB (in 4 segments from 4 KiB on): the
+# kernel host's with its blocks registered per I/O and invalidated by the
+# target or by itself, and registered once at connect; the user host's
+# registered once (it has no FRWR). Random mixes with in-capsule writes
+# pass on two queues, the user host's bound to CPUs; the user host's
+# stats off works. Each side checks what it is given: a user target that
+# corrupts a payload it checks fails the host's verified write run with
+# the target's mismatch, and a user host that corrupts a read it checks
+# counts it. Each target reports its CPU time, the user target prints a
+# line per connection and exits 0 on SIGTERM, and the kernel log stays
+# clean.
 
 # shellcheck source=selftests/kvperf/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -26,6 +31,7 @@ kv_require_module
 addr=$KVPERF_ADDR0
 uport=18610		# the user-path target
 fport=18611		# the one that corrupts what it checks
+kport=18515		# the kernel's target (the default)
 kv_track_runs
 patient=(timeout "$(kv_scaled 10000)ms")
 
@@ -33,49 +39,69 @@ io() {
 	kv_py "$KV_DIR/iolib.py" "$@"
 }
 
-# io_case NAME ARGS...: a kernel host's run io against the user target,
-# into $KV_TMP/NAME.json, deleted from the module once read.
+# io_case NAME PORT ARGS...: run io against addr:PORT into
+# $KV_TMP/NAME.json; a kernel host's run is deleted from the module once
+# read.
 io_case() {
-	local name=$1 rc
+	local name=$1 port=$2 rc
 
-	shift
+	shift 2
 	kv_run_json "$name" "$(kv_scaled 120)" kvperf -j run io addr "$addr" \
-		port "$uport" "$@" "${patient[@]}"
+		port "$port" "$@" "${patient[@]}"
 	rc=$?
 	[ -r "$KV_TMP/$name.id" ] &&
 		kvperf run delete "$(cat "$KV_TMP/$name.id")" >/dev/null 2>&1
 	return $rc
 }
 
-# verify_case RW BS REG [INV]: IOS verified I/Os at qd 4, in 4 segments
-# from 4 KiB on.
+# verify_case HOST PORT RW BS REG [INV]: verified I/Os at qd 4, 40 (1 MiB:
+# 8), in 4 segments from 4 KiB on, by the HOST path's host.
 verify_case() {
-	local rw=$1 bs=$2 reg=$3 inv=${4:-} name segs=4 ios=40 args
+	local host=$1 port=$2 rw=$3 bs=$4 reg=$5 inv=${6:-} name segs=4 ios=40
+	local args
 
 	[ "$bs" = 512 ] && segs=1
 	[ "$bs" = 1M ] && ios=8
-	name=v-$rw-$bs-$reg${inv:+-$inv}
-	args=(rw "$rw" bs "$bs" reg "$reg" segments "$segs" qd 4 iters "$ios"
-	      verify)
+	name=v-$host-$port-$rw-$bs-$reg${inv:+-$inv}
+	args=(rw "$rw" bs "$bs" segments "$segs" qd 4 iters "$ios" verify
+	      path "$host")
+	# the user path registers once without being told
+	[ "$host" = kernel ] && args+=(reg "$reg")
 	[ -n "$inv" ] && args+=(inv "$inv")
-	io_case "$name" "${args[@]}" || return 1
+	io_case "$name" "$port" "${args[@]}" || return 1
 	io run "$KV_TMP/$name.json" --rw "$rw" --bs "$(numfmt --from=iec "$bs")" \
 		--reg "$reg" ${inv:+--inv "$inv"} --segments "$segs" --qd 4 \
 		--ios "$ios" --verify
+}
+
+# mix_case HOST PORT: 400 I/Os on each of 2 queues at qd 8, 70 % reads,
+# writes of up to 4 KiB in their commands; the user host's queues bound to
+# CPUs 0 and 1.
+mix_case() {
+	local host=$1 port=$2 name=mix-$1-$2 reg=frwr cpus=()
+
+	if [ "$host" = user ]; then
+		reg=pre
+		cpus=(cpus 0-1)
+	fi
+	io_case "$name" "$port" rw randmix 70 bs 4K segments 2 qd 8 queues 2 \
+		"${cpus[@]}" iters 400 inline-data 4K verify path "$host" ||
+		return 1
+	io run "$KV_TMP/$name.json" --rw read --read-pct 70 --segments 2 \
+		--qd 8 --queues 2 ${cpus:+--cpus 0-1} --ios 800 \
+		--inline-data 4096 --reg "$reg" --verify
 }
 
 listening() {
 	grep -q "^server listening on $addr:$1 (user path)" "$2"
 }
 
-cases=0
-for rw in read write; do
-	for bs in 512 4K 128K 1M; do
-		cases=$((cases + 3))
-	done
-done
-# the cases, the mix, the corrupted write, the lines, two exits, the log
-ktap_set_plan $((cases + 6))
+sizes="512 4K 128K 1M"
+# kernel host, user target: 3 registrations x 2 x 4 sizes, the mix;
+# user host, kernel target: 2 x 4 sizes, the mix, stats off; user host,
+# user target: 2 x 2 sizes, the mix; the corrupted write and read, the
+# lines, no error, the exit, the log
+ktap_set_plan $((24 + 1 + 8 + 2 + 4 + 1 + 2 + 4))
 kv_dmesg_mark
 
 srv_out=$KV_TMP/user-target.out
@@ -84,31 +110,57 @@ srv_pid=$!
 kv_on_exit "kill $srv_pid"
 kv_wait 30 listening "$uport" "$srv_out" ||
 	kv_bail "the user-path server did not listen: $(cat "$srv_out")"
+out=$(kvperf server start addr "$addr" port "$kport" 2>&1) ||
+	kv_bail "server start addr $addr: $out"
+kid=$(echo "$out" | sed -n 's/^server \([0-9]\+\) listening.*/\1/p')
+kv_on_exit "kvperf server stop $kid"
 
+# 1. kernel host, user target
 for rw in read write; do
-	for bs in 512 4K 128K 1M; do
+	for bs in $sizes; do
 		kv_check "kernel host, user target: verify $rw $bs, reg frwr, inv remote" \
-			verify_case "$rw" "$bs" frwr remote
+			verify_case kernel "$uport" "$rw" "$bs" frwr remote
 		kv_check "kernel host, user target: verify $rw $bs, reg frwr, inv local" \
-			verify_case "$rw" "$bs" frwr local
+			verify_case kernel "$uport" "$rw" "$bs" frwr local
 		kv_check "kernel host, user target: verify $rw $bs, reg pre" \
-			verify_case "$rw" "$bs" pre
+			verify_case kernel "$uport" "$rw" "$bs" pre
 	done
 done
+kv_check "kernel host, user target: randmix 70, inline-data 4K, 2 queues x 400 verified I/Os" \
+	mix_case kernel "$uport"
 
-# 400 I/Os, 70 % reads, writes of up to 4 KiB in their commands.
-mix_case() {
-	io_case mix rw randmix 70 bs 4K segments 2 qd 16 iters 400 \
-		inline-data 4K verify || return 1
-	io run "$KV_TMP/mix.json" --rw read --read-pct 70 --segments 2 \
-		--qd 16 --ios 400 --inline-data 4096 --verify
+# 2. user host, kernel target
+for rw in read write; do
+	for bs in $sizes; do
+		kv_check "user host, kernel target: verify $rw $bs, registered once" \
+			verify_case user "$kport" "$rw" "$bs" pre
+	done
+done
+kv_check "user host, kernel target: randmix 70, inline-data 4K, 2 queues on cpus 0-1 x 400 verified I/Os" \
+	mix_case user "$kport"
+
+stats_off() {
+	io_case off "$kport" rw read bs 4K qd 8 iters 300 stats off \
+		path user || return 1
+	io run "$KV_TMP/off.json" --rw read --qd 8 --ios 300 --reg pre \
+		--stats-off
 }
-kv_check "kernel host, user target: randmix 70, inline-data 4K, 400 verified I/Os" \
-	mix_case
+kv_check "user host, kernel target: stats off, 300 I/Os, the mean alone" \
+	stats_off
+
+# 3. user host, user target
+for rw in read write; do
+	for bs in 4K 1M; do
+		kv_check "user host, user target: verify $rw $bs, registered once" \
+			verify_case user "$uport" "$rw" "$bs" pre
+	done
+done
+kv_check "user host, user target: randmix 70, inline-data 4K, 2 queues on cpus 0-1 x 400 verified I/Os" \
+	mix_case user "$uport"
 
 # A target that corrupts the first payload it checks: the host's verified
 # write run fails with the target's word for it.
-corrupted() {
+corrupted_write() {
 	local out=$KV_TMP/fault-target.out pid rc id
 	local want="the target found written data that differ from the pattern (verify)"
 
@@ -132,25 +184,38 @@ corrupted() {
 	fi
 }
 kv_check "a user target that finds a written payload wrong fails the host's run" \
-	corrupted
+	corrupted_write
+
+# A user host that corrupts the first read it checks counts it, once.
+corrupted_read() {
+	KVPERF_FAULT_CORRUPT_PAYLOADS=1 io_case fault-read "$kport" rw read \
+		bs 4K qd 2 iters 30 verify path user || return 1
+	io run "$KV_TMP/fault-read.json" --rw read --qd 2 --ios 30 --reg pre \
+		--verify --mismatches 1
+}
+kv_check "a user host that finds a read's data wrong counts it: mismatches 1" \
+	corrupted_read
 
 # One line per connection, in order, with the run's type and op (a mixed
-# run's op is read on the wire).
+# run's op is read on the wire, and it has a connection per queue).
 want_conns() {
 	local rw bs
 
 	for rw in read write; do
-		for bs in 512 4K 128K 1M; do
+		for bs in $sizes; do
 			printf 'io %s\n' "$rw" "$rw" "$rw"
 		done
 	done
-	echo "io read"
+	printf 'io read\nio read\n'
+	for rw in read write; do
+		printf 'io %s\n' "$rw" "$rw"
+	done
+	printf 'io read\nio read\n'
 }
-
 server_lines() {
 	kv_server_conns "$srv_out" "$(want_conns)"
 }
-kv_check "user target: a line per connection, io and its op ($((cases + 1)))" \
+kv_check "user target: a line per connection, io and its op (32)" \
 	server_lines
 
 no_errors() {

@@ -12,12 +12,14 @@ usage:
                     [--verify] [--stats-off] [--min-elapsed NS]
                     [--read-pct PCT] [--reg frwr|pre]
                     [--queues N] [--cpus LIST] [--inline-data N]
+                    [--mismatches N]
   iolib.py sysfs FILE SYSFS-DIR   the run's sysfs files say what JSON says
                                   (a file JSON has no value for: none)
   iolib.py hist FILE HISTOGRAM    the debugfs histogram holds each result's
                                   I/Os, by direction
 
-With --read-pct the run has a result for reads and one for writes: their
+With --verify no I/O had wrong data, or --mismatches N exactly N (one
+queue's, with the run's). With --read-pct the run has a result for reads and one for writes: their
 I/Os add up to --ios, the reads' share is within 6 standard deviations of
 PCT percent (a binomial draw per I/O), and both have the run's elapsed
 time. With --reg pre the blocks were registered once: no part of any
@@ -93,14 +95,16 @@ def check_result(res, want, bad):
     if mibs != ios * bs * 10**12 // (el << 20):
         bad.append(f"mib_per_sec {res['mib_per_sec']}, want {ios} x {bs} B"
                    f" over {el} ns")
-    if want.get("verify") and res.get("mismatches") != 0:
-        bad.append(f"mismatches {res.get('mismatches')!r}, want 0")
+    mism = want.get("mismatches", 0)
+    if want.get("verify") and res.get("mismatches") != mism:
+        bad.append(f"mismatches {res.get('mismatches')!r}, want {mism}")
     if want.get("stats_off"):
         extra = [k for k in SAMPLE_KEYS if k in res]
         if extra:
             bad.append(f"stats off, yet {extra}")
-        # the mean is the elapsed time over the I/Os, with stats off
-        if mean != el * 1000 // ios:
+        # the mean is the elapsed time over the I/Os, rounded to the
+        # picosecond, with stats off
+        if mean != (el * 1000 + ios // 2) // ios:
             bad.append(f"mean_ns {res['mean_ns']}, want {el} ns / {ios}")
         return
     vals = [res.get(k) for k in ("min_ns",) + PERCENTILES + ("max_ns",)]
@@ -200,7 +204,7 @@ def cmd_run(args):
             "--min-ios": "min_ios",
             "--min-elapsed": "min_elapsed", "--read-pct": "read_pct",
             "--reg": "reg", "--queues": "queues", "--cpus": "cpus",
-            "--inline-data": "inline_data"}
+            "--inline-data": "inline_data", "--mismatches": "mismatches"}
     while args:
         a = args.pop(0)
         if a in flags:
@@ -286,7 +290,8 @@ def check_queues(results, want, bad):
             if milli(str(q["iops"])) != ios * 10**12 // el:
                 bad.append(f"queue {i}: iops {q['iops']}, want {ios} I/Os"
                            f" over {el} ns")
-            if want.get("verify") and q.get("mismatches") != 0:
+            if want.get("verify") and q.get("mismatches") != want.get(
+                    "mismatches", 0):
                 bad.append(f"queue {i}: mismatches {q.get('mismatches')!r}")
         if sum(q["ios"] for q in qs) != res["ios"]:
             bad.append(f"{res['rw']}: queues' I/Os"
@@ -294,7 +299,9 @@ def check_queues(results, want, bad):
         means = [milli(str(q["mean_ns"])) for q in qs]
         if want.get("stats_off"):
             for i, q in enumerate(qs):
-                if q["ios"] and means[i] != q["elapsed_ns"] * 1000 // q["ios"]:
+                qios = q["ios"]
+                if qios and means[i] != \
+                        (q["elapsed_ns"] * 1000 + qios // 2) // qios:
                     bad.append(f"queue {i}: mean_ns {q['mean_ns']}, want"
                                f" {q['elapsed_ns']} ns / {q['ios']}")
             continue

@@ -92,8 +92,13 @@ static void io_keywords_refused(void)
 		"addr", "198.18.0.1", "bs", "1K", "segments", "4");
 	RUN_ERR(IO, "qd '0' is out of range (1 to 256)", "addr", "198.18.0.1",
 		"qd", "0");
-	RUN_ERR(IO, "I/O runs are on the kernel path only so far: the user path has no I/O host yet",
-		"addr", "198.18.0.1", "path", "user");
+	/* the user path registers once: no FRWR, nothing to invalidate */
+	RUN_ERR(IO, "the user path has no FRWR: it registers each block once, at connect (reg pre)",
+		"addr", "198.18.0.1", "reg", "frwr", "path", "user");
+	RUN_ERR(IO, "inv applies to reg frwr: the user path registers each block once, at connect (reg pre)",
+		"addr", "198.18.0.1", "inv", "local", "path", "user");
+	RUN_ERR(IO, "interval applies to the kernel path's I/O runs only so far",
+		"addr", "198.18.0.1", "interval", "1", "path", "user");
 }
 
 /*

@@ -209,7 +209,7 @@ static void upath_wire_encoding(void)
 	}, back;
 	struct upath_req q;
 	uint8_t pad[200];
-	uint32_t rkey;
+	uint32_t rkey, credits;
 	uint64_t addr;
 
 	upath_wire_req_put(&bw_req, &w);
@@ -249,10 +249,13 @@ static void upath_wire_encoding(void)
 	CHECK_INT(((uint8_t *)&rep)[3], 0x02);
 	CHECK_INT(((uint8_t *)&rep)[4], 0xaa);
 	CHECK_INT(((uint8_t *)&rep)[14], 0x10);
-	CHECK_INT(upath_wire_rep_get(&rep, sizeof(rep), &rkey, &addr), 0);
+	CHECK_INT(upath_wire_rep_get(&rep, sizeof(rep), &rkey, &addr,
+				     &credits), 0);
+	CHECK_U64(credits, 0x0102);
 	CHECK_U64(rkey, 0xaabbccdd);
 	CHECK_U64(addr, 0x1000);
-	CHECK_INT(upath_wire_rep_get(&rep, 15, &rkey, &addr), -EPROTO);
+	CHECK_INT(upath_wire_rep_get(&rep, 15, &rkey, &addr, &credits),
+		  -EPROTO);
 
 	upath_wire_report_put(&r, &wr);
 	CHECK_INT(((uint8_t *)&wr)[6], 0x13);
@@ -945,7 +948,9 @@ static void upath_server_admits(void)
 	/* an I/O run, its target's buffers and blocks counted */
 	req.type = KVPERF_RUN_TYPE_IO;
 	req.op = KVPERF_OP_READ;
-	req.flags = KVPERF_WIRE_VERIFY;
+	/* its flags travel: a mix, answered with plain SENDs */
+	req.flags = KVPERF_WIRE_VERIFY | KVPERF_WIRE_IO_INV_LOCAL |
+		    KVPERF_WIRE_IO_MIXED;
 	req.size_max = 4096;
 	req.tx_depth = 16;
 	req.post_list = 1;
@@ -953,6 +958,7 @@ static void upath_server_admits(void)
 	req.inline_size = 0;	/* a read run has no in-capsule data */
 	upath_wire_req_put(&req, &w);
 	CHECK_INT(upath_wire_req_get(&w, sizeof(w), &r), 0);
+	CHECK_INT(r.flags, req.flags);
 	CHECK(upath_wire_req_ok(&r));
 	a.pinned = 0;
 	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned), 0);

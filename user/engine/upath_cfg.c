@@ -99,6 +99,23 @@ static int upath_cfg_bw(struct upath_cfg *cfg, const struct kv_run_cfg *o,
 	return upath_cfg_cpus(cfg, o->cpus, why, len);
 }
 
+/* What only I/O runs have; their queues and CPUs are a bandwidth run's. */
+static int upath_cfg_io(struct upath_cfg *cfg, const struct kv_run_cfg *o,
+			char *why, size_t len)
+{
+	cfg->size_max = cfg->size;
+	cfg->qd = upath_opt(o, KVPERF_A_RUN_QD, KVPERF_IO_QD_DEFAULT);
+	cfg->segments = upath_opt(o, KVPERF_A_RUN_SEGMENTS, 1);
+	cfg->read_pct = upath_opt(o, KVPERF_A_RUN_READ_PCT, 0);
+	/* no FRWR in user space: every block registered once */
+	cfg->reg = KVPERF_IO_REG_PRE;
+	cfg->inline_data = upath_opt(o, KVPERF_A_RUN_INLINE_DATA, 0);
+	cfg->qps = upath_opt(o, KVPERF_A_RUN_QPS, 1);
+	if (!KV_HAS(o, KVPERF_A_RUN_CPUS))
+		return 0;
+	return upath_cfg_cpus(cfg, o->cpus, why, len);
+}
+
 /**
  * upath_cfg_init() - a user-path run's configuration
  * @cfg: filled in
@@ -115,6 +132,7 @@ int upath_cfg_init(struct upath_cfg *cfg, const struct kv_run_cfg *o,
 		   char *why, size_t len)
 {
 	bool bw = o->type == KVPERF_RUN_TYPE_BW;
+	bool io = o->type == KVPERF_RUN_TYPE_IO;
 	int err, attr;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -126,8 +144,9 @@ int upath_cfg_init(struct upath_cfg *cfg, const struct kv_run_cfg *o,
 	memcpy(cfg->addr, o->addr, sizeof(cfg->addr));
 	cfg->addr_len = o->addr_len;
 	cfg->port = o->port;
-	cfg->size = upath_opt(o, KVPERF_A_RUN_SIZE, bw ? KVPERF_BW_SIZE_DEFAULT :
-						       KVPERF_SIZE_DEFAULT);
+	cfg->size = upath_opt(o, KVPERF_A_RUN_SIZE,
+			      bw ? KVPERF_BW_SIZE_DEFAULT :
+			      io ? KVPERF_IO_BS_DEFAULT : KVPERF_SIZE_DEFAULT);
 	cfg->size_max = upath_opt(o, KVPERF_A_RUN_SIZE_MAX, cfg->size);
 	cfg->duration_ms = upath_opt(o, KVPERF_A_RUN_DURATION_MS, 0);
 	cfg->iterations = upath_opt(o, KVPERF_A_RUN_ITERATIONS,
@@ -151,6 +170,8 @@ int upath_cfg_init(struct upath_cfg *cfg, const struct kv_run_cfg *o,
 		}
 		cfg->cpu = o->cpu;
 	}
+	if (io)
+		return upath_cfg_io(cfg, o, why, len);
 	return bw ? upath_cfg_bw(cfg, o, why, len) : 0;
 }
 

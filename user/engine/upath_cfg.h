@@ -62,6 +62,11 @@ struct kv_run_cfg;
  * @cpus: bandwidth, each thread's CPU, ascending
  * @cpulist: bandwidth, @cpus as written, or ""
  * @key: the server's shared secret, all zero when none was given
+ * @qd: I/O runs, I/Os outstanding per queue (@qps queues, @cpus theirs)
+ * @segments: I/O runs, keyed segments per command
+ * @read_pct: I/O runs, a mix's share of reads, 0 when not mixed
+ * @reg: I/O runs, enum kvperf_io_reg: the user path registers once
+ * @inline_data: I/O runs, most in-capsule data of a write
  */
 struct upath_cfg {
 	uint8_t type;
@@ -91,6 +96,11 @@ struct upath_cfg {
 	int16_t cpus[UPATH_QPS_MAX];
 	char cpulist[256];
 	uint8_t key[KVPERF_WIRE_KEY_LEN];
+	uint32_t qd;
+	uint32_t segments;
+	uint8_t read_pct;
+	uint8_t reg;
+	uint32_t inline_data;
 };
 
 int upath_cfg_init(struct upath_cfg *cfg, const struct kv_run_cfg *o,

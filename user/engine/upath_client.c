@@ -119,6 +119,14 @@ static uint8_t upath_rd_atom(const struct upath_conn *c,
 	return n < 255 ? n : 255;
 }
 
+/* What an I/O host lets its target READ at once. */
+static uint8_t upath_io_rd_res(uint32_t dev_max, uint32_t qd)
+{
+	uint32_t n = dev_max < qd ? dev_max : qd;
+
+	return n < 255 ? n : 255;
+}
+
 static void upath_client_req(const struct upath_conn *c,
 			     const struct upath_cfg *cfg,
 			     struct kvperf_wire_req *w)
@@ -135,6 +143,15 @@ static void upath_client_req(const struct upath_conn *c,
 		.addr = (uintptr_t)c->rx.p,
 	};
 
+	if (cfg->type == KVPERF_RUN_TYPE_IO) {
+		/* queue depth, most segments, most in-capsule data */
+		r.tx_depth = cfg->qd;
+		r.post_list = cfg->segments;
+		r.inline_size = cfg->inline_data;
+		/* registered once: responses are plain SENDs */
+		r.flags |= KVPERF_WIRE_IO_INV_LOCAL |
+			   (cfg->read_pct ? KVPERF_WIRE_IO_MIXED : 0);
+	}
 	if (cfg->type == KVPERF_RUN_TYPE_BW) {
 		r.tx_depth = cfg->tx_depth;
 		r.post_list = cfg->post_list;
@@ -180,7 +197,7 @@ int upath_connect(struct upath_conn *c, const struct upath_cfg *cfg,
 	if (err)
 		return err;
 	err = upath_conn_create(c, attr);
-	if (!err)
+	if (!err && !attr->own_recvs)
 		err = upath_conn_post_recvs(c);
 	if (err) {
 		upath_conn_fail(c, err, c->reason);
@@ -193,6 +210,14 @@ int upath_connect(struct upath_conn *c, const struct upath_cfg *cfg,
 	param.private_data_len = sizeof(req);
 	param.initiator_depth = upath_rd_atom(c, cfg);
 	param.responder_resources = cfg->bidir ? param.initiator_depth : 0;
+	/* an I/O target READs the data of writes */
+	if (cfg->type == KVPERF_RUN_TYPE_IO) {
+		param.initiator_depth = 0;
+		param.responder_resources = 0;
+		if (cfg->op == KVPERF_OP_WRITE || cfg->read_pct)
+			param.responder_resources =
+				upath_io_rd_res(c->max_rd_atom, cfg->qd);
+	}
 	/* a silent peer is the run's timeout's job, not long CM retries */
 	param.retry_count = 3;
 	param.rnr_retry_count = 7;

@@ -359,7 +359,7 @@ static int upath_conn_create_qp(struct upath_conn *c,
 		.cap = {
 			.max_send_wr = attr->send_depth + 1,
 			.max_recv_wr = attr->recv_depth + 1,
-			.max_send_sge = 1,
+			.max_send_sge = attr->send_sges ? attr->send_sges : 1,
 			.max_recv_sge = 1,
 			.max_inline_data = attr->inline_size,
 		},
@@ -457,18 +457,19 @@ int upath_conn_create(struct upath_conn *c, const struct upath_conn_attr *attr)
 }
 
 /**
- * upath_conn_alloc_data() - a connection's data blocks, for local access
+ * upath_conn_alloc_data() - a connection's data blocks
  * @c: the connection, created
  * @len: bytes
+ * @access: what the local side and the peer may do to them (IBV_ACCESS_*)
  *
  * They live as long as the connection: upath_conn_close() deregisters
  * them once the QP, which may still refer to them, is gone.
  *
  * Return: 0 or a negative errno with @c->reason set.
  */
-int upath_conn_alloc_data(struct upath_conn *c, size_t len)
+int upath_conn_alloc_data(struct upath_conn *c, size_t len, int access)
 {
-	return upath_buf_alloc(c, &c->data, len, IBV_ACCESS_LOCAL_WRITE);
+	return upath_buf_alloc(c, &c->data, len, access);
 }
 
 /**
@@ -660,7 +661,7 @@ static void upath_conn_established(struct upath_conn *c,
 	if (!c->server &&
 	    upath_wire_rep_get(ev->param.conn.private_data,
 			       ev->param.conn.private_data_len,
-			       &c->remote_rkey, &c->remote_addr)) {
+			       &c->remote_rkey, &c->remote_addr, &c->credits)) {
 		upath_conn_fail(c, -EPROTO,
 				"the server is not a kvperf server of this version");
 		return;

@@ -92,6 +92,8 @@ struct upath_waiter {
  * @recv_slack: more receives kept posted as far as the device's queue
  *		and completion queue limits leave room
  * @any_vector: spread CQs over the completion vectors (bandwidth)
+ * @send_sges: SGEs of a send work request at most, 0 for 1
+ * @own_recvs: the connection's user posts its receives itself (I/O runs)
  */
 struct upath_conn_attr {
 	uint8_t poll;
@@ -101,6 +103,8 @@ struct upath_conn_attr {
 	uint32_t recv_depth;
 	uint32_t recv_slack;
 	bool any_vector;
+	uint32_t send_sges;
+	bool own_recvs;
 };
 
 /**
@@ -117,12 +121,13 @@ struct upath_conn_attr {
  * @cm_event: the last connection step the CM reached
  * @tx: what we send or write from
  * @rx: what we receive into, what the peer writes to and reads from
- * @data: an I/O target's data blocks, local access only; empty otherwise
+ * @data: an I/O run's data blocks; empty otherwise
  * @size_max: largest message
  * @inline_size: send inline up to this size
  * @recv_depth: receives posted
  * @remote_rkey: rkey of the peer's @rx
  * @remote_addr: address of the peer's @rx
+ * @credits: I/O runs, the I/Os the server lets the client keep outstanding
  * @send_cqe: completions of upath_conn_post_send()
  * @recv_cqe: completions of receives
  * @sends_posted: signaled requests of upath_conn_post_send()
@@ -166,6 +171,7 @@ struct upath_conn {
 	uint32_t recv_depth;
 	uint32_t remote_rkey;
 	uint64_t remote_addr;
+	uint32_t credits;
 	struct upath_cqe send_cqe;
 	struct upath_cqe recv_cqe;
 	uint32_t sends_posted;
@@ -200,7 +206,7 @@ uint32_t upath_conn_recv_room(const struct ibv_device_attr *dattr,
 			      const struct upath_conn_attr *attr);
 int upath_conn_create(struct upath_conn *c, const struct upath_conn_attr *attr);
 int upath_conn_post_recvs(struct upath_conn *c);
-int upath_conn_alloc_data(struct upath_conn *c, size_t len);
+int upath_conn_alloc_data(struct upath_conn *c, size_t len, int access);
 int upath_conn_set_rnr_timer(struct upath_conn *c);
 void upath_conn_close(struct upath_conn *c);
 int upath_conn_post_recv(struct upath_conn *c);

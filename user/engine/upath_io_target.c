@@ -479,7 +479,8 @@ struct upath_io_target *upath_io_target_create(struct upath_conn *c,
 	t->wait = calloc(t->nrx, sizeof(*t->wait));
 	if (!t->ctx || !t->free || !t->rx || !t->wait)
 		goto nomem;
-	if (upath_conn_alloc_data(c, (size_t)t->nctx * t->bs)) {
+	if (upath_conn_alloc_data(c, (size_t)t->nctx * t->bs,
+				  IBV_ACCESS_LOCAL_WRITE)) {
 		upath_io_target_free(t);
 		return NULL;
 	}

@@ -125,10 +125,32 @@ static int upath_run_lat(struct upath_run *run, const char **reason)
 	return err;
 }
 
+/* An I/O run's results: one, or a mix's reads' and writes'. */
+static int upath_run_alloc_io(struct upath_run *run)
+{
+	uint32_t i;
+
+	run->nresults = run->cfg.read_pct ? 2 : 1;
+	run->io = calloc(run->nresults, sizeof(*run->io));
+	if (!run->io)
+		return -ENOMEM;
+	for (i = 0; i < run->nresults; i++) {
+		run->io[i].op = run->cfg.read_pct && i ? KVPERF_OP_WRITE :
+							 run->cfg.op;
+		run->io[i].queue = calloc(run->cfg.qps,
+					  sizeof(*run->io[i].queue));
+		if (!run->io[i].queue)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int upath_run_alloc(struct upath_run *run)
 {
 	uint32_t i;
 
+	if (run->cfg.type == KVPERF_RUN_TYPE_IO)
+		return upath_run_alloc_io(run);
 	run->nresults = upath_cfg_nsizes(&run->cfg);
 	if (run->cfg.type == KVPERF_RUN_TYPE_BW) {
 		run->bw = calloc(run->nresults, sizeof(*run->bw));
@@ -162,6 +184,11 @@ static void upath_run_free(struct upath_run *run)
 {
 	uint32_t i;
 
+	for (i = 0; run->io && i < run->nresults; i++) {
+		upath_hist_free(run->io[i].hist);
+		free(run->io[i].queue);
+	}
+	free(run->io);
 	for (i = 0; run->bw && i < run->nresults; i++)
 		free(run->bw[i].qp);
 	free(run->bw);
@@ -228,6 +255,31 @@ void upath_run_progress(const struct upath_run *run, uint32_t size,
 	run->ops->progress(run->ops->arg, &ev);
 }
 
+/* An I/O run's own settings, as the module reports them. */
+static void upath_result_io_cfg(const struct upath_cfg *cfg,
+				struct kv_run *out)
+{
+	const struct kv_fields *f = &run_model_fields;
+
+	/* the module reports no inline threshold for I/O runs */
+	out->has &= ~(1ULL << KVPERF_A_RUN_INLINE);
+	run_model_set_uint(f, out, KVPERF_A_RUN_QD, cfg->qd);
+	run_model_set_uint(f, out, KVPERF_A_RUN_REG, cfg->reg);
+	run_model_set_uint(f, out, KVPERF_A_RUN_SEGMENTS, cfg->segments);
+	run_model_set_uint(f, out, KVPERF_A_RUN_QPS, cfg->qps);
+	if (cfg->ncpus) {
+		snprintf(out->cpus, sizeof(out->cpus), "%s", cfg->cpulist);
+		KV_SET(out, KVPERF_A_RUN_CPUS);
+	}
+	if (cfg->read_pct)
+		run_model_set_uint(f, out, KVPERF_A_RUN_READ_PCT,
+				   cfg->read_pct);
+	if (cfg->inline_data)
+		run_model_set_uint(f, out, KVPERF_A_RUN_INLINE_DATA,
+				   cfg->inline_data);
+	run_model_set_uint(f, out, KVPERF_A_RUN_STATS, cfg->stats);
+}
+
 /* The configuration as the module reports a run's (kvperf_fill_run_cfg). */
 static void upath_result_cfg(const struct upath_cfg *cfg, struct kv_run *out)
 {
@@ -262,6 +314,10 @@ static void upath_result_cfg(const struct upath_cfg *cfg, struct kv_run *out)
 	/* this thread posts as it is: bh is the kernel path's alone */
 	run_model_set_uint(f, out, KVPERF_A_RUN_POST_CONTEXT,
 			   KVPERF_POST_CONTEXT_PROCESS);
+	if (cfg->type == KVPERF_RUN_TYPE_IO) {
+		upath_result_io_cfg(cfg, out);
+		return;
+	}
 	if (cfg->type != KVPERF_RUN_TYPE_BW) {
 		run_model_set_uint(f, out, KVPERF_A_RUN_STATS, cfg->stats);
 		return;
@@ -356,6 +412,71 @@ static void upath_result_bw(const struct upath_run *run,
 	}
 }
 
+/* One result of an I/O run and its queues, as the module fills them. */
+static int upath_result_io(const struct upath_run *run,
+			   const struct upath_io_dir_result *res,
+			   struct kv_run *run_out)
+{
+	bool stats = run->cfg.stats == KVPERF_STATS_MODE_ON;
+	const struct kv_fields *f = &run_model_lat_fields;
+	const struct kv_fields *qf = &run_model_io_queue_fields;
+	struct upath_lat_result lr = {
+		.size = run->cfg.size,
+		.stats = res->stats,
+		.mismatches = res->mismatches,
+		.elapsed_ns = res->elapsed_ns,
+	};
+	struct kv_lat_result *out;
+	uint32_t i;
+
+	out = run_model_add_lat(run_out);
+	if (!out)
+		return -ENOMEM;
+	out->queues = calloc(run->cfg.qps, sizeof(*out->queues));
+	if (!out->queues)
+		return -ENOMEM;
+	out->nqueues = run->cfg.qps;
+	upath_result_lat(&lr, stats, out);
+	run_model_set_uint(f, out, KVPERF_A_RESULT_OP, res->op);
+	if (stats) {
+		/* registered once: no time registering or invalidating */
+		run_model_set_uint(f, out, KVPERF_A_RESULT_REG_NS, 0);
+		run_model_set_uint(f, out, KVPERF_A_RESULT_INV_NS, 0);
+		run_model_set_uint(f, out, KVPERF_A_RESULT_CPU_NS, res->cpu_ns);
+	}
+	run_model_set_uint(f, out, KVPERF_A_RESULT_TARGET_CPU_NS,
+			   res->target_cpu_ns);
+	for (i = 0; i < out->nqueues; i++) {
+		const struct upath_io_queue_result *qr = &res->queue[i];
+		struct kv_io_queue *q = &out->queues[i];
+
+		run_model_set_uint(qf, q, KVPERF_A_IO_QUEUE_INDEX, i);
+		run_model_set_uint(qf, q, KVPERF_A_IO_QUEUE_CPU,
+				   (uint32_t)qr->cpu);
+		run_model_set_uint(qf, q, KVPERF_A_IO_QUEUE_ITERATIONS, qr->ios);
+		run_model_set_uint(qf, q, KVPERF_A_IO_QUEUE_ELAPSED_NS,
+				   qr->elapsed_ns);
+		run_model_set_uint(qf, q, KVPERF_A_IO_QUEUE_MISMATCHES,
+				   qr->mismatches);
+		run_model_set_uint(qf, q, KVPERF_A_IO_QUEUE_MEAN_PS,
+				   qr->stats.mean_ps);
+		run_model_set_uint(qf, q, KVPERF_A_IO_QUEUE_TARGET_CPU_NS,
+				   qr->target_cpu_ns);
+		if (!stats)
+			continue;
+		run_model_set_uint(qf, q, KVPERF_A_IO_QUEUE_CPU_NS, qr->cpu_ns);
+		run_model_set_uint(qf, q, KVPERF_A_IO_QUEUE_MIN_NS,
+				   qr->stats.min_ns);
+		run_model_set_uint(qf, q, KVPERF_A_IO_QUEUE_P50_NS,
+				   qr->stats.p50_ns);
+		run_model_set_uint(qf, q, KVPERF_A_IO_QUEUE_P99_NS,
+				   qr->stats.p99_ns);
+		run_model_set_uint(qf, q, KVPERF_A_IO_QUEUE_MAX_NS,
+				   qr->stats.max_ns);
+	}
+	return 0;
+}
+
 /**
  * upath_run_result() - a user-path run as the run model has runs
  * @run: the run, once it ended
@@ -391,6 +512,11 @@ int upath_run_result(const struct upath_run *run, struct kv_run *out)
 	if (run->mtu)
 		run_model_set_uint(f, out, KVPERF_A_RUN_MTU, run->mtu);
 	run_model_set_uint(f, out, KVPERF_A_RUN_PROGRESS, run->progress);
+	for (i = 0; run->cfg.type == KVPERF_RUN_TYPE_IO && i < run->ndone; i++)
+		if (upath_result_io(run, &run->io[i], out))
+			return -ENOMEM;
+	if (run->cfg.type == KVPERF_RUN_TYPE_IO)
+		return 0;
 	if (run->cfg.type == KVPERF_RUN_TYPE_BW) {
 		run_model_set_uint(f, out, KVPERF_A_RUN_BYTES, run->bytes);
 		for (i = 0; i < run->ndone; i++) {
@@ -460,7 +586,9 @@ int upath_run_exec(const struct kv_run_cfg *cfg,
 		reason = "cannot set the run's thread up";
 	} else {
 		run.state = KVPERF_RUN_STATE_CONNECTING;
-		if (run.cfg.type == KVPERF_RUN_TYPE_BW)
+		if (run.cfg.type == KVPERF_RUN_TYPE_IO)
+			err = upath_run_io(&run, &reason);
+		else if (run.cfg.type == KVPERF_RUN_TYPE_BW)
 			err = upath_run_bw(&run, &reason);
 		else
 			err = upath_run_lat(&run, &reason);

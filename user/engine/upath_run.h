@@ -102,6 +102,49 @@ struct upath_bw_result {
 };
 
 /**
+ * struct upath_io_queue_result - one queue's part of an I/O result
+ * @cpu: CPU of its thread, -1 when not bound
+ * @ios: its measured I/Os of the result's direction
+ * @elapsed_ns: its first measured submission to its last completion
+ * @mismatches: its reads whose data were wrong
+ * @stats: its latencies' summary (stats off: the count and the mean)
+ * @cpu_ns: its thread's CPU time (stats on)
+ * @target_cpu_ns: the target's, as its responses said
+ */
+struct upath_io_queue_result {
+	int32_t cpu;
+	uint64_t ios;
+	uint64_t elapsed_ns;
+	uint64_t mismatches;
+	struct upath_stats stats;
+	uint64_t cpu_ns;
+	uint64_t target_cpu_ns;
+};
+
+/**
+ * struct upath_io_dir_result - an I/O run's result: all of it, or a
+ *				 mix's reads' or writes'
+ * @op: its direction
+ * @hist: its latencies, all queues' (stats on)
+ * @stats: their summary (stats off: the count and the mean)
+ * @elapsed_ns: the run's first measured submission to its last completion
+ * @mismatches: reads whose data were wrong
+ * @cpu_ns: the queues' threads' CPU time (stats on), the run's
+ * @target_cpu_ns: the target's, the run's
+ * @queue: one entry per queue
+ */
+struct upath_io_dir_result {
+	uint8_t op;
+	struct upath_hist *hist;
+	struct upath_stats stats;
+	uint64_t elapsed_ns;
+	uint64_t mismatches;
+	uint64_t cpu_ns;
+	uint64_t target_cpu_ns;
+	struct upath_io_queue_result *queue;
+};
+
+/**
  * struct upath_run - one run of the user path
  * @cfg: what it does
  * @state: enum kvperf_run_state
@@ -110,12 +153,13 @@ struct upath_bw_result {
  * @kernel: the release of the running kernel
  * @mtu: the path MTU
  * @progress: latency: iterations done, warm-ups included; bandwidth:
- *	      measured messages
+ *	      measured messages; I/O: I/Os completed, warm-up included
  * @bytes: bandwidth, measured bytes
  * @nresults: sizes
  * @ndone: sizes done
  * @lat: latency results, @nresults of them
  * @bw: bandwidth results, @nresults of them
+ * @io: I/O results, @nresults of them (a mix: the reads', the writes')
  * @ops: its reports, or NULL
  * @start_ns: when the run started
  */
@@ -132,9 +176,13 @@ struct upath_run {
 	uint32_t ndone;
 	struct upath_lat_result *lat;
 	struct upath_bw_result *bw;
+	struct upath_io_dir_result *io;
 	const struct upath_run_ops *ops;
 	uint64_t start_ns;
 };
+
+/* upath_run_io.c */
+int upath_run_io(struct upath_run *run, const char **reason);
 
 /* upath_run_bw.c */
 int upath_run_bw(struct upath_run *run, const char **reason);

@@ -54,6 +54,18 @@ void upath_hist_record(struct upath_hist *h, uint64_t ns)
 }
 
 /**
+ * upath_hist_merge() - add one histogram's samples to another's
+ * @dst: receives them
+ * @src: the samples, of a histogram with the same range
+ *
+ * As kvperf_hist_merge(): counts bucket by bucket, extremes and exact sums.
+ */
+void upath_hist_merge(struct upath_hist *dst, const struct upath_hist *src)
+{
+	kvperf_hist_merge(&dst->h, &src->h);
+}
+
+/**
  * upath_hist_summarize() - the summary the kernel path reports
  * @h: the histogram
  * @st: filled in; all 0 for an empty histogram

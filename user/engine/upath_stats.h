@@ -24,6 +24,7 @@ struct upath_stats {
 struct upath_hist *upath_hist_new(uint64_t max_ns);
 void upath_hist_free(struct upath_hist *h);
 void upath_hist_record(struct upath_hist *h, uint64_t ns);
+void upath_hist_merge(struct upath_hist *dst, const struct upath_hist *src);
 void upath_hist_summarize(const struct upath_hist *h, struct upath_stats *st);
 void upath_stats_from_elapsed(struct upath_stats *st, uint64_t count,
 			      uint64_t elapsed_ns, uint32_t divisor);

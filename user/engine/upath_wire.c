@@ -33,7 +33,8 @@ void upath_wire_req_put(const struct upath_req *r, struct kvperf_wire_req *w)
 	memset(w, 0, sizeof(*w));
 	w->version = KVPERF_PROTO_VERSION;
 	w->op = r->op;
-	w->flags = r->flags & (KVPERF_WIRE_VERIFY | KVPERF_WIRE_BIDIR);
+	w->flags = r->flags & (KVPERF_WIRE_VERIFY | KVPERF_WIRE_BIDIR |
+			       KVPERF_WIRE_IO_INV_LOCAL | KVPERF_WIRE_IO_MIXED);
 	w->type = r->type;
 	w->size_max = htobe32(r->size_max);
 	w->inline_size = htobe32(r->inline_size);
@@ -169,11 +170,12 @@ void upath_wire_rep_put(uint32_t rkey, uint64_t addr, uint16_t credits,
  * @len: its length
  * @rkey: receives the server's rkey
  * @addr: receives its buffer's address
+ * @credits: receives the I/Os an I/O run's host may keep outstanding
  *
  * Return: 0, or -EPROTO when it is not a kvperf server's of this version.
  */
 int upath_wire_rep_get(const void *data, size_t len, uint32_t *rkey,
-		       uint64_t *addr)
+		       uint64_t *addr, uint32_t *credits)
 {
 	struct kvperf_wire_rep w;
 
@@ -184,6 +186,7 @@ int upath_wire_rep_get(const void *data, size_t len, uint32_t *rkey,
 		return -EPROTO;
 	*rkey = be32toh(w.rkey);
 	*addr = be64toh(w.addr);
+	*credits = be16toh(w.credits);
 	return 0;
 }
 

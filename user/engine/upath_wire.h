@@ -18,7 +18,7 @@
  * struct upath_req - a connect request in host order
  * @op: enum kvperf_op
  * @poll: enum kvperf_poll
- * @flags: KVPERF_WIRE_VERIFY, KVPERF_WIRE_BIDIR
+ * @flags: KVPERF_WIRE_VERIFY, KVPERF_WIRE_BIDIR; I/O runs KVPERF_WIRE_IO_*
  * @type: enum kvperf_run_type
  * @size_max: largest message
  * @inline_size: inline threshold
@@ -71,7 +71,7 @@ bool upath_wire_req_ok(const struct upath_req *r);
 void upath_wire_rep_put(uint32_t rkey, uint64_t addr, uint16_t credits,
 			struct kvperf_wire_rep *w);
 int upath_wire_rep_get(const void *data, size_t len, uint32_t *rkey,
-		       uint64_t *addr);
+		       uint64_t *addr, uint32_t *credits);
 void upath_wire_report_put(const struct upath_report *r,
 			   struct kvperf_wire_report *w);
 void upath_wire_report_get(const struct kvperf_wire_report *w,

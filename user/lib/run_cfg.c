@@ -288,9 +288,18 @@ static const char *run_cfg_check_bw(const struct kv_run_cfg *cfg, int *attr)
 static const char *run_cfg_check_path(const struct kv_run_cfg *cfg,
 				      uint8_t path, int *attr)
 {
-	*attr = KVPERF_A_RUN_TYPE;
-	if (path == KV_RUN_PATH_USER && cfg->type == KVPERF_RUN_TYPE_IO)
-		return "I/O runs are on the kernel path only so far: the user path has no I/O host yet";
+	/* no FRWR in user space: the user path registers each block once */
+	*attr = KVPERF_A_RUN_REG;
+	if (path == KV_RUN_PATH_USER && KV_HAS(cfg, KVPERF_A_RUN_REG) &&
+	    cfg->reg == KVPERF_IO_REG_FRWR)
+		return "the user path has no FRWR: it registers each block once, at connect (reg pre)";
+	*attr = KVPERF_A_RUN_INV;
+	if (path == KV_RUN_PATH_USER && KV_HAS(cfg, KVPERF_A_RUN_INV))
+		return "inv applies to reg frwr: the user path registers each block once, at connect (reg pre)";
+	*attr = KVPERF_A_RUN_INTERVAL_MS;
+	if (path == KV_RUN_PATH_USER && cfg->type == KVPERF_RUN_TYPE_IO &&
+	    KV_HAS(cfg, KVPERF_A_RUN_INTERVAL_MS))
+		return "interval applies to the kernel path's I/O runs only so far";
 	*attr = KVPERF_A_RUN_POST_CONTEXT;
 	if (path == KV_RUN_PATH_USER &&
 	    KV_HAS(cfg, KVPERF_A_RUN_POST_CONTEXT) &&
