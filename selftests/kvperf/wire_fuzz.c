@@ -209,7 +209,8 @@ static void fz_cm_event(struct fz_conn *fc, const struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_ESTABLISHED:
 		if (upath_wire_rep_get(ev->param.conn.private_data,
 				       ev->param.conn.private_data_len,
-				       &c->remote_rkey, &c->remote_addr))
+				       &c->remote_rkey, &c->remote_addr,
+				       &c->credits))
 			fc->bad_rep = true;
 		c->established = true;
 		c->cm_event = ev->event;
@@ -1149,8 +1150,6 @@ static void fz_io_attempt(struct fz *f)
 		return;
 	}
 	upath_wire_req_put(&cv.r, &w);
-	/* the user path's encoder keeps no I/O flag */
-	w.flags |= cv.r.flags;
 	v = fz_connect(f, cv.fc, &w, sizeof(w), 1, 1, false);
 	fz_count_verdict(f, cv.fc, v);
 	if (v == FZ_REFUSED && cv.fc->rej_reason == KVPERF_WIRE_REJ_BAD_REQUEST) {
