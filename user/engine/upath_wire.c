@@ -281,12 +281,12 @@ size_t upath_wire_pinned(uint32_t size_max)
  * upath_wire_io_ctxs() - the contexts an I/O target keeps
  * @credits: the I/Os the host may keep outstanding
  *
- * Return: @credits and up to UPATH_IO_SPARE_MAX more.
+ * Return: @credits and up to UPATH_IO_SPARE_CTXS more.
  */
 uint32_t upath_wire_io_ctxs(uint32_t credits)
 {
-	return credits + (credits < UPATH_IO_SPARE_MAX ? credits :
-			  UPATH_IO_SPARE_MAX);
+	return credits + (credits < UPATH_IO_SPARE_CTXS ? credits :
+			  UPATH_IO_SPARE_CTXS);
 }
 
 /**

@@ -109,7 +109,7 @@ struct upath_admit {
  * beyond the host's credits, at most, and receives beyond them, the
  * module's numbers (kmod/io.h), for the same reasons.
  */
-#define UPATH_IO_SPARE_MAX	8
+#define UPATH_IO_SPARE_CTXS	8
 #define UPATH_IO_RECV_SPARE	64
 
 uint32_t upath_wire_io_ctxs(uint32_t credits);
