@@ -42,7 +42,10 @@ static void cmp_words(struct cmp_line *l, uint8_t type,
 	a.argv = argv;
 	kv.out = cap_open(&out);
 	kv.err = cap_open(&err);
-	l->ret = cmp_parse(&kv, &a, type, &l->o);
+	if (type == KVPERF_RUN_TYPE_IO)
+		l->ret = cmp_parse_io(&kv, &a, &l->o);
+	else
+		l->ret = cmp_parse(&kv, &a, type, &l->o);
 	snprintf(l->err, sizeof(l->err), "%s", cap_str(&err));
 	CHECK_STR(cap_str(&out), "");
 	cap_close(&out);
@@ -968,7 +971,7 @@ static void cmp_cli(void)
 
 	CHECK_INT(cli((const char *const []){ NULL }, &out, &err),
 		  KVPERF_EXIT_USAGE);
-	CHECK_STR(err, "kvperf: missing lat or bw (try 'kvperf compare help')\n");
+	CHECK_STR(err, "kvperf: missing lat, bw or io (try 'kvperf compare help')\n");
 	CHECK_INT(CLI(&out, &err, "help"), 0);
 	CHECK(STARTS(out, "Usage: kvperf [-j [-p]] compare lat op"));
 	CHECK(strstr(out, "gnuplot-nox"));
@@ -997,6 +1000,302 @@ static void cmp_not_local(void)
 	CHECK(strstr(err, "add 'remote'"));
 }
 
+#define IO_LINE(l, ...)	CMP_LINE((l), KVPERF_RUN_TYPE_IO, __VA_ARGS__)
+
+#define IO_ERR(want, obj, ...)						\
+	do {								\
+		struct cmp_line l_;					\
+		IO_LINE(&l_, __VA_ARGS__);				\
+		CHECK_INT(l_.ret, KVPERF_EXIT_USAGE);			\
+		CHECK_STR(l_.err, "kvperf: " want			\
+			  " (try 'kvperf " obj " help')\n");		\
+	} while (0)
+
+/*
+ * compare io: its own words (rounds, remote) anywhere, everything else
+ * run io's, parsed by run io's parser; what compare io cannot do, and
+ * what the user host would refuse, refused.
+ */
+static void cmp_io_parse(void)
+{
+	struct cmp_line l;
+
+	IO_LINE(&l, "addr", "198.18.0.1");
+	CHECK_INT(l.ret, 0);
+	CHECK_STR(l.err, "");
+	CHECK_INT(l.o.type, KVPERF_RUN_TYPE_IO);
+	CHECK_INT(l.o.op, KVPERF_OP_READ);
+	CHECK_STR(l.o.addr, "198.18.0.1");
+	CHECK_INT(l.o.port, 18515);
+	CHECK_INT(l.o.rounds, 5);
+	CHECK_INT(l.o.poll, KVPERF_POLL_BUSY);
+	CHECK_INT(l.o.size, 4096);
+	CHECK(!cmp_opt(&l.o, CMP_KW_REMOTE));
+	CHECK(!cmp_opt(&l.o, CMP_KW_ITERS));
+
+	IO_LINE(&l, "rounds", "3", "addr", "fd00::1", "rw", "randmix", "70",
+		 "bs", "128K", "remote", "qd", "16", "queues", "2",
+		 "segments", "4", "inv", "local", "iters", "500", "port",
+		 "20000", "poll", "softirq");
+	CHECK_INT(l.ret, 0);
+	CHECK_STR(l.err, "");
+	CHECK_STR(l.o.addr, "fd00::1");
+	CHECK_INT(l.o.addr_len, 16);
+	CHECK_INT(l.o.rounds, 3);
+	CHECK(cmp_opt(&l.o, CMP_KW_REMOTE));
+	CHECK_INT(l.o.port, 20000);
+	CHECK_INT(l.o.size, 131072);
+	CHECK_INT(l.o.iterations, 500);
+	CHECK_INT(l.o.poll, KVPERF_POLL_SOFTIRQ);
+	CHECK(cfg_is(&l.o.io, KVPERF_A_RUN_READ_PCT, 70));
+	CHECK(cfg_is(&l.o.io, KVPERF_A_RUN_QD, 16));
+	CHECK(cfg_is(&l.o.io, KVPERF_A_RUN_QPS, 2));
+	CHECK(cfg_is(&l.o.io, KVPERF_A_RUN_SEGMENTS, 4));
+	CHECK(cfg_is(&l.o.io, KVPERF_A_RUN_INV, KVPERF_IO_INV_LOCAL));
+
+	IO_ERR("'path' does not apply to compare io", "compare",
+	       "addr", "198.18.0.1", "path", "user");
+	IO_ERR("'interval' does not apply to compare io", "compare",
+	       "addr", "198.18.0.1", "interval", "1s");
+	IO_ERR("'no-wait' does not apply to compare io", "compare",
+	       "addr", "198.18.0.1", "no-wait");
+	IO_ERR("'key' does not apply to compare io", "compare",
+	       "addr", "198.18.0.1", "key", "00112233445566778899aabbccddeeff");
+	IO_ERR("invalid port '65535' (1 to 65534: PORT+1 is the user target's)",
+	       "compare", "addr", "198.18.0.1", "port", "65535");
+	IO_ERR("rounds '0' is out of range (1 to 100)", "compare",
+	       "addr", "198.18.0.1", "rounds", "0");
+	IO_ERR("'rounds' given twice", "compare",
+	       "rounds", "2", "addr", "198.18.0.1", "rounds", "3");
+	IO_ERR("'remote' given twice", "compare",
+	       "remote", "addr", "198.18.0.1", "remote");
+	IO_ERR("missing value after 'rounds'", "compare",
+	       "addr", "198.18.0.1", "rounds");
+	/* run io's own words and reasons */
+	IO_ERR("missing addr", "run", "rounds", "2");
+	IO_ERR("an I/O run's block size is a multiple of 512 from 512 B to 1 MiB",
+	       "run", "addr", "198.18.0.1", "bs", "3000");
+	IO_ERR("unknown keyword 'plot'", "run",
+	       "addr", "198.18.0.1", "plot", "x.svg");
+}
+
+/*
+ * The three columns' runs: the kernel host as given, against PORT and
+ * PORT+1; the user host without reg and inv, on PORT.
+ */
+static void cmp_io_cfgs(void)
+{
+	struct kv_run_cfg cfg;
+	struct cmp_line l;
+
+	IO_LINE(&l, "addr", "198.18.0.1", "rw", "write", "reg", "frwr",
+		"inv", "local", "qd", "4", "verify", "rounds", "1");
+	CHECK_INT(l.ret, 0);
+	cmp_io_cfg(&cfg, &l.o, CMP_KERNEL);
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_TYPE, KVPERF_RUN_TYPE_IO));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_OP, KVPERF_OP_WRITE));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_PORT, 18515));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_REG, KVPERF_IO_REG_FRWR));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_INV, KVPERF_IO_INV_LOCAL));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_QD, 4));
+	CHECK(cfg.verify);
+	cmp_io_cfg(&cfg, &l.o, CMP_USER_TARGET);
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_PORT, 18516));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_INV, KVPERF_IO_INV_LOCAL));
+	cmp_io_cfg(&cfg, &l.o, CMP_USER);
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_PORT, 18515));
+	CHECK(!KV_HAS(&cfg, KVPERF_A_RUN_REG));
+	CHECK(!KV_HAS(&cfg, KVPERF_A_RUN_INV));
+	CHECK(cfg_is(&cfg, KVPERF_A_RUN_QD, 4));
+	CHECK(cfg.verify);
+	CHECK_STR(cmp_col_name(KVPERF_RUN_TYPE_IO, CMP_USER), "user-host");
+	CHECK_STR(cmp_col_name(KVPERF_RUN_TYPE_LAT, CMP_USER), "user");
+	CHECK(cmp_path_of_type(KVPERF_RUN_TYPE_IO, CMP_USER_TARGET));
+	CHECK(!cmp_path_of_type(KVPERF_RUN_TYPE_IO, CMP_PERFTEST));
+	CHECK(!cmp_path_of_type(KVPERF_RUN_TYPE_BW, CMP_USER_TARGET));
+}
+
+/* One direction of an I/O run: @ios in @ms, latencies from @p50 up. */
+static struct kv_lat_result *io_dir(struct kv_run *run, uint8_t op,
+				    uint64_t ios, uint64_t ms, uint64_t p50)
+{
+	struct kv_lat_result *res = lat_of(run, 4096);
+
+	lat_set(res, KVPERF_A_RESULT_OP, op);
+	lat_set(res, KVPERF_A_RESULT_ITERATIONS, ios);
+	lat_set(res, KVPERF_A_RESULT_ELAPSED_NS, ms * 1000000);
+	lat_set(res, KVPERF_A_RESULT_MIN_NS, p50 / 2);
+	lat_set(res, KVPERF_A_RESULT_P50_NS, p50);
+	lat_set(res, KVPERF_A_RESULT_P90_NS, p50 * 2);
+	lat_set(res, KVPERF_A_RESULT_P99_NS, p50 * 3);
+	lat_set(res, KVPERF_A_RESULT_P999_NS, p50 * 4);
+	lat_set(res, KVPERF_A_RESULT_MAX_NS, p50 * 5);
+	/* mean = p50: summed latency ios * p50 */
+	lat_set(res, KVPERF_A_RESULT_MEAN_PS, p50 * 1000);
+	lat_set(res, KVPERF_A_RESULT_REG_NS, ios * p50 / 10);
+	lat_set(res, KVPERF_A_RESULT_INV_NS, ios * p50 / 20);
+	return res;
+}
+
+/* result_for() a compare io: its three columns active, perftest not */
+#define IO_RESULT(r, ...)						\
+	do {								\
+		RESULT((r), KVPERF_RUN_TYPE_IO, __VA_ARGS__);		\
+		(r)->active[CMP_PERFTEST] = false;			\
+		(r)->active[CMP_USER_TARGET] = true;			\
+	} while (0)
+
+/*
+ * An I/O run's directions into their rows: IOPS, the distribution in
+ * usec and the reg+inv share; a direction the compare has no row for,
+ * or a result without its count, is an error; stats off has no share.
+ */
+static void cmp_io_read(void)
+{
+	struct cmp_result r;
+	struct kv_run run;
+	const double *pt;
+	char err[128];
+
+	IO_RESULT(&r, "addr", "198.18.0.1", "rw", "randmix", "70", "rounds",
+		  "2");
+	CHECK_INT(r.count, 2);
+	CHECK_INT(r.rows[0].op, KVPERF_OP_READ);
+	CHECK_INT(r.rows[1].op, KVPERF_OP_WRITE);
+	CHECK_INT(r.rows[1].size, 4096);
+	run_of(&run, KVPERF_RUN_TYPE_IO);
+	io_dir(&run, KVPERF_OP_READ, 7000, 1000, 200000);
+	io_dir(&run, KVPERF_OP_WRITE, 3000, 1000, 400000);
+	CHECK_INT(cmp_read_run(&r, CMP_USER_TARGET, 1, &run, err, sizeof(err)),
+		  2);
+	CHECK(fabs(r.rows[0].cell[CMP_USER_TARGET].value[1] - 7000) < 1e-9);
+	CHECK(fabs(r.rows[1].cell[CMP_USER_TARGET].value[1] - 3000) < 1e-9);
+	CHECK(isnan(r.rows[0].cell[CMP_USER_TARGET].value[0]));
+	pt = r.rows[1].cell[CMP_USER_TARGET].points[1];
+	CHECK(fabs(pt[CMP_PT_MIN] - 200) < 1e-9);
+	CHECK(fabs(pt[CMP_PT_P50] - 400) < 1e-9);
+	CHECK(fabs(pt[CMP_PT_P99] - 1200) < 1e-9);
+	CHECK(fabs(pt[CMP_PT_MAX] - 2000) < 1e-9);
+	/* reg a tenth, inv a twentieth of the summed latency */
+	CHECK(fabs(r.rows[1].cell[CMP_USER_TARGET].share[1] - 15) < 1e-9);
+	run_model_free(&run);
+
+	/* a write run has no row in a read compare */
+	run_of(&run, KVPERF_RUN_TYPE_IO);
+	io_dir(&run, KVPERF_OP_READ, 7000, 1000, 200000);
+	lat_set(io_dir(&run, KVPERF_OP_WRITE, 1, 1, 1), KVPERF_A_RESULT_SIZE,
+		8192);
+	CHECK_INT(cmp_read_run(&r, CMP_KERNEL, 0, &run, err, sizeof(err)),
+		  -EINVAL);
+	CHECK_STR(err, "a result without its numbers");
+	run_model_free(&run);
+	cmp_result_free(&r);
+
+	IO_RESULT(&r, "addr", "198.18.0.1", "stats", "off", "rounds", "1");
+	CHECK_INT(r.count, 1);
+	run_of(&run, KVPERF_RUN_TYPE_IO);
+	io_dir(&run, KVPERF_OP_READ, 500, 250, 1000);
+	CHECK_INT(cmp_read_run(&r, CMP_KERNEL, 0, &run, err, sizeof(err)), 1);
+	CHECK(fabs(r.rows[0].cell[CMP_KERNEL].value[0] - 2000) < 1e-9);
+	CHECK(isnan(r.rows[0].cell[CMP_KERNEL].share[0]));
+	run_model_free(&run);
+	cmp_result_free(&r);
+}
+
+/* A randmix compare io of two rounds, every column filled in. */
+static void fill_io(struct cmp_result *r)
+{
+	static const double iops[CMP_PATHS][2] = {
+		[CMP_KERNEL] = { 7000, 8000 },
+		[CMP_USER] = { 6000, 6000 },
+		[CMP_USER_TARGET] = { 7500, 7700 },
+	};
+	static const enum cmp_path cols[] = {
+		CMP_KERNEL, CMP_USER, CMP_USER_TARGET,
+	};
+	size_t c, row, i, k;
+
+	IO_RESULT(r, "addr", "198.18.0.1", "rw", "randmix", "70", "qd", "16",
+		  "queues", "2", "time", "5", "rounds", "2");
+	snprintf(r->env.kernel, sizeof(r->env.kernel), "6.12.117+deb12-amd64");
+	snprintf(r->env.dev, sizeof(r->env.dev), "rxe0");
+	snprintf(r->env.cpu, sizeof(r->env.cpu), "QEMU TCG CPU version 2.5+");
+	r->env.tcg = true;
+	for (c = 0; c < ARRAY_SIZE(cols); c++)
+		for (row = 0; row < 2; row++)
+			for (i = 0; i < 2; i++) {
+				struct cmp_cell *cell = &r->rows[row].cell[cols[c]];
+
+				cell->value[i] = iops[cols[c]][i] / (row + 1);
+				for (k = 0; k < CMP_PTS; k++)
+					cell->points[i][k] = 100.0 * (k + 1) *
+							     (row + 1) * (c + 1);
+				cell->share[i] = cols[c] == CMP_USER ? 0 :
+						 2.5 + i;
+			}
+}
+
+static void cmp_io_print_text(void)
+{
+	struct cmp_result r;
+	struct capture c;
+	struct printer p;
+
+	fill_io(&r);
+	pr_init(&p, cap_open(&c), false, false);
+	cmp_print(&p, &r);
+	CHECK_STR(cap_str(&c),
+		  "# compare io randmix 70, bs 4096, qd 16, queues 2, segments 1, reg frwr, inv remote, 2 rounds, poll busy, dev rxe0, kernel 6.12.117+deb12-amd64 (TCG)\n"
+		  "# cpu QEMU TCG CPU version 2.5+\n"
+		  "# kernel: kernel host, kernel target; user-host: user host (reg pre: no FRWR in user space), kernel target; user-target: kernel host, user target\n"
+		  "# median (min-max) over the rounds of IOPS, then of the p50 and the p99 completion latency\n"
+		  " #rw        kernel[IOPS]                 user-host[IOPS]              user-target[IOPS]            kernel/user-host   kernel/user-target\n"
+		  " read       7500.00 (7000.00-8000.00)    6000.00 (6000.00-6000.00)    7600.00 (7500.00-7700.00)    1.25               0.99\n"
+		  " write      3750.00 (3500.00-4000.00)    3000.00 (3000.00-3000.00)    3800.00 (3750.00-3850.00)    1.25               0.99\n"
+		  " #rw        kernel[p50 usec]             user-host[p50 usec]          user-target[p50 usec]        kernel/user-host   kernel/user-target\n"
+		  " read       200.00 (200.00-200.00)       400.00 (400.00-400.00)       600.00 (600.00-600.00)       0.50               0.33\n"
+		  " write      400.00 (400.00-400.00)       800.00 (800.00-800.00)       1200.00 (1200.00-1200.00)    0.50               0.33\n"
+		  " #rw        kernel[p99 usec]             user-host[p99 usec]          user-target[p99 usec]        kernel/user-host   kernel/user-target\n"
+		  " read       400.00 (400.00-400.00)       800.00 (800.00-800.00)       1200.00 (1200.00-1200.00)    0.50               0.33\n"
+		  " write      800.00 (800.00-800.00)       1600.00 (1600.00-1600.00)    2400.00 (2400.00-2400.00)    0.50               0.33\n"
+		  "# registration and invalidation, % of the summed completion latency\n"
+		  " #rw        kernel[reg+inv %]            user-host[reg+inv %]         user-target[reg+inv %]\n"
+		  " read       3.00 (2.50-3.50)             0.00 (0.00-0.00)             3.00 (2.50-3.50)\n"
+		  " write      3.00 (2.50-3.50)             0.00 (0.00-0.00)             3.00 (2.50-3.50)\n");
+	cap_close(&c);
+
+	/* a round of the user host failed */
+	r.rows[0].cell[CMP_USER].value[1] = NAN;
+	r.rows[0].cell[CMP_USER].failed = 1;
+	r.rows[1].cell[CMP_USER].failed = 1;
+	pr_init(&p, cap_open(&c), false, false);
+	cmp_print(&p, &r);
+	CHECK(strstr(cap_str(&c), "\n# user-host: 1 of 2 rounds failed\n"));
+	cap_close(&c);
+	cmp_result_free(&r);
+}
+
+static void cmp_io_print_json(void)
+{
+	struct cmp_result r;
+	struct capture c;
+	struct printer p;
+	const char *s;
+
+	fill_io(&r);
+	pr_init(&p, cap_open(&c), true, false);
+	cmp_print(&p, &r);
+	s = cap_str(&c);
+	CHECK(STARTS(s, "{\"compare\":\"io\",\"rw\":\"randmix\",\"read_pct\":70,\"bs\":4096,\"qd\":16,\"queues\":2,\"segments\":1,\"reg\":\"frwr\",\"inv\":\"remote\",\"inline_data\":0,\"user_host_reg\":\"pre\",\"rounds\":2,\"poll\":\"busy\",\"unit\":\"IOPS\",\"paths\":[\"kernel\",\"user-host\",\"user-target\"],"));
+	CHECK(!strstr(s, "perftest\":{"));
+	CHECK(!strstr(s, "post_context"));
+	CHECK(strstr(s, "\"rows\":[{\"size\":4096,\"rw\":\"read\",\"kernel\":{\"median\":7500.000,\"min\":7000.000,\"max\":8000.000,\"values\":[7000.000,8000.000],\"failed\":0,\"reg_inv_pct\":[2.500,3.500],\"median_round\":0,\"points\":[{\"min\":100.000,\"p50\":200.000,"));
+	CHECK(strstr(s, "\"kernel_user_host_ratio\":1.250,\"kernel_user_host_p50_ratio\":0.500,\"kernel_user_host_p99_ratio\":0.500,\"kernel_user_target_ratio\":0.987,\"kernel_user_target_p50_ratio\":0.333,\"kernel_user_target_p99_ratio\":0.333}"));
+	CHECK(strstr(s, "{\"size\":4096,\"rw\":\"write\",\"kernel\":{\"median\":3750.000,"));
+	cap_close(&c);
+	cmp_result_free(&r);
+}
+
 const struct unit_test unit_tests[] = {
 	UNIT(cmp_parse_defaults),
 	UNIT(cmp_parse_all),
@@ -1018,5 +1317,10 @@ const struct unit_test unit_tests[] = {
 	UNIT(cmp_print_json),
 	UNIT(cmp_cli),
 	UNIT(cmp_not_local),
+	UNIT(cmp_io_parse),
+	UNIT(cmp_io_cfgs),
+	UNIT(cmp_io_read),
+	UNIT(cmp_io_print_text),
+	UNIT(cmp_io_print_json),
 	{ NULL },
 };

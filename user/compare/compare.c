@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/kvperf.h>
@@ -20,6 +21,7 @@
 #include "kvperf.h"
 #include "perftest.h"
 #include "print.h"
+#include "run.h"
 #include "run_cfg.h"
 #include "run_model.h"
 #include "upath_cfg.h"
@@ -29,7 +31,39 @@ const char *const cmp_path_names[CMP_PATHS] = {
 	[CMP_KERNEL_BH]	= "kernel-bh",
 	[CMP_USER]	= "user",
 	[CMP_PERFTEST]	= "perftest",
+	[CMP_USER_TARGET] = "user-target",
 };
+
+/**
+ * cmp_col_name() - the name of a column in a compare of @type
+ * @type: KVPERF_RUN_TYPE_LAT, _BW or _IO
+ * @path: the column
+ *
+ * Return: cmp_path_names[@path], but "user-host" for the user path's
+ * column of a compare io, whose other user column is the target's.
+ */
+const char *cmp_col_name(uint8_t type, enum cmp_path path)
+{
+	if (type == KVPERF_RUN_TYPE_IO && path == CMP_USER)
+		return "user-host";
+	return cmp_path_names[path];
+}
+
+/**
+ * cmp_path_of_type() - is @path a column a compare of @type can have?
+ * @type: KVPERF_RUN_TYPE_LAT, _BW or _IO
+ * @path: the column
+ *
+ * Return: for io kernel, user(-host) and user-target; for lat and bw
+ * every column but user-target.
+ */
+bool cmp_path_of_type(uint8_t type, enum cmp_path path)
+{
+	if (type == KVPERF_RUN_TYPE_IO)
+		return path == CMP_KERNEL || path == CMP_USER ||
+		       path == CMP_USER_TARGET;
+	return path != CMP_USER_TARGET;
+}
 
 const char *const cmp_point_names[CMP_PTS] = {
 	[CMP_PT_MIN]	= "min",
@@ -253,6 +287,151 @@ int cmp_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	return KVPERF_EXIT_OK;
 }
 
+/* compare io's own keywords, given in full among run io's */
+enum cmp_io_kw {
+	CMP_IO_KW_ROUNDS,
+	CMP_IO_KW_REMOTE,
+	CMP_IO_KWS
+};
+
+/*
+ * Take compare io's own words (rounds R, remote) out of @a, the rest
+ * into @rest (room for all of @a), in order.
+ */
+static int cmp_io_split(struct kvperf *kv, struct args *a, struct args *rest,
+			struct cmp_opts *o)
+{
+	const char *w;
+
+	while ((w = args_next(a))) {
+		if (!strcmp(w, "remote")) {
+			if (cmp_opt(o, CMP_KW_REMOTE))
+				return kvperf_usage(kv, "compare",
+						    "'remote' given twice");
+			o->given |= CMP_KW_BIT(CMP_KW_REMOTE);
+			continue;
+		}
+		if (strcmp(w, "rounds")) {
+			rest->argv[rest->argc++] = (char *)w;
+			continue;
+		}
+		if (cmp_opt(o, CMP_KW_ROUNDS))
+			return kvperf_usage(kv, "compare",
+					    "'rounds' given twice");
+		w = args_next(a);
+		if (!w)
+			return kvperf_usage(kv, "compare",
+					    "missing value after 'rounds'");
+		if (cmp_number(kv, "rounds", w, 1, CMP_ROUNDS_MAX, &o->rounds))
+			return KVPERF_EXIT_USAGE;
+		o->given |= CMP_KW_BIT(CMP_KW_ROUNDS);
+	}
+	return KVPERF_EXIT_OK;
+}
+
+/**
+ * cmp_io_cfg() - the run io of a compare io's column
+ * @cfg: receives it
+ * @o: from cmp_parse_io()
+ * @path: CMP_KERNEL, CMP_USER (the user host) or CMP_USER_TARGET
+ *
+ * The kernel and user-target columns run the kernel host with what was
+ * given, against the kernel target on PORT and the user target on
+ * PORT+1; the user host runs against the kernel target with the same,
+ * less reg and inv: it has no FRWR and registers each block once, at
+ * connect (reg pre).
+ */
+void cmp_io_cfg(struct kv_run_cfg *cfg, const struct cmp_opts *o,
+		enum cmp_path path)
+{
+	*cfg = o->io;
+	if (path == CMP_USER_TARGET)
+		run_model_set_uint(&run_cfg_fields, cfg, KVPERF_A_RUN_PORT,
+				   o->port + 1);
+	if (path == CMP_USER)
+		cfg->has &= ~(1ULL << KVPERF_A_RUN_REG |
+			      1ULL << KVPERF_A_RUN_INV);
+}
+
+/**
+ * cmp_parse_io() - the arguments of "compare io"
+ * @kv: the invocation
+ * @a: the words after "io"
+ * @o: filled in: rounds (default 5), remote, and in @o->io the run io
+ *     the words make, parsed and checked by "run io"'s parser
+ *
+ * Every word but rounds R and remote (given in full) is run io's; of
+ * those, path, no-wait, interval, key and key-file are refused: compare
+ * runs both paths, waits, prints no live lines, and starts its servers.
+ *
+ * Return: KVPERF_EXIT_OK, or KVPERF_EXIT_USAGE after reporting.
+ */
+int cmp_parse_io(struct kvperf *kv, struct args *a, struct cmp_opts *o)
+{
+	static const enum run_kw refused[] = {
+		RUN_KW_PATH, RUN_KW_NO_WAIT, RUN_KW_INTERVAL, RUN_KW_KEY,
+		RUN_KW_KEY_FILE,
+	};
+	static const char *const refused_names[] = {
+		"path", "no-wait", "interval", "key", "key-file",
+	};
+	struct args rest = { 0 };
+	struct kv_run_cfg user;
+	char **words;
+	char why[RUN_CFG_WHY_LEN];
+	struct run_opts ro;
+	size_t i;
+	int ret, attr;
+
+	memset(o, 0, sizeof(*o));
+	o->type = KVPERF_RUN_TYPE_IO;
+	o->rounds = CMP_ROUNDS_DEFAULT;
+	/* run_parse() moves rest.argv along: @words is what to free */
+	words = calloc(a->argc + 1, sizeof(*words));
+	if (!words) {
+		kvperf_errorf(kv, "out of memory");
+		return KVPERF_EXIT_ERROR;
+	}
+	rest.argv = words;
+	ret = cmp_io_split(kv, a, &rest, o);
+	if (!ret)
+		ret = run_parse(kv, &rest, KVPERF_RUN_TYPE_IO, &ro);
+	free(words);
+	if (ret)
+		return ret;
+	for (i = 0; i < ARRAY_SIZE(refused); i++)
+		if (run_opt(&ro, refused[i]))
+			return kvperf_usage(kv, "compare",
+					    "'%s' does not apply to compare io",
+					    refused_names[i]);
+	o->io = ro.cfg;
+	o->op = o->io.op;
+	o->port = o->io.port;
+	if (o->port > 65535 - 1)
+		return kvperf_usage(kv, "compare",
+				    "invalid port '%u' (1 to 65534: PORT+1 is the user target's)",
+				    o->port);
+	memcpy(o->addr_bin, o->io.addr, o->io.addr_len);
+	o->addr_len = o->io.addr_len;
+	inet_ntop(o->addr_len == 16 ? AF_INET6 : AF_INET, o->addr_bin,
+		  o->addr_text, sizeof(o->addr_text));
+	o->addr = o->addr_text;
+	o->poll = KV_HAS(&o->io, KVPERF_A_RUN_POLL) ? o->io.poll :
+						      KVPERF_POLL_BUSY;
+	o->size = KV_HAS(&o->io, KVPERF_A_RUN_SIZE) ? o->io.size :
+						      KVPERF_IO_BS_DEFAULT;
+	o->size_max = o->size;
+	if (KV_HAS(&o->io, KVPERF_A_RUN_ITERATIONS)) {
+		o->iterations = o->io.iterations;
+		o->given |= CMP_KW_BIT(CMP_KW_ITERS);
+	}
+	/* the user host's run: what the user path refuses, said now */
+	cmp_io_cfg(&user, o, CMP_USER);
+	if (run_cfg_check(&user, RUN_PATH_USER, &attr, why, sizeof(why)))
+		return kvperf_usage(kv, "compare", "the user host: %s", why);
+	return KVPERF_EXIT_OK;
+}
+
 /**
  * cmp_signal_every() - the signal-every both kvperf paths use, for
  *			perftest's -Q
@@ -372,20 +551,35 @@ int cmp_result_init(struct cmp_result *r, const struct cmp_opts *o)
 	r->rounds = o->rounds;
 	if (cmp_opt(o, CMP_KW_ITERS))
 		r->iterations = o->iterations;
-	r->count = cmp_sizes(o, sizes, CMP_SIZES_MAX);
+	if (o->type == KVPERF_RUN_TYPE_IO) {
+		bool mix = KV_HAS(&o->io, KVPERF_A_RUN_READ_PCT);
+
+		/* a row per direction: reads, then writes, as run io prints */
+		r->io = o->io;
+		r->count = mix ? 2 : 1;
+		for (i = 0; i < r->count; i++) {
+			r->rows[i].size = o->size;
+			r->rows[i].op = mix && i ? KVPERF_OP_WRITE : o->op;
+		}
+	} else {
+		r->count = cmp_sizes(o, sizes, CMP_SIZES_MAX);
+		for (i = 0; i < r->count; i++)
+			r->rows[i].size = sizes[i];
+	}
 	for (i = 0; i < r->count; i++) {
-		r->rows[i].size = sizes[i];
 		for (p = 0; p < CMP_PATHS; p++) {
 			struct cmp_cell *c = &r->rows[i].cell[p];
 
 			c->value = calloc(o->rounds, sizeof(*c->value));
 			c->points = calloc(o->rounds, sizeof(*c->points));
-			if (!c->value || !c->points) {
+			c->share = calloc(o->rounds, sizeof(*c->share));
+			if (!c->value || !c->points || !c->share) {
 				cmp_result_free(r);
 				return -ENOMEM;
 			}
 			for (j = 0; j < o->rounds; j++) {
 				c->value[j] = NAN;
+				c->share[j] = NAN;
 				for (k = 0; k < CMP_PTS; k++)
 					c->points[j][k] = NAN;
 			}
@@ -403,8 +597,10 @@ void cmp_result_free(struct cmp_result *r)
 		for (p = 0; p < CMP_PATHS; p++) {
 			free(r->rows[i].cell[p].value);
 			free(r->rows[i].cell[p].points);
+			free(r->rows[i].cell[p].share);
 			r->rows[i].cell[p].value = NULL;
 			r->rows[i].cell[p].points = NULL;
+			r->rows[i].cell[p].share = NULL;
 		}
 	}
 	r->count = 0;
@@ -483,9 +679,9 @@ static double cmp_ns_to_us(const struct kv_lat_result *res, int attr)
 	return run_model_uint(&run_model_lat_fields, res, attr) / 1000.0;
 }
 
-/* One latency result of a run into its row. */
-static int cmp_read_lat(struct cmp_result *r, enum cmp_path path,
-			uint32_t round, const struct kv_lat_result *res)
+/* A latency result's distribution in usec; -EINVAL without its p50. */
+static int cmp_read_lat_points(double *points,
+			       const struct kv_lat_result *res)
 {
 	static const int attrs[CMP_PTS] = {
 		[CMP_PT_MIN] = KVPERF_A_RESULT_MIN_NS,
@@ -495,9 +691,19 @@ static int cmp_read_lat(struct cmp_result *r, enum cmp_path path,
 		[CMP_PT_P999] = KVPERF_A_RESULT_P999_NS,
 		[CMP_PT_MAX] = KVPERF_A_RESULT_MAX_NS,
 	};
+	int k;
+
+	for (k = 0; k < CMP_PTS; k++)
+		points[k] = cmp_ns_to_us(res, attrs[k]);
+	return isnan(points[CMP_PT_P50]) ? -EINVAL : 0;
+}
+
+/* One latency result of a run into its row. */
+static int cmp_read_lat(struct cmp_result *r, enum cmp_path path,
+			uint32_t round, const struct kv_lat_result *res)
+{
 	struct cmp_row *row;
 	struct cmp_cell *c;
-	int k;
 
 	if (!KV_HAS(res, KVPERF_A_RESULT_SIZE))
 		return -EINVAL;
@@ -505,9 +711,7 @@ static int cmp_read_lat(struct cmp_result *r, enum cmp_path path,
 	if (!row)
 		return 0;
 	c = &row->cell[path];
-	for (k = 0; k < CMP_PTS; k++)
-		c->points[round][k] = cmp_ns_to_us(res, attrs[k]);
-	if (isnan(c->points[round][CMP_PT_P50]))
+	if (cmp_read_lat_points(c->points[round], res))
 		return -EINVAL;
 	c->value[round] = c->points[round][CMP_PT_P50];
 	return 1;
@@ -529,6 +733,45 @@ static int cmp_read_bw(struct cmp_result *r, enum cmp_path path,
 		return -EINVAL;
 	row->cell[path].value[round] = (double)res->bytes * 1e9 /
 				       (double)res->elapsed_ns / 1048576.0;
+	return 1;
+}
+
+/*
+ * One direction of an I/O run into its row: IOPS, the completion
+ * latency's distribution, and registration and invalidation as a share
+ * of the summed latencies (NAN with stats off, which sums none).
+ */
+static int cmp_read_io(struct cmp_result *r, enum cmp_path path,
+		       uint32_t round, const struct kv_run *run,
+		       const struct kv_lat_result *res)
+{
+	uint8_t op = KV_HAS(res, KVPERF_A_RESULT_OP) ? res->op : run->op;
+	struct cmp_cell *c = NULL;
+	double lat_ns;
+	size_t i;
+
+	for (i = 0; i < r->count && !c; i++)
+		if (r->rows[i].op == op && KV_HAS(res, KVPERF_A_RESULT_SIZE) &&
+		    r->rows[i].size == res->size)
+			c = &r->rows[i].cell[path];
+	if (!c)
+		return -EINVAL;
+	if (!KV_HAS(res, KVPERF_A_RESULT_ITERATIONS) ||
+	    !KV_HAS(res, KVPERF_A_RESULT_ELAPSED_NS) || !res->elapsed_ns)
+		return -EINVAL;
+	c->value[round] = (double)res->iterations * 1e9 /
+			  (double)res->elapsed_ns;
+	/* with stats off there is no distribution: only IOPS */
+	cmp_read_lat_points(c->points[round], res);
+	/* stats off times no registration: no share, rather than 0 */
+	if (KV_HAS(&r->io, KVPERF_A_RUN_STATS) &&
+	    r->io.stats == KVPERF_STATS_MODE_OFF)
+		return 1;
+	lat_ns = KV_HAS(res, KVPERF_A_RESULT_MEAN_PS) ?
+		 (double)res->mean_ps / 1000.0 * (double)res->iterations : 0;
+	if (lat_ns > 0)
+		c->share[round] = (double)(res->reg_ns + res->inv_ns) * 100.0 /
+				  lat_ns;
 	return 1;
 }
 
@@ -564,8 +807,12 @@ int cmp_read_run(struct cmp_result *r, enum cmp_path path, uint32_t round,
 	if (!r->env.dev[0] && KV_HAS(run, KVPERF_A_RUN_DEV))
 		snprintf(r->env.dev, sizeof(r->env.dev), "%s", run->dev);
 	for (i = 0; i < count; i++) {
-		ret = bw ? cmp_read_bw(r, path, round, &run->bw[i]) :
-			   cmp_read_lat(r, path, round, &run->lat[i]);
+		if (r->type == KVPERF_RUN_TYPE_IO)
+			ret = cmp_read_io(r, path, round, run, &run->lat[i]);
+		else if (bw)
+			ret = cmp_read_bw(r, path, round, &run->bw[i]);
+		else
+			ret = cmp_read_lat(r, path, round, &run->lat[i]);
 		if (ret < 0) {
 			cmp_err(err, errlen, "a result without its numbers",
 				NULL);
@@ -708,6 +955,8 @@ static void cmp_json_cell(struct json_writer *jw, const struct cmp_result *r,
 			  const struct cmp_cell *c)
 {
 	unsigned int d = r->type == KVPERF_RUN_TYPE_BW ? 4 : cmp_decimals(r);
+	/* the points of an I/O run are latencies in usec, as lat's */
+	unsigned int dp = r->type == KVPERF_RUN_TYPE_IO ? 3 : d;
 	struct cmp_summary s;
 	size_t i, k;
 
@@ -723,7 +972,14 @@ static void cmp_json_cell(struct json_writer *jw, const struct cmp_result *r,
 	json_arr_close(jw);
 	json_key(jw, "failed");
 	json_u64(jw, c->failed);
-	if (r->type == KVPERF_RUN_TYPE_LAT) {
+	if (r->type == KVPERF_RUN_TYPE_IO) {
+		json_key(jw, "reg_inv_pct");
+		json_arr_open(jw);
+		for (i = 0; i < r->rounds; i++)
+			cmp_json_num(jw, c->share[i], 3);
+		json_arr_close(jw);
+	}
+	if (r->type != KVPERF_RUN_TYPE_BW) {
 		json_key(jw, "median_round");
 		if (s.n)
 			json_u64(jw, s.median_round);
@@ -735,7 +991,7 @@ static void cmp_json_cell(struct json_writer *jw, const struct cmp_result *r,
 			json_obj_open(jw);
 			for (k = 0; k < CMP_PTS; k++)
 				cmp_json_key_num(jw, cmp_point_names[k],
-						 c->points[i][k], d);
+						 c->points[i][k], dp);
 			json_obj_close(jw);
 		}
 		json_arr_close(jw);
@@ -754,6 +1010,115 @@ static double cmp_median(const struct cmp_result *r, const struct cmp_row *row,
 	return s.median;
 }
 
+/* The run io's number @attr, or @def when not given. */
+static uint32_t cmp_io_num(const struct cmp_result *r, int attr, uint32_t def)
+{
+	return KV_HAS(&r->io, attr) ?
+	       (uint32_t)run_model_uint(&run_cfg_fields, &r->io, attr) : def;
+}
+
+static const char *cmp_io_rw(const struct cmp_result *r)
+{
+	if (KV_HAS(&r->io, KVPERF_A_RUN_READ_PCT))
+		return "randmix";
+	return r->op == KVPERF_OP_WRITE ? "write" : "read";
+}
+
+static const char *cmp_type_name(uint8_t type)
+{
+	if (type == KVPERF_RUN_TYPE_IO)
+		return "io";
+	return type == KVPERF_RUN_TYPE_BW ? "bw" : "lat";
+}
+
+/* A statistic of each round (a point, or the share) over the rounds. */
+static void cmp_io_point(const struct cmp_result *r, const struct cmp_cell *c,
+			 int point, struct cmp_summary *s)
+{
+	double v[CMP_ROUNDS_MAX];
+	size_t i;
+
+	for (i = 0; i < r->rounds && i < CMP_ROUNDS_MAX; i++)
+		v[i] = point < 0 ? c->share[i] : c->points[i][point];
+	cmp_summarize(v, r->rounds, s);
+}
+
+static double cmp_io_median(const struct cmp_result *r,
+			    const struct cmp_row *row, enum cmp_path path,
+			    int point)
+{
+	struct cmp_summary s;
+
+	if (!r->active[path])
+		return NAN;
+	cmp_io_point(r, &row->cell[path], point, &s);
+	return s.median;
+}
+
+/* compare io's settings in its JSON: the run io, defaults filled in */
+static void cmp_json_io(struct json_writer *jw, const struct cmp_result *r)
+{
+	json_key(jw, "rw");
+	json_str(jw, cmp_io_rw(r));
+	if (KV_HAS(&r->io, KVPERF_A_RUN_READ_PCT)) {
+		json_key(jw, "read_pct");
+		json_u64(jw, r->io.read_pct);
+	}
+	json_key(jw, "bs");
+	json_u64(jw, cmp_io_num(r, KVPERF_A_RUN_SIZE, KVPERF_IO_BS_DEFAULT));
+	json_key(jw, "qd");
+	json_u64(jw, cmp_io_num(r, KVPERF_A_RUN_QD, KVPERF_IO_QD_DEFAULT));
+	json_key(jw, "queues");
+	json_u64(jw, cmp_io_num(r, KVPERF_A_RUN_QPS, 1));
+	json_key(jw, "segments");
+	json_u64(jw, cmp_io_num(r, KVPERF_A_RUN_SEGMENTS, 1));
+	json_key(jw, "reg");
+	json_str(jw, fmt_name(&fmt_io_reg, cmp_io_num(r, KVPERF_A_RUN_REG,
+						      KVPERF_IO_REG_FRWR)));
+	json_key(jw, "inv");
+	json_str(jw, fmt_name(&fmt_io_inv, cmp_io_num(r, KVPERF_A_RUN_INV,
+						      KVPERF_IO_INV_REMOTE)));
+	json_key(jw, "inline_data");
+	json_u64(jw, cmp_io_num(r, KVPERF_A_RUN_INLINE_DATA, 0));
+	json_key(jw, "user_host_reg");
+	json_str(jw, fmt_name(&fmt_io_reg, KVPERF_IO_REG_PRE));
+}
+
+/*
+ * A compare io's ratios of the medians: kernel over each user column, of
+ * the IOPS (above 1: the kernel side is faster) and of the p50 and p99
+ * completion latency (below 1: it is faster).
+ */
+static void cmp_json_io_ratios(struct json_writer *jw,
+			       const struct cmp_result *r,
+			       const struct cmp_row *row)
+{
+	static const enum cmp_path cols[] = { CMP_USER, CMP_USER_TARGET };
+	static const char *const keys[][3] = {
+		{ "kernel_user_host_ratio", "kernel_user_host_p50_ratio",
+		  "kernel_user_host_p99_ratio" },
+		{ "kernel_user_target_ratio", "kernel_user_target_p50_ratio",
+		  "kernel_user_target_p99_ratio" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cols); i++) {
+		cmp_json_key_num(jw, keys[i][0],
+				 cmp_ratio(cmp_median(r, row, CMP_KERNEL),
+					   cmp_median(r, row, cols[i])), 3);
+		cmp_json_key_num(jw, keys[i][1],
+				 cmp_ratio(cmp_io_median(r, row, CMP_KERNEL,
+							 CMP_PT_P50),
+					   cmp_io_median(r, row, cols[i],
+							 CMP_PT_P50)), 3);
+		cmp_json_key_num(jw, keys[i][2],
+				 cmp_ratio(cmp_io_median(r, row, CMP_KERNEL,
+							 CMP_PT_P99),
+					   cmp_io_median(r, row, cols[i],
+							 CMP_PT_P99)), 3);
+	}
+}
+
 static void cmp_print_json(struct printer *p, const struct cmp_result *r)
 {
 	struct json_writer *jw = &p->jw;
@@ -762,26 +1127,33 @@ static void cmp_print_json(struct printer *p, const struct cmp_result *r)
 
 	json_obj_open(jw);
 	json_key(jw, "compare");
-	json_str(jw, r->type == KVPERF_RUN_TYPE_BW ? "bw" : "lat");
-	json_key(jw, "op");
-	json_str(jw, fmt_name(&fmt_op, r->op));
+	json_str(jw, cmp_type_name(r->type));
+	if (r->type == KVPERF_RUN_TYPE_IO) {
+		cmp_json_io(jw, r);
+	} else {
+		json_key(jw, "op");
+		json_str(jw, fmt_name(&fmt_op, r->op));
+	}
 	json_key(jw, "rounds");
 	json_u64(jw, r->rounds);
 	json_key(jw, "poll");
 	json_str(jw, fmt_name(&fmt_poll, r->poll));
-	json_key(jw, "post_context");
-	json_str(jw, cmp_post_names[r->post_context]);
+	if (r->type != KVPERF_RUN_TYPE_IO) {
+		json_key(jw, "post_context");
+		json_str(jw, cmp_post_names[r->post_context]);
+	}
 	if (r->iterations) {
 		json_key(jw, "iterations");
 		json_u64(jw, r->iterations);
 	}
 	json_key(jw, "unit");
-	json_str(jw, r->type == KVPERF_RUN_TYPE_BW ? "MiB/s" : "usec");
+	json_str(jw, r->type == KVPERF_RUN_TYPE_IO ? "IOPS" :
+		 r->type == KVPERF_RUN_TYPE_BW ? "MiB/s" : "usec");
 	json_key(jw, "paths");
 	json_arr_open(jw);
 	for (k = 0; k < CMP_PATHS; k++)
 		if (r->active[k])
-			json_str(jw, cmp_path_names[k]);
+			json_str(jw, cmp_col_name(r->type, k));
 	json_arr_close(jw);
 	if (r->perftest_note) {
 		json_key(jw, "perftest_note");
@@ -817,12 +1189,23 @@ static void cmp_print_json(struct printer *p, const struct cmp_result *r)
 		json_obj_open(jw);
 		json_key(jw, "size");
 		json_u64(jw, row->size);
+		if (r->type == KVPERF_RUN_TYPE_IO) {
+			json_key(jw, "rw");
+			json_str(jw, fmt_name(&fmt_op, row->op));
+		}
 		for (k = 0; k < CMP_PATHS; k++) {
-			json_key(jw, cmp_path_names[k]);
+			if (!cmp_path_of_type(r->type, k))
+				continue;
+			json_key(jw, cmp_col_name(r->type, k));
 			if (r->active[k])
 				cmp_json_cell(jw, r, &row->cell[k]);
 			else
 				json_null(jw);
+		}
+		if (r->type == KVPERF_RUN_TYPE_IO) {
+			cmp_json_io_ratios(jw, r, row);
+			json_obj_close(jw);
+			continue;
 		}
 		cmp_json_key_num(jw, "kernel_user_ratio",
 				 cmp_ratio(cmp_median(r, row, CMP_KERNEL),
@@ -868,6 +1251,26 @@ static void cmp_print_sizes(FILE *f, const struct cmp_result *r)
 	else if (r->count > 1)
 		fprintf(f, "sizes %u-%u", r->rows[0].size,
 			r->rows[r->count - 1].size);
+}
+
+/*
+ * "# user: 1 of 3 rounds failed" per column; perftest measures a range
+ * size by size, so the worst size (or direction) counts.
+ */
+static void cmp_print_failed(FILE *f, const struct cmp_result *r)
+{
+	size_t i, k;
+
+	for (k = 0; k < CMP_PATHS; k++) {
+		unsigned int failed = 0;
+
+		for (i = 0; i < r->count; i++)
+			if (r->rows[i].cell[k].failed > failed)
+				failed = r->rows[i].cell[k].failed;
+		if (r->active[k] && failed)
+			fprintf(f, "# %s: %u of %u rounds failed\n",
+				cmp_col_name(r->type, k), failed, r->rounds);
+	}
 }
 
 static void cmp_print_text(FILE *f, const struct cmp_result *r)
@@ -932,17 +1335,111 @@ static void cmp_print_text(FILE *f, const struct cmp_result *r)
 					  cmp_median(r, row, CMP_PERFTEST))));
 		fputc('\n', f);
 	}
-	/* perftest measures a range size by size: the worst size counts */
-	for (k = 0; k < CMP_PATHS; k++) {
-		unsigned int failed = 0;
+	cmp_print_failed(f, r);
+}
 
-		for (i = 0; i < r->count; i++)
-			if (r->rows[i].cell[k].failed > failed)
-				failed = r->rows[i].cell[k].failed;
-		if (r->active[k] && failed)
-			fprintf(f, "# %s: %u of %u rounds failed\n",
-				cmp_path_names[k], failed, r->rounds);
+/* "1234.56 (1200.00-1300.00)" of a statistic over the rounds, or "-" */
+static const char *cmp_io_cell_text(char *buf, size_t len,
+				    const struct cmp_result *r,
+				    const struct cmp_cell *c, int point)
+{
+	struct cmp_summary s;
+
+	if (point == CMP_PTS)
+		cmp_summarize(c->value, r->rounds, &s);
+	else
+		cmp_io_point(r, c, point, &s);
+	if (!s.n)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f (%.2f-%.2f)", s.median, s.min, s.max);
+	return buf;
+}
+
+/* One block of a compare io's table: IOPS (CMP_PTS), a point, the share. */
+static void cmp_print_io_block(FILE *f, const struct cmp_result *r,
+			       int point, const char *unit)
+{
+	static const enum cmp_path ratio_cols[] = { CMP_USER, CMP_USER_TARGET };
+	char head[48], buf[64];
+	const struct cmp_row *row;
+	size_t i, k, last = 0;
+
+	for (k = 0; k < CMP_PATHS; k++)
+		if (r->active[k])
+			last = k;
+	fprintf(f, " %-10s", "#rw");
+	for (k = 0; k < CMP_PATHS; k++) {
+		if (!r->active[k])
+			continue;
+		snprintf(head, sizeof(head), "%s[%s]", cmp_col_name(r->type, k),
+			 unit);
+		fprintf(f, point < 0 && k == last ? " %s" : " %-28s", head);
 	}
+	if (point < 0) {
+		fputc('\n', f);
+	} else {
+		fprintf(f, " %-18s %s\n", "kernel/user-host",
+			"kernel/user-target");
+	}
+	for (i = 0; i < r->count; i++) {
+		row = &r->rows[i];
+		fprintf(f, " %-10s", fmt_name(&fmt_op, row->op));
+		/* no trailing blanks: a last column is not padded */
+		for (k = 0; k < CMP_PATHS; k++)
+			if (r->active[k])
+				fprintf(f, point < 0 && k == last ? " %s" :
+					" %-28s",
+					cmp_io_cell_text(buf, sizeof(buf), r,
+							 &row->cell[k], point));
+		for (k = 0; point >= 0 && k < ARRAY_SIZE(ratio_cols); k++) {
+			double v = point == CMP_PTS ?
+				   cmp_ratio(cmp_median(r, row, CMP_KERNEL),
+					     cmp_median(r, row, ratio_cols[k])) :
+				   cmp_ratio(cmp_io_median(r, row, CMP_KERNEL,
+							   point),
+					     cmp_io_median(r, row, ratio_cols[k],
+							   point));
+
+			fprintf(f, k ? " %s" : " %-18s",
+				cmp_ratio_text(buf, sizeof(buf), v));
+		}
+		fputc('\n', f);
+	}
+}
+
+static void cmp_print_io_text(FILE *f, const struct cmp_result *r)
+{
+	fprintf(f, "# compare io %s", cmp_io_rw(r));
+	if (KV_HAS(&r->io, KVPERF_A_RUN_READ_PCT))
+		fprintf(f, " %u", r->io.read_pct);
+	fprintf(f, ", bs %u, qd %u, queues %u, segments %u, reg %s, inv %s",
+		cmp_io_num(r, KVPERF_A_RUN_SIZE, KVPERF_IO_BS_DEFAULT),
+		cmp_io_num(r, KVPERF_A_RUN_QD, KVPERF_IO_QD_DEFAULT),
+		cmp_io_num(r, KVPERF_A_RUN_QPS, 1),
+		cmp_io_num(r, KVPERF_A_RUN_SEGMENTS, 1),
+		fmt_name(&fmt_io_reg, cmp_io_num(r, KVPERF_A_RUN_REG,
+						 KVPERF_IO_REG_FRWR)),
+		fmt_name(&fmt_io_inv, cmp_io_num(r, KVPERF_A_RUN_INV,
+						 KVPERF_IO_INV_REMOTE)));
+	if (KV_HAS(&r->io, KVPERF_A_RUN_INLINE_DATA))
+		fprintf(f, ", inline-data %u", r->io.inline_data);
+	fprintf(f, ", %u round%s, poll %s", r->rounds, r->rounds == 1 ? "" : "s",
+		fmt_name(&fmt_poll, r->poll));
+	if (r->iterations)
+		fprintf(f, ", iters %u", r->iterations);
+	if (r->env.dev[0])
+		fprintf(f, ", dev %s", r->env.dev);
+	fprintf(f, ", kernel %s%s\n", r->env.kernel, r->env.tcg ? " (TCG)" : "");
+	fprintf(f, "# cpu %s\n", r->env.cpu[0] ? r->env.cpu : "?");
+	fprintf(f, "# kernel: kernel host, kernel target; user-host: user host (reg pre: no FRWR in user space), kernel target; user-target: kernel host, user target\n");
+	fprintf(f, "# median (min-max) over the rounds of IOPS, then of the p50 and the p99 completion latency\n");
+	cmp_print_io_block(f, r, CMP_PTS, "IOPS");
+	cmp_print_io_block(f, r, CMP_PT_P50, "p50 usec");
+	cmp_print_io_block(f, r, CMP_PT_P99, "p99 usec");
+	fprintf(f, "# registration and invalidation, %% of the summed completion latency\n");
+	cmp_print_io_block(f, r, -1, "reg+inv %");
+	cmp_print_failed(f, r);
 }
 
 /**
@@ -959,6 +1456,8 @@ void cmp_print(struct printer *p, const struct cmp_result *r)
 {
 	if (p->json)
 		cmp_print_json(p, r);
+	else if (r->type == KVPERF_RUN_TYPE_IO)
+		cmp_print_io_text(p->f, r);
 	else
 		cmp_print_text(p->f, r);
 	pr_finish(p);

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <linux/kvperf.h>
 
+#include "run_cfg.h"
+
 struct args;
 struct kvperf;
 struct kv_run;
@@ -21,17 +23,23 @@ struct printer;
 
 /*
  * The columns, in the order each round measures them; kernel-bh (the
- * kernel path with post-context bh) only with post-context both.
+ * kernel path with post-context bh) only with post-context both. In a
+ * compare io, kernel is the kernel host against the kernel target, user
+ * the user host against the kernel target ("user-host"), user-target the
+ * kernel host against the user target; perftest has no I/O runs.
  */
 enum cmp_path {
 	CMP_KERNEL,
 	CMP_KERNEL_BH,
 	CMP_USER,
 	CMP_PERFTEST,
+	CMP_USER_TARGET,
 	CMP_PATHS
 };
 
 extern const char *const cmp_path_names[CMP_PATHS];
+const char *cmp_col_name(uint8_t type, enum cmp_path path);
+bool cmp_path_of_type(uint8_t type, enum cmp_path path);
 
 /* The points of a latency distribution each tool reports, in usec. */
 enum cmp_point {
@@ -117,6 +125,10 @@ struct cmp_opts {
 	uint32_t signal_every;
 	uint8_t post_context;
 	uint32_t timeout_ms;
+	/* compare io: the run io of the kernel column, as "run io" parsed it */
+	struct kv_run_cfg io;
+	/* compare io: ADDR as text, for messages */
+	char addr_text[48];
 };
 
 static inline bool cmp_opt(const struct cmp_opts *o, enum cmp_kw kw)
@@ -126,23 +138,30 @@ static inline bool cmp_opt(const struct cmp_opts *o, enum cmp_kw kw)
 
 int cmp_parse(struct kvperf *kv, struct args *a, uint8_t type,
 	      struct cmp_opts *o);
+int cmp_parse_io(struct kvperf *kv, struct args *a, struct cmp_opts *o);
 size_t cmp_sizes(const struct cmp_opts *o, uint32_t *sizes, size_t max);
 uint32_t cmp_signal_every(const struct cmp_opts *o);
 
 /* The configuration of one kvperf measurement, kernel or user path. */
 void cmp_run_cfg(struct kv_run_cfg *cfg, const struct cmp_opts *o,
 		 enum cmp_path path);
+void cmp_io_cfg(struct kv_run_cfg *cfg, const struct cmp_opts *o,
+		enum cmp_path path);
 
 /* One path at one size: a value per round, NAN where it failed. */
 struct cmp_cell {
 	double *value;
-	/* lat: the distribution per round, NAN where not reported */
+	/* lat, io: the distribution per round, NAN where not reported */
 	double (*points)[CMP_PTS];
+	/* io: registration and invalidation, % of the summed latencies */
+	double *share;
 	unsigned int failed;
 };
 
+/* A message size; in a compare io, a direction (@op) of the block size. */
 struct cmp_row {
 	uint32_t size;
+	uint8_t op;
 	struct cmp_cell cell[CMP_PATHS];
 };
 
@@ -157,6 +176,8 @@ struct cmp_env {
 struct cmp_result {
 	uint8_t type;
 	uint8_t op;
+	/* compare io: its run io (the kernel column's) */
+	struct kv_run_cfg io;
 	uint8_t poll;
 	uint8_t post_context;	/* enum cmp_post */
 	uint32_t rounds;

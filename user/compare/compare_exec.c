@@ -850,12 +850,18 @@ static void cmp_measure_kvperf(struct cmp_exec *ex, enum cmp_path path,
 	unsigned int tries;
 	int code, n;
 
-	cmp_run_cfg(&cfg, ex->o, path);
+	if (ex->o->type == KVPERF_RUN_TYPE_IO)
+		cmp_io_cfg(&cfg, ex->o, path);
+	else
+		cmp_run_cfg(&cfg, ex->o, path);
 	/* the user path's server may still be starting: retry at first */
-	tries = path == CMP_USER && round == 0 ? 3 : 1;
-	snprintf(what, sizeof(what), "round %u, %s path", round + 1,
-		 cmp_path_names[path]);
-	cmp_progress(ex, round, cmp_path_names[path]);
+	tries = round == 0 && (ex->o->type == KVPERF_RUN_TYPE_IO ?
+			       path == CMP_USER_TARGET : path == CMP_USER) ?
+		3 : 1;
+	snprintf(what, sizeof(what), "round %u, %s%s", round + 1,
+		 cmp_col_name(ex->o->type, path),
+		 ex->o->type == KVPERF_RUN_TYPE_IO ? "" : " path");
+	cmp_progress(ex, round, cmp_col_name(ex->o->type, path));
 	for (;;) {
 		started = cmp_now_ms();
 		code = cmp_run_one(ex, cmp_capture_open(ex, &cap), path, &cfg,
@@ -1326,10 +1332,31 @@ static int cmp_prepare(struct cmp_exec *ex)
 	}
 	cmp_env_read(&ex->r->env);
 	ex->r->active[CMP_KERNEL] = true;
+	if (o->type == KVPERF_RUN_TYPE_IO) {
+		/* perftest has no I/O runs */
+		ex->r->active[CMP_USER] = true;
+		ex->r->active[CMP_USER_TARGET] = true;
+		return KVPERF_EXIT_OK;
+	}
 	ex->r->active[CMP_KERNEL_BH] = o->post_context == CMP_POST_BOTH;
 	ex->r->active[CMP_USER] = true;
 	cmp_perftest_setup(ex);
 	return KVPERF_EXIT_OK;
+}
+
+/* A round of a compare io: its three columns, one after the other. */
+static void cmp_measure_io(struct cmp_exec *ex, uint32_t round)
+{
+	static const enum cmp_path cols[] = {
+		CMP_KERNEL, CMP_USER, CMP_USER_TARGET,
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cols); i++) {
+		if (cmp_stopped(ex) || ex->fatal)
+			return;
+		cmp_measure_kvperf(ex, cols[i], round);
+	}
 }
 
 static int cmp_rounds(struct cmp_exec *ex)
@@ -1345,6 +1372,12 @@ static int cmp_rounds(struct cmp_exec *ex)
 			return ret;
 	}
 	for (round = 0; round < ex->o->rounds; round++) {
+		if (ex->o->type == KVPERF_RUN_TYPE_IO) {
+			cmp_measure_io(ex, round);
+			if (cmp_stopped(ex) || ex->fatal)
+				break;
+			continue;
+		}
 		cmp_measure_kvperf(ex, CMP_KERNEL, round);
 		if (cmp_stopped(ex) || ex->fatal)
 			break;
@@ -1454,6 +1487,21 @@ static int cmp_measure(struct kvperf *kv, struct args *a, uint8_t type)
 	return cmp_execute(kv, &o);
 }
 
+static int cmp_io(struct kvperf *kv, struct args *a)
+{
+	struct cmp_opts o;
+	int ret;
+
+	ret = show_cmd_help(kv, a, &compare_object, NULL, 0);
+	if (ret >= 0)
+		return ret;
+	ret = cmp_parse_io(kv, a, &o);
+	if (!ret)
+		ret = cmp_execute(kv, &o);
+	run_cfg_clear(&o.io);
+	return ret;
+}
+
 static int cmp_lat(struct kvperf *kv, struct args *a)
 {
 	return cmp_measure(kv, a, KVPERF_RUN_TYPE_LAT);
@@ -1476,9 +1524,16 @@ static const struct kvperf_cmd cmp_bw_cmd = {
 	.run = cmp_bw,
 };
 
+static const struct kvperf_cmd cmp_io_cmd = {
+	.name = "io",
+	.summary = "compare storage-shaped I/O: hosts and targets",
+	.run = cmp_io,
+};
+
 static const struct kvperf_cmd *const cmp_cmds[] = {
 	&cmp_lat_cmd,
 	&cmp_bw_cmd,
+	&cmp_io_cmd,
 	NULL,
 };
 
@@ -1488,7 +1543,7 @@ static int cmp_run(struct kvperf *kv, struct args *a)
 	const char *w = args_next(a);
 
 	if (!w)
-		return kvperf_usage(kv, "compare", "missing lat or bw");
+		return kvperf_usage(kv, "compare", "missing lat, bw or io");
 	cmd = strcmp(w, "help") ? cli_lookup(cmp_cmds, w) : NULL;
 	if (cmd)
 		return cmd->run(kv, a);
@@ -1514,6 +1569,8 @@ static void cmp_help(FILE *f)
 	      "              [plot FILE.svg|FILE.png] [no-perftest] [remote]\n"
 	      "              [tx-depth N] [qps N] [signal-every N]\n"
 	      "              [post-context {process|bh|both}] [timeout TIME]\n"
+	      "       kvperf [-j [-p]] compare io addr ADDR [RUN-IO-KEYWORDS...]\n"
+	      "              [rounds R] [remote]\n"
 	      "       kvperf compare help\n"
 	      "\n"
 	      "Run the same test on the kernel path (kvperf run ... path kernel), the\n"
@@ -1572,6 +1629,20 @@ static void cmp_help(FILE *f)
 	      "               run fails after this long without a completion or\n"
 	      "               event (default 5s); perftest has none\n"
 	      "\n"
+	      "compare io takes every keyword of kvperf run io (rw, bs, qd, queues,\n"
+	      "cpus, segments, reg, inv, inline-data, iters or time, warmup, verify,\n"
+	      "poll, stats, port, timeout) but path, no-wait, interval, key and\n"
+	      "key-file, and measures three columns each round: kernel, the kernel\n"
+	      "host against the kernel target on PORT; user-host, the user host\n"
+	      "against the same target (with reg pre: user space has no FRWR, it\n"
+	      "registers each block once, at connect); user-target, the kernel host\n"
+	      "against the user target on PORT+1. Rounds and remote are given in\n"
+	      "full. Per direction (read, write, or both for randmix) it prints the\n"
+	      "median (min-max) of each column's IOPS, p50 and p99 completion\n"
+	      "latency, the ratios kernel/user-host and kernel/user-target of the\n"
+	      "medians (IOPS above 1, latency below 1: the kernel side is faster),\n"
+	      "and registration and invalidation as a share of the summed latency.\n"
+	      "\n"
 	      "The kvperf measurements run in this process (the user path's server\n"
 	      "too, on a thread of its own); perftest's are a client process against\n"
 	      "its own server (-R -F -p PORT+2), the only programs compare runs. A\n"
@@ -1588,7 +1659,8 @@ static void cmp_help(FILE *f)
 	      "  kvperf compare bw op write addr 198.18.0.1 sizes 4K-1M iters 2000 plot bw.png\n"
 	      "  kvperf -j -p compare lat op read addr 198.18.0.1 poll softirq no-perftest\n"
 	      "  kvperf compare lat op send addr 198.18.0.1 size 64 post-context both\n"
-	      "  kvperf compare lat op send addr 192.0.2.7 remote\n", f);
+	      "  kvperf compare lat op send addr 192.0.2.7 remote\n"
+	      "  kvperf compare io addr 198.18.0.1 rw randmix 70 bs 4K qd 16 time 5 rounds 3\n", f);
 }
 
 const struct kvperf_cmd compare_object = {
