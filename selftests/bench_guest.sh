@@ -6,7 +6,10 @@
 # (the kernel path posting from process context and with bottom halves
 # disabled, the user path, perftest), each into its own file of OUTDIR,
 # and the statistics overhead as alternating `kvperf -j run lat
-# ... stats on` / `stats off` pairs on the kernel and the user path.
+# ... stats on` / `stats off` pairs on the kernel and the user path;
+# between them the I/O matrix (bench_report.py's io_matrix()), each a
+# `kvperf -j compare io` of the kernel host and target, the user host
+# and the user target.
 # A measurement that fails leaves an .err file next to where its result
 # would have been; the report says so.
 #
@@ -201,6 +204,19 @@ while read -r kind op size poll <&3; do
 done 3<<<"$matrix"
 
 # Statistics on and off, alternating, the same loop: send 64 B.
+# compare io, after the matrix: the kernel host and target, the user host
+# and the user target; reads and writes one at a time, then deep reads
+iocells=(python3 "$(dirname "$0")/bench_report.py" iocells --clock "$clock")
+[ "$short" = --short ] && iocells+=(--short)
+iomatrix=$("${iocells[@]}") || exit 1
+while read -r rw bs qd poll <&3; do
+	iters=$lat_iters
+	[ "$qd" -gt 1 ] && iters=$((lat_iters * 4))
+	measure "io-$rw-$bs-qd$qd-$poll" kvperf -j compare io addr "$addr" \
+		rw "$rw" bs "$bs" qd "$qd" iters "$iters" poll "$poll" \
+		rounds "$rounds"
+done 3<<<"$iomatrix"
+
 kvperf server start addr "$addr" poll "$ovh_poll" >/dev/null || exit 1
 for ((r = 1; r <= ovh_rounds; r++)); do
 	for path in kernel user; do

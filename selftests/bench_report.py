@@ -23,11 +23,18 @@ usage:
   bench_report.py cells [--short] --clock icount|wall
         the matrix, one compare a line (kind op size poll), in the order
         bench_guest.sh runs it
+  bench_report.py iocells [--short] --clock icount|wall
+        the I/O matrix, one compare io a line (rw bs qd poll), run after
+        the matrix
 
 Numbers: latency is each compare's median over its rounds of the p50 in
 usec (perftest: t_typical); bandwidth the median of the average MiB/s.
 A cell's spread is, per path, (largest - smallest) / median of its
-rounds. The statistics overhead is, per path, the median over the rounds
+rounds. Storage-shaped I/O (compare io): per column (kernel host and
+target, user host and kernel target, kernel host and user target) the
+median over the rounds of the IOPS, of the p50 completion latency in
+usec and of the share of the summed latency spent registering and
+invalidating. The statistics overhead is, per path, the median over the rounds
 of the time per iteration (elapsed_ns / iterations) with statistics on,
 over the same with statistics off, minus one. On the icount clock every
 time is instruction time: QEMU's -icount shift=0,sleep=on makes one
@@ -51,6 +58,9 @@ import xml.etree.ElementTree as ET
 # kernel-bh: the kernel path posting with bottom halves disabled
 # (compare's post-context both)
 PATHS = ("kernel", "kernel-bh", "user", "perftest")
+# compare io's columns: the kernel host and target, the user host
+# against the kernel target, the kernel host against the user target
+IO_COLS = ("kernel", "user-host", "user-target")
 OPS = ("send", "write", "read")
 # the gate: a cell of kvperf's own paths this much worse fails
 GATE = 0.03
@@ -81,6 +91,27 @@ def matrix(short, clock):
             if op in bw_ops:
                 cells += [("bw", op, s, poll) for s in bw]
     return cells
+
+
+def io_matrix(short, clock):
+    """(rw, bs, qd, poll) of every compare io, in the order bench_guest.sh
+    runs them, after the matrix: 4 KiB reads and writes one at a time
+    (latency), and reads 32 deep (IOPS)"""
+    del clock
+    if short:
+        return [("read", 4096, 1, "softirq")]
+    return [("read", 4096, 1, "softirq"), ("write", 4096, 1, "softirq"),
+            ("read", 4096, 32, "softirq")]
+
+
+def io_name(c):
+    return f"io {c['rw']} {c['bs']} qd{c['qd']} {c['poll']}"
+
+
+def cmd_iocells(short, clock):
+    for cell in io_matrix(short, clock):
+        print(*cell)
+    return 0
 
 
 def cmd_cells(short, clock):
@@ -160,8 +191,29 @@ def cell_col(c, path):
     return col if isinstance(col, dict) else {}
 
 
+def io_col(c, path):
+    """a column of a compare io's one row (a single direction)"""
+    row = (c or {}).get("rows", [{}])
+    col = row[0].get(path) if row else None
+    return col if isinstance(col, dict) else {}
+
+
 def cell_name(c):
     return f"{c['kind']} {c['op']} {c['size']} {c['poll']}"
+
+
+def load_measured(raw, name):
+    """a measurement's JSON and its error: an .err next to a JSON says
+    some measurements failed, the rest count"""
+    c = load(os.path.join(raw, name + ".json"))
+    err = None
+    try:
+        with open(os.path.join(raw, name + ".err"), encoding="utf-8") as f:
+            err = f.read().strip()[:500] or "failed"
+    except OSError:
+        if c is None:
+            err = "not measured"
+    return c, err
 
 
 def cmd_report(raw, base, short, command, previous):
@@ -169,23 +221,33 @@ def cmd_report(raw, base, short, command, previous):
     clock = env.get("clock", "wall")
     cells = []
     for kind, op, size, poll in matrix(short, clock):
-        name = f"{kind}-{op}-{size}-{poll}"
-        c = load(os.path.join(raw, name + ".json"))
-        err = None
-        # an .err next to a JSON: some measurements failed, the rest count
-        try:
-            with open(os.path.join(raw, name + ".err"),
-                      encoding="utf-8") as f:
-                err = f.read().strip()[:500] or "failed"
-        except OSError:
-            if c is None:
-                err = "not measured"
+        c, err = load_measured(raw, f"{kind}-{op}-{size}-{poll}")
         values = {p: cell_col(c, p).get("median") for p in PATHS}
         spreads = {p: spread(cell_col(c, p).get("values")) for p in PATHS}
         cells.append({"kind": kind, "op": op, "size": size, "poll": poll,
                       "unit": "MiB/s" if kind == "bw" else "usec",
                       "median": values, "spread": spreads, "error": err,
                       "compare": c})
+    io = []
+    for rw, bs, qd, poll in io_matrix(short, clock):
+        c, err = load_measured(raw, f"io-{rw}-{bs}-qd{qd}-{poll}")
+        cols = {p: io_col(c, p) for p in IO_COLS}
+        io.append({"rw": rw, "bs": bs, "qd": qd, "poll": poll,
+                   "unit": "IOPS",
+                   "median": {p: cols[p].get("median") for p in IO_COLS},
+                   "p50": {p: median([pt.get("p50") for pt in
+                                      cols[p].get("points") or []
+                                      if isinstance(pt.get("p50"),
+                                                    (int, float))])
+                           for p in IO_COLS},
+                   "reg_inv_pct": {p: median([v for v in
+                                              cols[p].get("reg_inv_pct")
+                                              or [] if isinstance(
+                                                  v, (int, float))])
+                                   for p in IO_COLS},
+                   "spread": {p: spread(cols[p].get("values"))
+                              for p in IO_COLS},
+                   "error": err, "compare": c})
     # the guest has no dpkg database: compare found perftest's version
     env["perftest"] = next((c["compare"]["env"]["perftest"] for c in cells
                             if c["compare"] and
@@ -202,7 +264,7 @@ def cmd_report(raw, base, short, command, previous):
               default=None)
     doc = {"date": datetime.date.today().isoformat(),
            "command": command, "short": short, "environment": env,
-           "git": git_describe(), "cells": cells,
+           "git": git_describe(), "cells": cells, "io": io,
            "largest_spread": big and {"spread": big[0], "cell": big[1],
                                       "path": big[2]},
            "stats_overhead": overhead(raw),
@@ -277,6 +339,26 @@ def cmd_gate(base, baseline):
                             f"{name}: {a:.3f} {unit} against {b:.3f} in "
                             f"the baseline ({100 * worse:+.2f} % worse, "
                             f"limit {100 * GATE:.0f} %)", ""))
+    old_io = {io_name(c): c for c in ref.get("io", [])}
+    for c in doc.get("io", []):
+        for p in IO_COLS:
+            name = f"{io_name(c)} {p}"
+            a = gate_value(c, p)
+            if io_name(c) not in old_io:
+                # a cell newer than the baseline: said, not judged
+                results.append((True, f"{name} # SKIP not in the "
+                                "baseline (make bench-check UPDATE=1)", ""))
+                continue
+            b = gate_value(old_io[io_name(c)], p)
+            if a is None or b is None:
+                results.append((False, f"{name}: measured in both",
+                                f"this {a}, baseline {b}"))
+                continue
+            worse = 1 - a / b
+            results.append((worse <= GATE,
+                            f"{name}: {a:.3f} IOPS against {b:.3f} in the "
+                            f"baseline ({100 * worse:+.2f} % worse, limit "
+                            f"{100 * GATE:.0f} %)", ""))
     return ktap(results)
 
 
@@ -290,7 +372,10 @@ def cmd_baseline(base, out):
             "command": doc["command"], "environment": doc["environment"],
             "cells": [{k: c[k] for k in ("kind", "op", "size", "poll",
                                          "unit", "median", "spread")}
-                      for c in doc["cells"]]}
+                      for c in doc["cells"]],
+            "io": [{k: c[k] for k in ("rw", "bs", "qd", "poll", "unit",
+                                      "median", "spread")}
+                   for c in doc.get("io", [])]}
     with open(out, "w", encoding="utf-8") as f:
         json.dump(keep, f, indent=1)
         f.write("\n")
@@ -343,6 +428,22 @@ def cmd_targets(paths):
                     f" (missed at {', '.join(size_name(z) for z in miss)})"))
             if seen:
                 out.append(f"| {name} | {op} | " + " | ".join(cols) + " |")
+    for name, num, den in (("kernel host IOPS / user host (kernel target)",
+                            "kernel", "user-host"),
+                           ("kernel target IOPS / user target (kernel host)",
+                            "kernel", "user-target")):
+        cells = sorted({(c["rw"], c["bs"], c["qd"], c["poll"])
+                        for d in docs for c in d.get("io", [])})
+        for rw, bs, qd, poll in cells:
+            cols = []
+            for d in docs:
+                c = next((c for c in d.get("io", [])
+                          if (c["rw"], c["bs"], c["qd"], c["poll"]) ==
+                          (rw, bs, qd, poll)), None)
+                r = c and ratio(c["median"].get(num), c["median"].get(den))
+                cols.append("-" if r is None else f"{r:.3f}")
+            out.append(f"| {name} | {rw} {size_name(bs)} qd {qd} | " +
+                       " | ".join(cols) + " |")
     row = []
     for d in docs:
         o = d.get("stats_overhead", {})
@@ -437,6 +538,38 @@ def table(doc, kind):
     return "\n".join(lines + ([""] + errs if errs else [])) + "\n"
 
 
+def io_table(doc):
+    """compare io: IOPS, p50 and reg+inv share of each column"""
+    unit = "IOPS" + (", instruction time" if icount(doc) else "")
+    lines = ["Each row is a `kvperf compare io`: kernel is the kernel host "
+             "against the kernel target, user-host the user host (which "
+             "registers each block once, at connect) against the kernel "
+             "target, user-target the kernel host against the user "
+             "target; the kernel host registers every I/O with FRWR and "
+             "the target invalidates it (SEND with invalidate). Ratios "
+             "above 1: the kernel side does more I/Os per second.", "",
+             f"| rw | bs | qd | poll | kernel ({unit}) | user-host | "
+             "user-target | kernel/user-host | kernel/user-target | "
+             "p50 usec (k / uh / ut) | reg+inv % (k / uh / ut) | "
+             "spread % (k / uh / ut) |",
+             "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for c in doc.get("io", []):
+        m, p50, sh = c["median"], c["p50"], c["reg_inv_pct"]
+        sp = c.get("spread", {})
+        lines.append(
+            f"| {c['rw']} | {c['bs']} | {c['qd']} | {c['poll']} | "
+            f"{fmt(m['kernel'], 1)} | {fmt(m['user-host'], 1)} | "
+            f"{fmt(m['user-target'], 1)} | "
+            f"{fmt(ratio(m['kernel'], m['user-host']), 3)} | "
+            f"{fmt(ratio(m['kernel'], m['user-target']), 3)} | "
+            + " / ".join(fmt(p50[p], 2) for p in IO_COLS) + " | "
+            + " / ".join(fmt(sh[p], 2) for p in IO_COLS) + " | "
+            + " / ".join(pct(sp.get(p)) for p in IO_COLS) + " |")
+    errs = [f"- {io_name(c)}: {c['error'].splitlines()[0]}"
+            for c in doc.get("io", []) if c["error"]]
+    return "\n".join(lines + ([""] + errs if errs else [])) + "\n"
+
+
 def markdown(doc):
     env = doc["environment"]
     ovh = doc["stats_overhead"]
@@ -467,6 +600,7 @@ def markdown(doc):
            "",
            "## Latency", "", table(doc, "lat"),
            "## Bandwidth", "", table(doc, "bw"),
+           "## Storage-shaped I/O", "", io_table(doc),
            "## Statistics overhead", "",
            f"Send 64 B, {ovh_poll(doc)} polling, the same loop with "
            "per-iteration "
@@ -614,6 +748,20 @@ def cmd_check(base, short):
            " (kernel-bh: when measured; perftest: or its failure or why it "
            "is off recorded)",
            "\n".join(missing))
+    want_io = io_matrix(short, doc.get("environment", {}).get("clock",
+                                                             "wall"))
+    got_io = [(c["rw"], c["bs"], c["qd"], c["poll"])
+              for c in doc.get("io", [])]
+    result(got_io == want_io, "the JSON has every compare io of the I/O "
+           "matrix", f"got {got_io}")
+    missing = [f"{io_name(c)} {p}: {c['error']}" for c in doc.get("io", [])
+               for p in IO_COLS
+               if not (isinstance(c["median"].get(p), (int, float)) and
+                       c["median"][p] > 0 and
+                       isinstance(c["p50"].get(p), (int, float)) and
+                       c["p50"][p] > 0)]
+    result(not missing, "every compare io has IOPS and a p50 > 0 for "
+           f"{', '.join(IO_COLS)}", "\n".join(missing))
     ovh = doc.get("stats_overhead", {})
     result(all(isinstance(ovh.get(p, {}).get("overhead"), float)
                for p in ("kernel", "user")),
@@ -624,9 +772,13 @@ def cmd_check(base, short):
             md = f.read()
         rows = [c for c in doc["cells"]
                 if f"| {c['op']} | {c['size']} | {c['poll']} |" not in md]
-        result(not rows and "## Statistics overhead" in md,
-               f"{base}.md has a row per cell and the overhead table",
-               f"missing rows: {rows}")
+        rows += [io_name(c) for c in doc.get("io", [])
+                 if f"| {c['rw']} | {c['bs']} | {c['qd']} | {c['poll']} |"
+                 not in md]
+        result(not rows and "## Statistics overhead" in md and
+               "## Storage-shaped I/O" in md,
+               f"{base}.md has a row per cell and compare io, and the "
+               "overhead table", f"missing rows: {rows}")
     except OSError as e:
         result(False, f"{base}.md exists", str(e))
     try:
@@ -661,6 +813,8 @@ def main():
         return cmd_baseline(a[1], a[2])
     if a == ["cells"] and opt["--clock"] in ("icount", "wall"):
         return cmd_cells(short, opt["--clock"])
+    if a == ["iocells"] and opt["--clock"] in ("icount", "wall"):
+        return cmd_iocells(short, opt["--clock"])
     if len(a) >= 2 and a[0] == "targets":
         return cmd_targets(a[1:])
     print(__doc__, file=sys.stderr)
