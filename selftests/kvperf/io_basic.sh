@@ -185,19 +185,38 @@ text_summary() {
 	return 1
 }
 
+# interval_lines OUT RW: OUT has 2 or more interval lines of RW, each
+# with a BW that is its IOPS times 4 KiB, then the summary.
+interval_lines() {
+	local n
+
+	n=$(awk -v rw="$2" '
+		$1 == "[" && $4 == rw ":" {
+			iops = $5; bw = $6
+			sub(/^IOPS=/, "", iops); sub(/,$/, "", iops)
+			sub(/^BW=/, "", bw); sub(/MiB\/s$/, "", bw)
+			want = iops * 4096 / 1048576
+			if (bw < want - 0.002 || bw > want + 0.002) bad++
+			n++
+		}
+		END { print bad ? -1 : n + 0 }' "$1")
+	if [ "$n" -lt 2 ] || ! grep -q "^ read: IOPS=" "$1" ||
+	   ! grep -qE '^  \[ *[0-9]+\.[0-9] s\] [a-z]+: IOPS=[0-9]+\.[0-9]{3}, BW=[0-9]+\.[0-9]{3}MiB/s$' "$1"; then
+		echo "$n $2 interval lines (-1: a BW not IOPS x 4 KiB), want 2 or more, then the summary:"
+		cat "$1"
+		return 1
+	fi
+}
+
 # interval: a line per interval with its rates while the run runs, then
 # the summary; -j has the interval and no such line.
 intervals() {
-	local n
-
 	kv_run "$KV_TMP/iv.out" "$KV_TMP/iv.err" timeout "$(kv_scaled 120)" \
 		kvperf run io addr "$addr" bs 4K qd 4 time 2 interval 0.5 "${patient[@]}" ||
 		{ cat "$KV_TMP/iv.err" "$KV_TMP/iv.out"; return 1; }
-	n=$(grep -cE '^  \[ *[0-9]+\.[0-9] s\] read: IOPS=[0-9]+\.[0-9]{3}, BW=[0-9]+\.[0-9]{3}MiB/s$' \
-		"$KV_TMP/iv.out")
-	if [ "$n" -lt 2 ] || ! grep -q '^ read: IOPS=' "$KV_TMP/iv.out" ||
-	   ! grep -q 'interval 500 ms' "$KV_TMP/iv.out"; then
-		echo "$n interval lines, want 2 or more, then the summary:"
+	interval_lines "$KV_TMP/iv.out" read || return 1
+	if ! grep -q 'interval 500 ms' "$KV_TMP/iv.out"; then
+		echo "no 'interval 500 ms' in the header:"
 		cat "$KV_TMP/iv.out"
 		return 1
 	fi
@@ -205,6 +224,26 @@ intervals() {
 	grep -q '"interval_ms":500' "$KV_TMP/ivj.json" &&
 		[ "$(wc -l <"$KV_TMP/ivj.json")" = 1 ] && return 0
 	cat "$KV_TMP/ivj.json"
+	return 1
+}
+
+# interval on the user path: the user host's lines, as the kernel's, for
+# a randmix run of two queues; -j has none.
+user_intervals() {
+	kv_run "$KV_TMP/uiv.out" "$KV_TMP/uiv.err" timeout "$(kv_scaled 120)" \
+		kvperf run io addr "$addr" rw randmix 70 bs 4K qd 4 queues 2 \
+		time 2 interval 0.5 path user "${patient[@]}" ||
+		{ cat "$KV_TMP/uiv.err" "$KV_TMP/uiv.out"; return 1; }
+	interval_lines "$KV_TMP/uiv.out" randmix || return 1
+	grep -q 'interval 500 ms' "$KV_TMP/uiv.out" ||
+		{ echo "no 'interval 500 ms' in the header:"; cat "$KV_TMP/uiv.out"; return 1; }
+	kv_run "$KV_TMP/uivj.json" "$KV_TMP/uivj.err" timeout "$(kv_scaled 120)" \
+		kvperf -j run io addr "$addr" bs 4K qd 4 time 1 interval 0.5 \
+		path user "${patient[@]}" ||
+		{ cat "$KV_TMP/uivj.err" "$KV_TMP/uivj.json"; return 1; }
+	grep -q '"interval_ms":500' "$KV_TMP/uivj.json" &&
+		[ "$(wc -l <"$KV_TMP/uivj.json")" = 1 ] && return 0
+	cat "$KV_TMP/uivj.json"
 	return 1
 }
 
@@ -267,7 +306,6 @@ usage_errors() {
 	kv_usage_error "the block does not split into that many segments" run io addr "$addr" bs 1K segments 4 || rc=1
 	kv_usage_error "the user path has no FRWR: it registers each block once, at connect \(reg pre\)" run io addr "$addr" reg frwr path user || rc=1
 	kv_usage_error "inv applies to reg frwr: the user path registers each block once" run io addr "$addr" inv remote path user || rc=1
-	kv_usage_error "interval applies to the kernel path's I/O runs only so far" run io addr "$addr" interval 1 path user || rc=1
 	kv_usage_error "inline-data carries writes: a read run has none" run io addr "$addr" rw read inline-data 4K || rc=1
 	kv_usage_error "inline-data '17K' is out of range \(0 to 16K\)" run io addr "$addr" rw write inline-data 17K || rc=1
 	kv_usage_error "'inline-data' is only for run io" run lat op send addr "$addr" inline-data 64 || rc=1
@@ -313,7 +351,7 @@ clean_all() {
 }
 
 kv_dmesg_mark
-ktap_set_plan $((16 + 6 + 3 + 9 + 5 + 2 + 6 + ${#raw_cases[@]} + 7))
+ktap_set_plan $((16 + 6 + 3 + 9 + 5 + 2 + 6 + ${#raw_cases[@]} + 8))
 
 kv_check "server start on $addr" kv_server_start "$addr" ||
 	kv_bail "no server"
@@ -369,6 +407,8 @@ kv_check "the text is fio's summary: IOPS, BW, clat and its percentiles, verify"
 	text_summary
 kv_check "interval 0.5: a line of IOPS and BW per interval, then the summary; none with -j" \
 	intervals
+kv_check "path user, randmix, 2 queues, interval 0.5: the user host's lines, as the kernel's; none with -j" \
+	user_intervals
 kv_check "sysfs says what JSON says" sysfs_agrees
 kv_check "bad keywords and values are usage errors naming them" usage_errors
 kv_raw_results raw_cases

@@ -97,8 +97,9 @@ static void io_keywords_refused(void)
 		"addr", "198.18.0.1", "reg", "frwr", "path", "user");
 	RUN_ERR(IO, "inv applies to reg frwr: the user path registers each block once, at connect (reg pre)",
 		"addr", "198.18.0.1", "inv", "local", "path", "user");
-	RUN_ERR(IO, "interval applies to the kernel path's I/O runs only so far",
-		"addr", "198.18.0.1", "interval", "1", "path", "user");
+	/* the user path has interval lines too */
+	RUN_OK(IO, "type=2 op=2 addr=198.18.0.1 port=18515 interval-ms=500",
+	       "addr", "198.18.0.1", "interval", "0.5", "path", "user");
 }
 
 /*

@@ -644,6 +644,16 @@ int run_report(struct kvperf *kv, const struct kv_run *run, bool gbits)
 	return KVPERF_EXIT_ERROR;
 }
 
+/* "read", "write" or "randmix" for an I/O run, NULL for the others */
+static const char *run_io_rw(const struct kv_run_cfg *cfg)
+{
+	if (cfg->type != KVPERF_RUN_TYPE_IO)
+		return NULL;
+	if (KV_HAS(cfg, KVPERF_A_RUN_READ_PCT))
+		return "randmix";
+	return cfg->op == KVPERF_OP_WRITE ? "write" : "read";
+}
+
 /* Start the run, and unless no-wait, wait for it and print its results. */
 static int run_start(struct kvperf *kv, const struct run_opts *o)
 {
@@ -656,9 +666,7 @@ static int run_start(struct kvperf *kv, const struct run_opts *o)
 				 o->cfg.type == KVPERF_RUN_TYPE_IO ? "I/Os" :
 				 "iterations",
 		.tty = isatty(fileno(kv->err)) ? kv->err : NULL,
-		.rw = o->cfg.type != KVPERF_RUN_TYPE_IO ? NULL :
-		      KV_HAS(&o->cfg, KVPERF_A_RUN_READ_PCT) ? "randmix" :
-		      o->cfg.op == KVPERF_OP_WRITE ? "write" : "read",
+		.rw = run_io_rw(&o->cfg),
 	};
 	struct run_wait w = {
 		.progress = run_show_event, .quiet = run_show_quiet,
@@ -700,22 +708,28 @@ struct run_user_live {
 	FILE *f;
 	bool gbits;
 	int64_t start_ms;
+	/* an I/O run: its lines are fio's, for @rw */
+	const char *rw;
 };
 
 static void run_user_progress(void *arg, const struct kv_run *ev)
 {
 	struct run_user_live *l = arg;
 
-	run_print_live(l->f, ev, now_ms() - l->start_ms, l->gbits);
+	if (l->rw)
+		run_print_io_live(l->f, ev, now_ms() - l->start_ms, l->rw);
+	else
+		run_print_live(l->f, ev, now_ms() - l->start_ms, l->gbits);
 	fflush(l->f);
 }
+
 
 /* path user: the run in this process, printed as the kernel path's. */
 static int run_user(struct kvperf *kv, const struct run_opts *o)
 {
 	struct run_user_live live = {
 		.f = kv->out, .gbits = run_opt(o, RUN_KW_GBITS),
-		.start_ms = now_ms(),
+		.start_ms = now_ms(), .rw = run_io_rw(&o->cfg),
 	};
 	/* JSON is one document: the intervals stay out of it */
 	struct upath_run_ops ops = {
@@ -901,8 +915,7 @@ static void run_help(FILE *f)
 	      "          WRITE for reads, READ for writes) and answers with a\n"
 	      "          response that invalidates the registration. Prints\n"
 	      "          IOPS, MiB/s and the completion latency as fio does.\n"
-	      "          path user registers every block once (reg pre) and\n"
-	      "          has no interval lines yet.\n"
+	      "          path user registers every block once (reg pre).\n"
 	      "  show    runs with their results; show is the default command.\n"
 	      "  stop    stop a run; it ends as stopped and keeps its results.\n"
 	      "  delete  forget a run, stopping it first if it still runs.\n"

@@ -277,6 +277,9 @@ static void upath_result_io_cfg(const struct upath_cfg *cfg,
 	if (cfg->inline_data)
 		run_model_set_uint(f, out, KVPERF_A_RUN_INLINE_DATA,
 				   cfg->inline_data);
+	if (cfg->interval_ms)
+		run_model_set_uint(f, out, KVPERF_A_RUN_INTERVAL_MS,
+				   cfg->interval_ms);
 	run_model_set_uint(f, out, KVPERF_A_RUN_STATS, cfg->stats);
 }
 

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <linux/kvperf.h>
 
 #include "upath_client.h"
@@ -63,6 +64,8 @@ struct upath_io_run {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	uint32_t ready;
+	/* queues whose thread ended */
+	uint32_t done;
 	bool go;
 	bool abort;
 	int err;
@@ -169,7 +172,45 @@ static void *upath_io_worker_thread(void *arg)
 	upath_io_host_free(w->host);
 	w->host = NULL;
 	upath_waiter_destroy(&w->waiter);
+	pthread_mutex_lock(&ir->lock);
+	ir->done++;
+	pthread_cond_broadcast(&ir->cond);
+	pthread_mutex_unlock(&ir->lock);
 	return NULL;
+}
+
+/*
+ * With an interval, the run's thread reports the I/Os completed every
+ * interval (warm-up ones too, as the module's events do) until every
+ * queue's thread ended: the live lines. Called with @ir->lock held.
+ */
+static void upath_io_sample(struct upath_io_run *ir, uint32_t started)
+{
+	struct upath_run *run = ir->run;
+	uint64_t window = run->cfg.interval_ms * UPATH_NS_PER_MS;
+	uint64_t prev_ns = upath_now_ns(), prev = 0, now, n;
+	uint64_t bs = run->cfg.size;
+	struct timespec ts;
+
+	if (!window)
+		return;
+	while (ir->done < started) {
+		uint64_t next = prev_ns + window;
+
+		ts.tv_sec = next / UPATH_NS_PER_S;
+		ts.tv_nsec = next % UPATH_NS_PER_S;
+		/* upath_now_ns() is CLOCK_MONOTONIC, as the condition's */
+		if (pthread_cond_timedwait(&ir->cond, &ir->lock, &ts) !=
+		    ETIMEDOUT)
+			continue;
+		now = upath_now_ns();
+		n = __atomic_load_n(&run->progress, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&ir->lock);
+		upath_run_progress(run, bs, n * bs, n - prev, now - prev_ns);
+		pthread_mutex_lock(&ir->lock);
+		prev = n;
+		prev_ns = now;
+	}
 }
 
 static int upath_io_alloc(struct upath_io_run *ir)
@@ -285,10 +326,14 @@ int upath_run_io(struct upath_run *run, const char **reason)
 {
 	struct upath_io_run ir = { .run = run };
 	uint32_t i, started = 0;
+	pthread_condattr_t ca;
 	int err;
 
 	pthread_mutex_init(&ir.lock, NULL);
-	pthread_cond_init(&ir.cond, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ir.cond, &ca);
+	pthread_condattr_destroy(&ca);
 	err = upath_io_alloc(&ir);
 	if (err) {
 		*reason = "cannot allocate the run's queues";
@@ -313,6 +358,7 @@ int upath_run_io(struct upath_run *run, const char **reason)
 		run->state = KVPERF_RUN_STATE_RUNNING;
 		ir.go = true;
 		pthread_cond_broadcast(&ir.cond);
+		upath_io_sample(&ir, started);
 	}
 	pthread_mutex_unlock(&ir.lock);
 	for (i = 0; i < run->cfg.qps; i++)

@@ -296,10 +296,6 @@ static const char *run_cfg_check_path(const struct kv_run_cfg *cfg,
 	*attr = KVPERF_A_RUN_INV;
 	if (path == KV_RUN_PATH_USER && KV_HAS(cfg, KVPERF_A_RUN_INV))
 		return "inv applies to reg frwr: the user path registers each block once, at connect (reg pre)";
-	*attr = KVPERF_A_RUN_INTERVAL_MS;
-	if (path == KV_RUN_PATH_USER && cfg->type == KVPERF_RUN_TYPE_IO &&
-	    KV_HAS(cfg, KVPERF_A_RUN_INTERVAL_MS))
-		return "interval applies to the kernel path's I/O runs only so far";
 	*attr = KVPERF_A_RUN_POST_CONTEXT;
 	if (path == KV_RUN_PATH_USER &&
 	    KV_HAS(cfg, KVPERF_A_RUN_POST_CONTEXT) &&
