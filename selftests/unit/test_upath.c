@@ -484,6 +484,12 @@ static void upath_cfg_defaults(void)
 	CHECK(!CFG(&c, LAT, "op", "send", "addr", "198.18.0.1", "sizes",
 		   "3-100"));
 	CHECK_INT(upath_cfg_nsizes(&c), 6);	/* 3 .. 96 */
+	/* an I/O run's interval too */
+	CHECK(!CFG(&c, KVPERF_RUN_TYPE_IO, "addr", "198.18.0.1", "interval",
+		   "250ms", "queues", "2"));
+	CHECK_INT(c.interval_ms, 250);
+	CHECK_INT(c.qps, 2);
+	CHECK_INT(c.reg, KVPERF_IO_REG_PRE);
 }
 
 /* The module refuses these; so does the user path, with its words. */

@@ -110,6 +110,7 @@ static int upath_cfg_io(struct upath_cfg *cfg, const struct kv_run_cfg *o,
 	/* no FRWR in user space: every block registered once */
 	cfg->reg = KVPERF_IO_REG_PRE;
 	cfg->inline_data = upath_opt(o, KVPERF_A_RUN_INLINE_DATA, 0);
+	cfg->interval_ms = upath_opt(o, KVPERF_A_RUN_INTERVAL_MS, 0);
 	cfg->qps = upath_opt(o, KVPERF_A_RUN_QPS, 1);
 	if (!KV_HAS(o, KVPERF_A_RUN_CPUS))
 		return 0;
