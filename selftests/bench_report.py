@@ -186,13 +186,8 @@ def overhead(raw):
 
 
 def cell_col(c, path):
-    row = (c or {}).get("rows", [{}])
-    col = row[0].get(path) if row else None
-    return col if isinstance(col, dict) else {}
-
-
-def io_col(c, path):
-    """a column of a compare io's one row (a single direction)"""
+    """a column of a compare's first row (of a compare io: its one
+    direction)"""
     row = (c or {}).get("rows", [{}])
     col = row[0].get(path) if row else None
     return col if isinstance(col, dict) else {}
@@ -231,7 +226,7 @@ def cmd_report(raw, base, short, command, previous):
     io = []
     for rw, bs, qd, poll in io_matrix(short, clock):
         c, err = load_measured(raw, f"io-{rw}-{bs}-qd{qd}-{poll}")
-        cols = {p: io_col(c, p) for p in IO_COLS}
+        cols = {p: cell_col(c, p) for p in IO_COLS}
         io.append({"rw": rw, "bs": bs, "qd": qd, "poll": poll,
                    "unit": "IOPS",
                    "median": {p: cols[p].get("median") for p in IO_COLS},

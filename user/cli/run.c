@@ -644,16 +644,6 @@ int run_report(struct kvperf *kv, const struct kv_run *run, bool gbits)
 	return KVPERF_EXIT_ERROR;
 }
 
-/* "read", "write" or "randmix" for an I/O run, NULL for the others */
-static const char *run_io_rw(const struct kv_run_cfg *cfg)
-{
-	if (cfg->type != KVPERF_RUN_TYPE_IO)
-		return NULL;
-	if (KV_HAS(cfg, KVPERF_A_RUN_READ_PCT))
-		return "randmix";
-	return cfg->op == KVPERF_OP_WRITE ? "write" : "read";
-}
-
 /* Start the run, and unless no-wait, wait for it and print its results. */
 static int run_start(struct kvperf *kv, const struct run_opts *o)
 {
@@ -666,7 +656,7 @@ static int run_start(struct kvperf *kv, const struct run_opts *o)
 				 o->cfg.type == KVPERF_RUN_TYPE_IO ? "I/Os" :
 				 "iterations",
 		.tty = isatty(fileno(kv->err)) ? kv->err : NULL,
-		.rw = run_io_rw(&o->cfg),
+		.rw = run_cfg_rw_name(&o->cfg),
 	};
 	struct run_wait w = {
 		.progress = run_show_event, .quiet = run_show_quiet,
@@ -723,13 +713,12 @@ static void run_user_progress(void *arg, const struct kv_run *ev)
 	fflush(l->f);
 }
 
-
 /* path user: the run in this process, printed as the kernel path's. */
 static int run_user(struct kvperf *kv, const struct run_opts *o)
 {
 	struct run_user_live live = {
 		.f = kv->out, .gbits = run_opt(o, RUN_KW_GBITS),
-		.start_ms = now_ms(), .rw = run_io_rw(&o->cfg),
+		.start_ms = now_ms(), .rw = run_cfg_rw_name(&o->cfg),
 	};
 	/* JSON is one document: the intervals stay out of it */
 	struct upath_run_ops ops = {

@@ -1017,13 +1017,6 @@ static uint32_t cmp_io_num(const struct cmp_result *r, int attr, uint32_t def)
 	       (uint32_t)run_model_uint(&run_cfg_fields, &r->io, attr) : def;
 }
 
-static const char *cmp_io_rw(const struct cmp_result *r)
-{
-	if (KV_HAS(&r->io, KVPERF_A_RUN_READ_PCT))
-		return "randmix";
-	return r->op == KVPERF_OP_WRITE ? "write" : "read";
-}
-
 static const char *cmp_type_name(uint8_t type)
 {
 	if (type == KVPERF_RUN_TYPE_IO)
@@ -1059,7 +1052,7 @@ static double cmp_io_median(const struct cmp_result *r,
 static void cmp_json_io(struct json_writer *jw, const struct cmp_result *r)
 {
 	json_key(jw, "rw");
-	json_str(jw, cmp_io_rw(r));
+	json_str(jw, run_cfg_rw_name(&r->io));
 	if (KV_HAS(&r->io, KVPERF_A_RUN_READ_PCT)) {
 		json_key(jw, "read_pct");
 		json_u64(jw, r->io.read_pct);
@@ -1410,7 +1403,7 @@ static void cmp_print_io_block(FILE *f, const struct cmp_result *r,
 
 static void cmp_print_io_text(FILE *f, const struct cmp_result *r)
 {
-	fprintf(f, "# compare io %s", cmp_io_rw(r));
+	fprintf(f, "# compare io %s", run_cfg_rw_name(&r->io));
 	if (KV_HAS(&r->io, KVPERF_A_RUN_READ_PCT))
 		fprintf(f, " %u", r->io.read_pct);
 	fprintf(f, ", bs %u, qd %u, queues %u, segments %u, reg %s, inv %s",

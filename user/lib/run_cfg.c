@@ -130,6 +130,22 @@ void run_cfg_clear(struct kv_run_cfg *cfg)
 	explicit_bzero(cfg->key, sizeof(cfg->key));
 }
 
+/**
+ * run_cfg_rw_name() - what an I/O run does, as fio names it
+ * @cfg: the configuration
+ *
+ * Return: "randmix" with a read-pct, else "write" or "read"; NULL for
+ * a run that is not an I/O run.
+ */
+const char *run_cfg_rw_name(const struct kv_run_cfg *cfg)
+{
+	if (cfg->type != KVPERF_RUN_TYPE_IO)
+		return NULL;
+	if (KV_HAS(cfg, KVPERF_A_RUN_READ_PCT))
+		return "randmix";
+	return cfg->op == KVPERF_OP_WRITE ? "write" : "read";
+}
+
 static const struct kv_range run_ranges[] = {
 	{ KVPERF_A_RUN_SIZE, KVPERF_SIZE_MIN, KVPERF_SIZE_MAX, false },
 	{ KVPERF_A_RUN_SIZE_MAX, KVPERF_SIZE_MIN, KVPERF_SIZE_MAX, false },

@@ -83,6 +83,7 @@ struct kv_range {
 void run_cfg_init(struct kv_run_cfg *cfg, uint8_t type);
 int run_cfg_put(struct nl_msg *msg, const struct kv_run_cfg *cfg);
 void run_cfg_clear(struct kv_run_cfg *cfg);
+const char *run_cfg_rw_name(const struct kv_run_cfg *cfg);
 const struct kv_range *run_cfg_range(int attr);
 int run_cfg_check(const struct kv_run_cfg *cfg, uint8_t path, int *attr,
 		  char *why, size_t len);
