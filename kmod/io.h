@@ -7,6 +7,7 @@
 #define _KVPERF_IO_H
 
 #include <linux/atomic.h>
+#include <linux/bitops.h>
 #include <linux/kvperf_wire.h>
 #include <linux/llist.h>
 #include <linux/scatterlist.h>
@@ -81,6 +82,43 @@ void kvperf_io_slot_for_device(struct kvperf_io_slots *s, u32 i);
 
 /* A mixed run's results: reads first, then writes. */
 #define KVPERF_IO_DIRS	2
+
+/**
+ * kvperf_io_dirs() - results per block size of an I/O run
+ * @read_pct: the run's share of reads, 0 when not mixed
+ *
+ * Return: 2 for a mixed run (reads, then writes), else 1.
+ */
+static inline u32 kvperf_io_dirs(u8 read_pct)
+{
+	return read_pct ? KVPERF_IO_DIRS : 1;
+}
+
+/**
+ * kvperf_io_sizes() - block sizes an I/O run measures
+ * @bss: the run's sweep, bit n for 2^n bytes; 0 when it has one size
+ *
+ * Return: how many, at least 1.
+ */
+static inline u32 kvperf_io_sizes(u32 bss)
+{
+	return bss ? hweight32(bss) : 1;
+}
+
+/**
+ * kvperf_io_size() - one block size of an I/O run
+ * @bss: the run's sweep, 0 when it has one size
+ * @bs: its one size (the smallest of a sweep)
+ * @step: which, from 0, smallest first
+ *
+ * Return: the size in bytes.
+ */
+static inline u32 kvperf_io_size(u32 bss, u32 bs, u32 step)
+{
+	while (bss && step--)
+		bss &= bss - 1;
+	return bss ? 1U << __ffs(bss) : bs;
+}
 
 /**
  * kvperf_io_dir() - which of a run's results an I/O goes to

@@ -94,6 +94,10 @@ static struct netlink_range_validation kvperf_tx_depth_range = {
 	.min = 1, .max = KVPERF_TX_DEPTH_MAX,
 };
 
+static struct netlink_range_validation kvperf_bss_range = {
+	.min = 0, .max = KVPERF_IO_BSS_MASK,
+};
+
 static struct netlink_range_validation kvperf_warmup_ms_range = {
 	.min = 1, .max = KVPERF_WARMUP_MS_MAX,
 };
@@ -102,7 +106,7 @@ static struct netlink_range_validation kvperf_interval_range = {
 	.min = KVPERF_INTERVAL_MS_MIN, .max = KVPERF_INTERVAL_MS_MAX,
 };
 
-static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_INLINE_DATA + 1] = {
+static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_BSS + 1] = {
 	[KVPERF_A_RUN_TYPE] = NLA_POLICY_MAX(NLA_U8, KVPERF_RUN_TYPE_IO),
 	[KVPERF_A_RUN_OP] = NLA_POLICY_MAX(NLA_U8, KVPERF_OP_READ),
 	[KVPERF_A_RUN_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
@@ -150,6 +154,7 @@ static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_INLINE_DATA 
 	[KVPERF_A_RUN_READ_PCT] = NLA_POLICY_RANGE(NLA_U8, KVPERF_IO_READ_PCT_MIN,
 						   KVPERF_IO_READ_PCT_MAX),
 	[KVPERF_A_RUN_REG] = NLA_POLICY_MAX(NLA_U8, KVPERF_IO_REG_PRE),
+	[KVPERF_A_RUN_BSS] = NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_bss_range),
 };
 
 static const struct nla_policy kvperf_run_id_policy[KVPERF_A_RUN_ID + 1] = {

@@ -53,6 +53,7 @@ static bool kvperf_io_takes(int attr)
 static const int kvperf_io_only[] = {
 	KVPERF_A_RUN_QD, KVPERF_A_RUN_INV, KVPERF_A_RUN_SEGMENTS,
 	KVPERF_A_RUN_READ_PCT, KVPERF_A_RUN_REG, KVPERF_A_RUN_INLINE_DATA,
+	KVPERF_A_RUN_BSS,
 };
 
 /* Attributes I/O runs refuse, besides the bandwidth runs' own. */
@@ -108,8 +109,8 @@ out:
 }
 
 /*
- * An I/O run: a read or a write of whole 512-byte units, one block size,
- * its queue depth and who invalidates.
+ * An I/O run: a read or a write of whole 512-byte units, one block size
+ * or a sweep of powers of two, its queue depth and who invalidates.
  */
 static int kvperf_nl_run_io_cfg(struct genl_info *info,
 				struct kvperf_run_cfg *cfg)
@@ -124,11 +125,21 @@ static int kvperf_nl_run_io_cfg(struct genl_info *info,
 	if (cfg->op == KVPERF_OP_SEND)
 		return kvperf_nl_refuse(info, KVPERF_A_RUN_OP,
 					"an I/O run reads or writes: op read or write");
+	if (tb[KVPERF_A_RUN_BSS]) {
+		cfg->bss = nla_get_u32(tb[KVPERF_A_RUN_BSS]);
+		if (tb[KVPERF_A_RUN_SIZE])
+			return kvperf_nl_refuse(info, KVPERF_A_RUN_BSS,
+						"bss and size exclude each other: a sweep names its block sizes");
+		if (!cfg->bss || (cfg->bss & ~KVPERF_IO_BSS_MASK))
+			return kvperf_nl_refuse(info, KVPERF_A_RUN_BSS,
+						"a sweep's block sizes are powers of two from 512 B to 1 MiB");
+		cfg->size = 1U << __ffs(cfg->bss);
+	}
 	if (cfg->size < KVPERF_IO_BS_MIN || cfg->size > KVPERF_IO_BS_MAX ||
 	    cfg->size % KVPERF_IO_BS_MIN)
 		return kvperf_nl_refuse(info, KVPERF_A_RUN_SIZE,
 					"an I/O run's block size is a multiple of 512 from 512 B to 1 MiB");
-	cfg->size_max = cfg->size;
+	cfg->size_max = cfg->bss ? 1U << __fls(cfg->bss) : cfg->size;
 	cfg->segments = kvperf_nl_u32(info, KVPERF_A_RUN_SEGMENTS, 1);
 	if (cfg->size % (KVPERF_IO_BS_MIN * cfg->segments))
 		return kvperf_nl_refuse(info, KVPERF_A_RUN_SEGMENTS,
@@ -543,6 +554,7 @@ static int kvperf_fill_run_cfg(struct sk_buff *skb, const struct kvperf_run *run
 	      nla_put_u8(skb, KVPERF_A_RUN_READ_PCT, cfg->read_pct)) ||
 	     (cfg->inline_data &&
 	      nla_put_u32(skb, KVPERF_A_RUN_INLINE_DATA, cfg->inline_data)) ||
+	     (cfg->bss && nla_put_u32(skb, KVPERF_A_RUN_BSS, cfg->bss)) ||
 	     (cfg->interval_ms &&
 	      nla_put_u32(skb, KVPERF_A_RUN_INTERVAL_MS, cfg->interval_ms))))
 		return -EMSGSIZE;

@@ -22,6 +22,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "compat.h"
+#include "io.h"
 #include "kvperf.h"
 #include "lat.h"
 #include "proto.h"
@@ -180,6 +181,8 @@ static void kvperf_run_wire_req(const struct kvperf_run *run,
 	req->addr = cpu_to_be64(c->mr->iova);
 	memcpy(req->key, cfg->key, sizeof(req->key));
 	if (cfg->type == KVPERF_RUN_TYPE_IO) {
+		/* the block size of this step of the run */
+		req->size_max = cpu_to_be32(run->io.bs);
 		req->tx_depth = cpu_to_be16(cfg->qd);
 		/* the most segments of a command */
 		req->post_list = cpu_to_be16(cfg->segments);
@@ -522,7 +525,7 @@ static int kvperf_run_thread(void *arg)
 static int kvperf_run_results(struct kvperf_run *run)
 {
 	bool io = run->cfg.type == KVPERF_RUN_TYPE_IO;
-	u32 size, n = 0, i;
+	u32 size, n = 0, i, dirs = 1;
 	int err;
 
 	for (size = run->cfg.size; size <= run->cfg.size_max; size *= 2) {
@@ -534,18 +537,21 @@ static int kvperf_run_results(struct kvperf_run *run)
 		run->nresults = n;
 		return kvperf_run_bw_alloc(run);
 	}
-	/* a mixed I/O run: the reads' result, then the writes' */
-	if (io)
-		n = run->cfg.read_pct ? 2 : 1;
+	/* an I/O run: per block size the reads' result, then the writes' */
+	if (io) {
+		dirs = kvperf_io_dirs(run->cfg.read_pct);
+		n = kvperf_io_sizes(run->cfg.bss) * dirs;
+	}
 	run->results = kcalloc(n, sizeof(*run->results), GFP_KERNEL);
 	if (!run->results)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		struct kvperf_result *res = &run->results[i];
 
-		/* an I/O run has one block size; its second result: writes */
-		res->size = io ? run->cfg.size : run->cfg.size << i;
-		res->op = io && i ? KVPERF_OP_WRITE : run->cfg.op;
+		res->size = io ? kvperf_io_size(run->cfg.bss, run->cfg.size,
+						i / dirs) :
+				 run->cfg.size << i;
+		res->op = io && i % dirs ? KVPERF_OP_WRITE : run->cfg.op;
 		if (io) {
 			res->queue = kcalloc(run->cfg.qps, sizeof(*res->queue),
 					     GFP_KERNEL);

@@ -61,6 +61,8 @@
  * @reg: I/O runs, enum kvperf_io_reg
  * @inline_data: I/O runs, most bytes of a write carried in its command
  *		 (0: none)
+ * @bss: I/O runs, a sweep: bit n measures blocks of 2^n bytes, each in
+ *	 turn (@size the smallest, @size_max the largest); 0: @size only
  * @key: the server's shared secret, zero without one; never reported
  */
 struct kvperf_run_cfg {
@@ -95,6 +97,7 @@ struct kvperf_run_cfg {
 	u8 read_pct;
 	u8 reg;
 	u32 inline_data;
+	u32 bss;
 	u8 key[KVPERF_WIRE_KEY_LEN];
 };
 
@@ -262,6 +265,8 @@ struct kvperf_io_queue_result {
 
 /**
  * struct kvperf_run_io - the queues of an I/O run, while it runs
+ * @bs: the block size being measured (one step of a sweep)
+ * @ios_before: I/Os of the sweep's steps before this one
  * @queues: one per connection (run_io.c)
  * @wq: the run's thread and the queues' threads wait on it
  * @connected: queues connected and ready to measure
@@ -272,6 +277,8 @@ struct kvperf_io_queue_result {
  * @reason: its reason
  */
 struct kvperf_run_io {
+	u32 bs;
+	u64 ios_before;
 	struct kvperf_io_queue *queues;
 	wait_queue_head_t wq;
 	atomic_t connected;

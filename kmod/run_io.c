@@ -6,7 +6,9 @@
  * that all measure together. While they run, the run's thread reports
  * progress from their shared counters: the interval lines when the run
  * asked for them. When all are done it adds their numbers and their
- * histograms up, keeping each queue's part.
+ * histograms up, keeping each queue's part. A sweep of block sizes does
+ * all this once per size, smallest first, each on connections of its own:
+ * the target admits, and the host pins, one size at a time.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -78,7 +80,7 @@ static void kvperf_run_io_params(struct kvperf_run *run,
 	*p = (struct kvperf_io_params) {
 		.op = cfg->op,
 		.read_pct = cfg->read_pct,
-		.bs = cfg->size,
+		.bs = run->io.bs,
 		.qd = cfg->qd,
 		.segments = cfg->segments,
 		.iterations = cfg->iterations,
@@ -95,13 +97,14 @@ static void kvperf_run_io_params(struct kvperf_run *run,
 /**
  * kvperf_run_io_footprint() - what an I/O run's connections hold
  * @cfg: the run
- * @f: receives their buffers (capsules and data blocks) and queues
+ * @f: receives their buffers (capsules and data blocks) and queues, at
+ *     the largest block size (a sweep's sizes take turns)
  */
 void kvperf_run_io_footprint(const struct kvperf_run_cfg *cfg,
 			     struct kvperf_footprint *f)
 {
 	struct kvperf_io_params p = {
-		.bs = cfg->size,
+		.bs = cfg->size_max,
 		.qd = cfg->qd,
 	};
 	struct kvperf_conn_attr attr;
@@ -174,7 +177,7 @@ static int kvperf_io_queue_thread(void *arg)
 	p.progress = &q->progress;
 	p.measured = &q->measured;
 	/* stats off: nothing records */
-	for (i = 0; i < run->nresults; i++)
+	for (i = 0; i < kvperf_io_dirs(run->cfg.read_pct); i++)
 		if (run->cfg.stats == KVPERF_STATS_MODE_ON)
 			p.hist[i] = &q->hist[i];
 	err = kvperf_io_queue_setup(q, &p);
@@ -218,7 +221,7 @@ static int kvperf_run_io_alloc(struct kvperf_run *run)
 		/* stats off: nothing records, so no buckets */
 		if (cfg->stats != KVPERF_STATS_MODE_ON)
 			continue;
-		for (d = 0; d < run->nresults; d++) {
+		for (d = 0; d < kvperf_io_dirs(cfg->read_pct); d++) {
 			err = kvperf_hist_init(&q->hist[d], KVPERF_HIST_MAX_NS);
 			if (err)
 				return err;
@@ -301,7 +304,7 @@ static bool kvperf_run_io_all(struct kvperf_run *run, atomic_t *v)
 	return atomic_read(v) == run->cfg.qps || kvperf_run_io_ending(run);
 }
 
-/* The queues' I/Os so far: all of them, or the measured ones. */
+/* The step's I/Os so far: all of them, or the measured ones. */
 static u64 kvperf_run_io_count(struct kvperf_run *run, bool measured)
 {
 	u64 n = 0;
@@ -329,7 +332,7 @@ static void kvperf_run_io_report(struct kvperf_run *run)
 	while (!kvperf_run_io_all(run, &io->done)) {
 		now = ktime_get_ns();
 		ios = kvperf_run_io_count(run, false);
-		atomic64_set(&run->progress, ios);
+		atomic64_set(&run->progress, io->ios_before + ios);
 		if (now - tick_ns < period) {
 			wait_event_timeout(io->wq,
 					   kvperf_run_io_all(run, &io->done),
@@ -340,10 +343,9 @@ static void kvperf_run_io_report(struct kvperf_run *run)
 		}
 		if (interval_ns) {
 			struct kvperf_run_bw_progress ev = {
-				.size = run->cfg.size,
-				.bytes = kvperf_run_io_count(run, true) *
-					 run->cfg.size,
-				.interval_bytes = (ios - ios0) * run->cfg.size,
+				.size = io->bs,
+				.bytes = kvperf_run_io_count(run, true) * io->bs,
+				.interval_bytes = (ios - ios0) * io->bs,
 				.interval_messages = ios - ios0,
 				.interval_ns = now - tick_ns,
 			};
@@ -358,15 +360,16 @@ static void kvperf_run_io_report(struct kvperf_run *run)
 }
 
 /*
- * Add the queues' numbers up into the run's results (one, or a mixed
- * run's reads' and writes'), keeping each queue's part. The run's time
+ * Add the queues' numbers up into the step's results (one, or a mixed
+ * run's reads' and writes'), keeping each queue's part. The step's time
  * runs from the first queue's first measured submission to the last
  * queue's last measured completion; its CPU times, the host's and the
- * target's, are the run's in every result.
+ * target's, are the step's in each of its results.
  */
-static void kvperf_run_io_result(struct kvperf_run *run)
+static void kvperf_run_io_result(struct kvperf_run *run, u32 step)
 {
 	bool stats = run->cfg.stats == KVPERF_STATS_MODE_ON;
+	u32 dirs = kvperf_io_dirs(run->cfg.read_pct);
 	u64 start = U64_MAX, end = 0;
 	u32 i, d;
 
@@ -379,8 +382,8 @@ static void kvperf_run_io_result(struct kvperf_run *run)
 		end = max(end, r->start_ns + r->elapsed_ns);
 	}
 	mutex_lock(&run->lock);
-	for (d = 0; d < run->nresults; d++) {
-		struct kvperf_result *res = &run->results[d];
+	for (d = 0; d < dirs; d++) {
+		struct kvperf_result *res = &run->results[step * dirs + d];
 		u64 ios = 0;
 
 		res->elapsed_ns = end > start ? end - start : 0;
@@ -414,23 +417,24 @@ static void kvperf_run_io_result(struct kvperf_run *run)
 			kvperf_stats_from_elapsed(&res->stats, ios,
 						  res->elapsed_ns, 1);
 	}
-	run->ndone = run->nresults;
+	run->ndone = (step + 1) * dirs;
 	mutex_unlock(&run->lock);
 }
 
-/**
- * kvperf_run_io() - an I/O run: connect its queues, run their I/Os
- * together, tear them down
- * @run: the run, its results allocated
- *
- * Return: 0, -EINTR when stopped, or why it failed (@run->io.reason
- * says why).
+/*
+ * One block size: connect the queues, run their I/Os together, tear them
+ * down and keep the results (the @step-th size's).
  */
-int kvperf_run_io(struct kvperf_run *run)
+static int kvperf_run_io_step(struct kvperf_run *run, u32 step)
 {
 	struct kvperf_run_io *io = &run->io;
+	u64 ios;
 	int err;
 
+	io->bs = kvperf_io_size(run->cfg.bss, run->cfg.size, step);
+	atomic_set(&io->connected, 0);
+	atomic_set(&io->done, 0);
+	WRITE_ONCE(io->go, false);
 	err = kvperf_run_io_alloc(run);
 	if (err) {
 		io->reason = "cannot allocate the run's queues";
@@ -440,7 +444,9 @@ int kvperf_run_io(struct kvperf_run *run)
 	if (!err) {
 		wait_event_idle(io->wq, kvperf_run_io_all(run, &io->connected));
 		if (!kvperf_run_io_ending(run)) {
-			kvperf_run_set_state(run, KVPERF_RUN_STATE_RUNNING);
+			if (!step)
+				kvperf_run_set_state(run,
+						     KVPERF_RUN_STATE_RUNNING);
 			WRITE_ONCE(io->go, true);
 			wake_up_all(&io->wq);
 			kvperf_run_io_report(run);
@@ -448,15 +454,35 @@ int kvperf_run_io(struct kvperf_run *run)
 	}
 	/* every queue's thread is past its measurement when this returns */
 	kvperf_run_io_reap(run);
-	atomic64_set(&run->progress, kvperf_run_io_count(run, false));
+	ios = kvperf_run_io_count(run, false);
+	atomic64_set(&run->progress, io->ios_before + ios);
+	io->ios_before += ios;
 	mutex_lock(&run->lock);
 	err = io->err;
 	mutex_unlock(&run->lock);
 	if (!err && kvperf_run_should_stop(run))
 		err = -EINTR;
 	if (!err)
-		kvperf_run_io_result(run);
+		kvperf_run_io_result(run, step);
 out:
 	kvperf_run_io_free(run);
+	return err;
+}
+
+/**
+ * kvperf_run_io() - an I/O run: for each of its block sizes, connect its
+ * queues, run their I/Os together, tear them down
+ * @run: the run, its results allocated
+ *
+ * Return: 0, -EINTR when stopped, or why it failed (@run->io.reason
+ * says why).
+ */
+int kvperf_run_io(struct kvperf_run *run)
+{
+	u32 step, steps = kvperf_io_sizes(run->cfg.bss);
+	int err = 0;
+
+	for (step = 0; step < steps && !err; step++)
+		err = kvperf_run_io_step(run, step);
 	return err;
 }

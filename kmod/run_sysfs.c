@@ -130,15 +130,20 @@ static ssize_t kvperf_run_show_bw(struct kvperf_run *run,
 	}
 }
 
-/* An I/O run's CPU time, the host's or the target's, per I/O of the run. */
-static ssize_t kvperf_run_show_io_cpu(struct kvperf_run *run, u64 cpu_ns,
-				      char *buf)
+/*
+ * An I/O run's CPU time, the host's or the target's, per I/O of the block
+ * size of @res (a mixed run's reads and writes together).
+ */
+static ssize_t kvperf_run_show_io_cpu(struct kvperf_run *run,
+				      const struct kvperf_result *res,
+				      u64 cpu_ns, char *buf)
 {
 	u64 ios = 0;
 	u32 i;
 
 	for (i = 0; i < run->ndone; i++)
-		ios += run->results[i].stats.count;
+		if (run->results[i].size == res->size)
+			ios += run->results[i].stats.count;
 	return sysfs_emit(buf, "%llu\n", ios ? div64_u64(cpu_ns, ios) : 0);
 }
 
@@ -181,9 +186,10 @@ static ssize_t kvperf_run_show_stat(struct kvperf_run *run,
 	case F_MISMATCHES:
 		return sysfs_emit(buf, "%llu\n", res->mismatches);
 	case F_CPU_PER_IO:
-		return kvperf_run_show_io_cpu(run, res->cpu_ns, buf);
+		return kvperf_run_show_io_cpu(run, res, res->cpu_ns, buf);
 	case F_TARGET_CPU_PER_IO:
-		return kvperf_run_show_io_cpu(run, res->target_cpu_ns, buf);
+		return kvperf_run_show_io_cpu(run, res, res->target_cpu_ns,
+					      buf);
 	default:
 		return -EINVAL;
 	}

@@ -324,30 +324,8 @@ delete_runs() {
 # 256 blocks of 1 MiB on each side are beyond the default pinned-memory
 # limit (max_pinned_mb 256): refused by name, nothing started.
 pinned_limit() {
-	local n
-
 	delete_runs || return 1
-	n=$(cat "$sysfs/run_count")
-	kv_run "$KV_TMP/pin.out" "$KV_TMP/pin.err" timeout "$(kv_scaled 20)" \
-		kvperf run io addr "$addr" bs 1M qd 256 iters 10
-	[ $? = 1 ] && grep -q 'pinned-memory limit reached (module parameter max_pinned_mb)' \
-		"$KV_TMP/pin.err" && [ "$(cat "$sysfs/run_count")" = "$n" ] && return 0
-	cat "$KV_TMP/pin.out" "$KV_TMP/pin.err"
-	return 1
-}
-
-
-
-
-
-clean_all() {
-	local i
-
-	delete_runs || return 1
-	for i in $(kvperf -j server show | grep -o '{"id":[0-9]*' | cut -d: -f2); do
-		kvperf server stop "$i" || return 1
-	done
-	kv_counters_back_to_zero 10
+	kv_io_pinned_refused "$addr" bs 1M qd 256 iters 10
 }
 
 kv_dmesg_mark
@@ -419,6 +397,6 @@ kv_check "server stop with 16 I/Os in flight: the run fails saying so, freed" \
 	kv_io_server_stop_mid_run "$addr" rw read bs 4K qd 16 verify
 kv_check "rmmod with 32 I/Os in flight returns within 10 s; insmod: counters 0" \
 	kv_io_rmmod_mid_run "$addr" rw read bs 16K qd 32 inv local
-kv_check "runs deleted, servers stopped: counters 0" clean_all
+kv_check "runs deleted, servers stopped: counters 0" kv_clean_all
 kv_dmesg_check
 ktap_finished

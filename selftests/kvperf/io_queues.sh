@@ -132,23 +132,6 @@ usage_errors() {
 	return "$rc"
 }
 
-# 16 queues of 32 blocks of 1 MiB: 512 MiB on the host side alone.
-pinned_limit() {
-	local n
-
-	n=$(cat "$sysfs/run_count")
-	kv_run "$KV_TMP/pin.out" "$KV_TMP/pin.err" timeout "$(kv_scaled 20)" \
-		kvperf run io addr "$addr" bs 1M qd 32 queues 16 iters 10
-	[ $? = 1 ] && grep -q 'pinned-memory limit reached (module parameter max_pinned_mb)' \
-		"$KV_TMP/pin.err" && [ "$(cat "$sysfs/run_count")" = "$n" ] && return 0
-	cat "$KV_TMP/pin.out" "$KV_TMP/pin.err"
-	return 1
-}
-
-
-
-
-
 server_gone() {
 	! kvperf server show "$1" >/dev/null 2>&1
 }
@@ -183,18 +166,6 @@ dev_removed() {
 	ip link del "$nd8"
 }
 
-clean_all() {
-	local i
-
-	for i in $(kvperf -j run show | grep -o '"id":[0-9]*' | cut -d: -f2); do
-		kvperf run delete "$i" || return 1
-	done
-	for i in $(kvperf -j server show | grep -o '{"id":[0-9]*' | cut -d: -f2); do
-		kvperf server stop "$i" || return 1
-	done
-	kv_counters_back_to_zero 10
-}
-
 kv_dmesg_mark
 ktap_set_plan $((14 + ${#raw_cases[@]}))
 
@@ -213,7 +184,9 @@ kv_check "verify write 128 KiB in 4 segments, reg pre, queues 2 on cpu 1: 40 I/O
 kv_check "stats off, queues 2: each queue's I/Os and mean time" stats_off
 kv_check "bad queues and cpus are usage errors naming them" usage_errors
 kv_raw_results raw_cases
-kv_check "bs 1M qd 32 queues 16: refused, pinned-memory limit" pinned_limit
+# 16 queues of 32 blocks of 1 MiB: 512 MiB on the host side alone.
+kv_check "bs 1M qd 32 queues 16: refused, pinned-memory limit" \
+	kv_io_pinned_refused "$addr" bs 1M qd 32 queues 16 iters 10
 kv_check "run stop with 4 queues of 16 I/Os in flight: stopped within 5 s, freed" \
 	kv_io_stop_mid_run "$addr" 8 rw write bs 64K qd 16 queues 4 cpus 0-1
 kv_check "server stop with 3 queues of 16 I/Os in flight: the run fails saying so, freed" \
@@ -222,6 +195,6 @@ kv_check "rmmod with 4 queues of 32 I/Os in flight returns within 10 s; insmod: 
 	kv_io_rmmod_mid_run "$addr" rw read bs 16K qd 32 queues 4 inv local
 kv_check "rdma link delete with 4 queues of 16 I/Os in flight: the run fails saying so, freed, its server gone" \
 	dev_removed
-kv_check "runs deleted, servers stopped: counters 0" clean_all
+kv_check "runs deleted, servers stopped: counters 0" kv_clean_all
 kv_dmesg_check
 ktap_finished

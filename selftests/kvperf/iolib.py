@@ -16,7 +16,7 @@ usage:
   iolib.py sysfs FILE SYSFS-DIR   the run's sysfs files say what JSON says
                                   (a file JSON has no value for: none)
   iolib.py hist FILE HISTOGRAM    the debugfs histogram holds each result's
-                                  I/Os, by direction
+                                  I/Os, by direction and block size
 
 With --verify no I/O had wrong data, or --mismatches N exactly N (one
 queue's, with the run's). With --read-pct the run has a result for reads and one for writes: their
@@ -405,7 +405,8 @@ def cmd_sysfs(args):
 
 
 def cmd_hist(args):
-    """Lines "op size bucket lower upper count" sum to each result's I/Os."""
+    """Lines "op size bucket lower upper count" sum to each result's I/Os,
+    by direction and block size (a sweep has a result per size)."""
     if len(args) != 2:
         return usage()
     run = load(args[0])
@@ -422,10 +423,10 @@ def cmd_hist(args):
                 int(f[3]) > int(f[4]) or int(f[5]) == 0:
             bad.append(f"line {line!r}")
             continue
-        if int(f[1]) != run.get("size"):
-            bad.append(f"line {line!r}: size, want {run.get('size')}")
-        counts[f[0]] = counts.get(f[0], 0) + int(f[5])
-    want = {r.get("rw"): r.get("ios") for r in run.get("results") or []}
+        key = (f[0], int(f[1]))
+        counts[key] = counts.get(key, 0) + int(f[5])
+    want = {(r.get("rw"), r.get("bs")): r.get("ios")
+            for r in run.get("results") or []}
     if counts != want:
         bad.append(f"histogram counts {counts}, results' I/Os {want}")
     return report(bad)

@@ -485,6 +485,37 @@ kv_io_start() {
 	echo "$id"
 }
 
+# kv_io_pinned_refused ADDR ARGS...: run io on ADDR with ARGS is refused
+# by the pinned-memory limit (max_pinned_mb), naming it, and starts no
+# run.
+kv_io_pinned_refused() {
+	local addr=$1 n
+
+	shift
+	n=$(cat /sys/kernel/kvperf/run_count)
+	kv_run "$KV_TMP/pin.out" "$KV_TMP/pin.err" timeout "$(kv_scaled 20)" \
+		kvperf run io addr "$addr" "$@"
+	[ $? = 1 ] && grep -q 'pinned-memory limit reached (module parameter max_pinned_mb)' \
+		"$KV_TMP/pin.err" &&
+		[ "$(cat /sys/kernel/kvperf/run_count)" = "$n" ] && return 0
+	cat "$KV_TMP/pin.out" "$KV_TMP/pin.err"
+	return 1
+}
+
+# kv_clean_all: every run deleted and every kernel server stopped; the
+# module's counters are back to 0 within 10 s.
+kv_clean_all() {
+	local i
+
+	for i in $(kvperf -j run show | grep -o '"id":[0-9]*' | cut -d: -f2); do
+		kvperf run delete "$i" || return 1
+	done
+	for i in $(kvperf -j server show | grep -o '{"id":[0-9]*' | cut -d: -f2); do
+		kvperf server stop "$i" || return 1
+	done
+	kv_counters_back_to_zero 10
+}
+
 # kv_freed: no connection and no pinned memory left.
 kv_freed() {
 	grep -qx 0 /sys/kernel/kvperf/connection_count &&

@@ -1059,6 +1059,8 @@ static void cmp_io_parse(void)
 	       "addr", "198.18.0.1", "interval", "1s");
 	IO_ERR("'no-wait' does not apply to compare io", "compare",
 	       "addr", "198.18.0.1", "no-wait");
+	IO_ERR("'bss' does not apply to compare io", "compare",
+	       "addr", "198.18.0.1", "bss", "4K,8K");
 	IO_ERR("'key' does not apply to compare io", "compare",
 	       "addr", "198.18.0.1", "key", "00112233445566778899aabbccddeeff");
 	IO_ERR("invalid port '65535' (1 to 65534: PORT+1 is the user target's)",

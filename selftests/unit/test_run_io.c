@@ -140,6 +140,9 @@ static void io_put_queue(struct nl_msg *msg, uint32_t i, uint32_t n,
 /* How many queues io_msg()'s results have: each its equal part. */
 static uint32_t io_nqueues;
 
+/* the block size of the results io_put_result() puts */
+static uint32_t io_bs = 4096;
+
 static void io_put_result(struct nl_msg *msg, uint8_t op, uint64_t ios,
 			  bool stats)
 {
@@ -148,7 +151,7 @@ static void io_put_result(struct nl_msg *msg, uint8_t op, uint64_t ios,
 	uint32_t i;
 
 	nest = nla_nest_start(msg, KVPERF_A_RUN_RESULT);
-	nla_put_u32(msg, KVPERF_A_RESULT_SIZE, 4096);
+	nla_put_u32(msg, KVPERF_A_RESULT_SIZE, io_bs);
 	if (op)
 		nla_put_u8(msg, KVPERF_A_RESULT_OP, op);
 	run_put_u64(msg, KVPERF_A_RESULT_ITERATIONS, pad, ios);
@@ -417,6 +420,68 @@ static void io_parse_queues(void)
 		"198.18.0.1", "queues", "2");
 }
 
+/* bss: lists and ranges of powers of two, one sweep attribute */
+static void io_parse_bss(void)
+{
+	/* 512 + 4K + 8K + 16K + 1M */
+	RUN_OK(IO, "type=2 op=2 addr=198.18.0.1 port=18515 bss=1077760",
+	       "addr", "198.18.0.1", "bss", "512,4K-16K,1M");
+	RUN_OK(IO, "type=2 op=1 addr=198.18.0.1 port=18515 segments=4 bss=2048",
+	       "addr", "198.18.0.1", "rw", "write", "bss", "2K", "segments",
+	       "4");
+	RUN_ERR(IO, "bs and bss exclude each other", "addr", "198.18.0.1",
+		"bs", "4K", "bss", "4K");
+	RUN_ERR(IO, "invalid bss '4K,3K' (powers of two from 512 to 1M: a list such as 512,4K,1M, or a range such as 4K-64K)",
+		"addr", "198.18.0.1", "bss", "4K,3K");
+	RUN_ERR(IO, "invalid bss '256' (powers of two from 512 to 1M: a list such as 512,4K,1M, or a range such as 4K-64K)",
+		"addr", "198.18.0.1", "bss", "256");
+	RUN_ERR(IO, "invalid bss '4K,,8K' (powers of two from 512 to 1M: a list such as 512,4K,1M, or a range such as 4K-64K)",
+		"addr", "198.18.0.1", "bss", "4K,,8K");
+	RUN_ERR(IO, "bss '64K-4K': a range's first size is larger than its last",
+		"addr", "198.18.0.1", "bss", "64K-4K");
+	/* the smallest block must split into the segments */
+	RUN_ERR(IO, "the block does not split into that many segments of whole 512-byte units",
+		"addr", "198.18.0.1", "bss", "1K,1M", "segments", "4");
+	RUN_ERR(LAT, "'bss' is only for run io", "op", "send", "addr",
+		"198.18.0.1", "bss", "4K");
+}
+
+/*
+ * A sweep of 4 KiB and 1 MiB: the header lists it, a block per size,
+ * each size's CPU per I/O over its own I/Os.
+ */
+static void io_print_bss(void)
+{
+	struct nl_msg *msg = io_msg(true, false);
+	struct capture c, err;
+	const char *a, *b;
+
+	nla_put_u32(msg, KVPERF_A_RUN_BSS, 4096 | 1048576);
+	io_bs = 1048576;
+	io_put_result(msg, 0, 500, true);
+	io_bs = 4096;
+	CHECK_INT(run_print_one(&c, false, false, msg, &err), 0);
+	CHECK(strstr(c.buf, ", reg frwr, bss 4K,1M, kernel ") != NULL);
+	a = strstr(c.buf, "\n read: IOPS=3333.333, BW=13.020MiB/s (1000 I/Os of 4096 bytes in 300.000 ms)\n");
+	b = strstr(c.buf, "\n read: IOPS=1666.666, BW=1666.666MiB/s (500 I/Os of 1048576 bytes in 300.000 ms)\n");
+	CHECK(a != NULL && b != NULL && a < b);
+	CHECK(a && strstr(a, "  cpu (usec/IO): host=8.50, target=4.10\n") < b);
+	CHECK(b && strstr(b, "  cpu (usec/IO): host=17.00, target=8.20\n"));
+	CHECK_STR(err.buf, "");
+	cap_close(&c);
+	cap_close(&err);
+	CHECK_INT(run_print_one(&c, true, false, msg, &err), 0);
+	CHECK_JSON(c.buf,
+		   "assert d['bss'] == [4096, 1048576]\n"
+		   "r = d['results']\n"
+		   "assert [x['bs'] for x in r] == [4096, 1048576]\n"
+		   "assert [x['ios'] for x in r] == [1000, 500]\n"
+		   "assert [x['cpu_per_io_ns'] for x in r] == [8500, 17000]\n");
+	cap_close(&c);
+	cap_close(&err);
+	nlmsg_free(msg);
+}
+
 static void io_live_line(void)
 {
 	struct kv_run ev = { 0 };
@@ -429,13 +494,20 @@ static void io_live_line(void)
 	ev.interval_messages = 2000;
 	ev.interval_bytes = 2000 * 4096;
 	ev.interval_ns = 500000000;
-	run_print_io_live(cap_open(&c), &ev, 2000, "write");
+	run_print_io_live(cap_open(&c), &ev, 2000, "write", false);
 	CHECK_STR(cap_str(&c),
 		  "  [   2.0 s] write: IOPS=4000.000, BW=15.625MiB/s\n");
 	cap_close(&c);
+	/* a sweep's line says its block size */
+	KV_SET(&ev, KVPERF_A_RUN_CUR_SIZE);
+	ev.cur_size = 4096;
+	run_print_io_live(cap_open(&c), &ev, 2000, "write", true);
+	CHECK_STR(cap_str(&c),
+		  "  [   2.0 s] write: IOPS=4000.000, BW=15.625MiB/s (bs 4096)\n");
+	cap_close(&c);
 	/* an event without an interval prints nothing */
 	ev.has = 0;
-	run_print_io_live(cap_open(&c), &ev, 3000, "write");
+	run_print_io_live(cap_open(&c), &ev, 3000, "write", true);
 	CHECK_STR(cap_str(&c), "");
 	cap_close(&c);
 }
@@ -452,6 +524,8 @@ const struct unit_test unit_tests[] = {
 	UNIT(io_print_randmix),
 	UNIT(io_print_queues),
 	UNIT(io_parse_queues),
+	UNIT(io_parse_bss),
+	UNIT(io_print_bss),
 	UNIT(io_live_line),
 	{ NULL },
 };

@@ -75,6 +75,7 @@ static const char *const run_keywords[RUN_KW_COUNT] = {
 	[RUN_KW_REG]		= "reg",
 	[RUN_KW_QUEUES]		= "queues",
 	[RUN_KW_INLINE_DATA]	= "inline-data",
+	[RUN_KW_BSS]		= "bss",
 };
 
 #define RUN_KW_BIT(kw)	(1ULL << (kw))
@@ -182,6 +183,65 @@ static int parse_inline_data(struct kvperf *kv, const char *s,
 				    "inline-data '%s' is out of range (0 to %uK)",
 				    s, KVPERF_IO_INLINE_DATA_MAX >> 10);
 	o->cfg.inline_data = v;
+	return KVPERF_EXIT_OK;
+}
+
+/* One block size of a bss list: its bit, or 0 after reporting. */
+static uint32_t parse_bss_size(struct kvperf *kv, const char *s, size_t len,
+			       const char *all)
+{
+	char buf[32];
+	uint64_t v;
+
+	if (len && len < sizeof(buf)) {
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		if (!parse_size(buf, &v) && v >= KVPERF_IO_BS_MIN &&
+		    v <= KVPERF_IO_BS_MAX && !(v & (v - 1)))
+			return (uint32_t)v;
+	}
+	kvperf_usage(kv, "run",
+		     "invalid bss '%s' (powers of two from 512 to %uM: a list such as 512,4K,1M, or a range such as 4K-64K)",
+		     all, KVPERF_IO_BS_MAX >> 20);
+	return 0;
+}
+
+/*
+ * bss LIST: a sweep of block sizes, powers of two, as a list of sizes
+ * and ranges (4K-64K: every power of two from 4 KiB to 64 KiB)
+ */
+static int parse_bss(struct kvperf *kv, const char *s, struct run_opts *o)
+{
+	const char *item = s;
+	uint32_t bss = 0;
+
+	for (;;) {
+		size_t len = strcspn(item, ",");
+		const char *dash = memchr(item, '-', len);
+		uint32_t lo, hi;
+
+		lo = parse_bss_size(kv, item, dash ? (size_t)(dash - item) : len,
+				    s);
+		if (!lo)
+			return KVPERF_EXIT_USAGE;
+		hi = lo;
+		if (dash) {
+			hi = parse_bss_size(kv, dash + 1,
+					    len - (dash + 1 - item), s);
+			if (!hi)
+				return KVPERF_EXIT_USAGE;
+			if (lo > hi)
+				return kvperf_usage(kv, "run",
+						    "bss '%s': a range's first size is larger than its last",
+						    s);
+		}
+		for (; lo && lo <= hi; lo <<= 1)
+			bss |= lo;
+		if (!item[len])
+			break;
+		item += len + 1;
+	}
+	o->cfg.bss = bss;
 	return KVPERF_EXIT_OK;
 }
 
@@ -340,6 +400,8 @@ static int parse_value(struct kvperf *kv, enum run_kw kw, const char *val,
 		return parse_ranged(kv, kw, KVPERF_A_RUN_QPS, val, &o->cfg.qps);
 	case RUN_KW_INLINE_DATA:
 		return parse_inline_data(kv, val, o);
+	case RUN_KW_BSS:
+		return parse_bss(kv, val, o);
 	case RUN_KW_VERIFY:
 	case RUN_KW_NO_WAIT:
 	case RUN_KW_BIDIR:
@@ -384,6 +446,7 @@ static const uint8_t run_kw_attr[RUN_KW_COUNT] = {
 	[RUN_KW_REG]		= KVPERF_A_RUN_REG,
 	[RUN_KW_QUEUES]		= KVPERF_A_RUN_QPS,
 	[RUN_KW_INLINE_DATA]	= KVPERF_A_RUN_INLINE_DATA,
+	[RUN_KW_BSS]		= KVPERF_A_RUN_BSS,
 };
 
 /* The configuration's attributes, from the keywords given. */
@@ -412,6 +475,7 @@ static void run_given(struct run_opts *o)
 /* pairs of keywords that say the same thing two ways */
 static const int run_exclusive[][2] = {
 	{ RUN_KW_SIZE, RUN_KW_SIZES },
+	{ RUN_KW_BS, RUN_KW_BSS },
 	{ RUN_KW_ITERS, RUN_KW_TIME },
 	{ RUN_KW_KEY, RUN_KW_KEY_FILE },
 	{ -1, -1 },
@@ -565,7 +629,8 @@ void run_show_event(void *arg, const struct kv_run *ev)
 	}
 	run_show_quiet(w);
 	if (w->rw)
-		run_print_io_live(w->live, ev, now_ms() - w->start_ms, w->rw);
+		run_print_io_live(w->live, ev, now_ms() - w->start_ms, w->rw,
+				  w->bss);
 	else
 		run_print_live(w->live, ev, now_ms() - w->start_ms, w->gbits);
 	fflush(w->live);
@@ -657,6 +722,7 @@ static int run_start(struct kvperf *kv, const struct run_opts *o)
 				 "iterations",
 		.tty = isatty(fileno(kv->err)) ? kv->err : NULL,
 		.rw = run_cfg_rw_name(&o->cfg),
+		.bss = KV_HAS(&o->cfg, KVPERF_A_RUN_BSS),
 	};
 	struct run_wait w = {
 		.progress = run_show_event, .quiet = run_show_quiet,
@@ -700,6 +766,8 @@ struct run_user_live {
 	int64_t start_ms;
 	/* an I/O run: its lines are fio's, for @rw */
 	const char *rw;
+	/* a sweep of block sizes: each line says its size */
+	bool bss;
 };
 
 static void run_user_progress(void *arg, const struct kv_run *ev)
@@ -707,7 +775,8 @@ static void run_user_progress(void *arg, const struct kv_run *ev)
 	struct run_user_live *l = arg;
 
 	if (l->rw)
-		run_print_io_live(l->f, ev, now_ms() - l->start_ms, l->rw);
+		run_print_io_live(l->f, ev, now_ms() - l->start_ms, l->rw,
+				  l->bss);
 	else
 		run_print_live(l->f, ev, now_ms() - l->start_ms, l->gbits);
 	fflush(l->f);
@@ -719,6 +788,7 @@ static int run_user(struct kvperf *kv, const struct run_opts *o)
 	struct run_user_live live = {
 		.f = kv->out, .gbits = run_opt(o, RUN_KW_GBITS),
 		.start_ms = now_ms(), .rw = run_cfg_rw_name(&o->cfg),
+		.bss = KV_HAS(&o->cfg, KVPERF_A_RUN_BSS),
 	};
 	/* JSON is one document: the intervals stay out of it */
 	struct upath_run_ops ops = {
@@ -873,7 +943,8 @@ static void run_help(FILE *f)
 	      "              [key HEX | key-file PATH]\n"
 	      "       kvperf [-j [-p]] run io addr ADDR [port PORT]\n"
 	      "              [rw {read|write|randmix PCT}]\n"
-	      "              [bs N] [qd N] [reg {frwr|pre}] [inv {remote|local}]\n"
+	      "              [bs N | bss LIST] [qd N] [reg {frwr|pre}]\n"
+	      "              [inv {remote|local}]\n"
 	      "              [segments N] [inline-data N] [queues N] [cpus LIST]\n"
 	      "              [iters N | time TIME]\n"
 	      "              [warmup N | warmup TIME] [poll {busy|softirq|workqueue}]\n"
@@ -981,6 +1052,11 @@ static void run_help(FILE *f)
 	      "                result each\n"
 	      "  bs            block size, a multiple of 512 from 512 to 1M (default\n"
 	      "                4K)\n"
+	      "  bss           a sweep of block sizes, powers of two from 512 to\n"
+	      "                1M: a list of sizes and ranges (512,4K-16K,1M is\n"
+	      "                512, 4K, 8K, 16K and 1M); each is measured in turn,\n"
+	      "                smallest first, on new connections, with its own\n"
+	      "                results; iters, time and warmup are per size\n"
 	      "  qd            I/Os kept outstanding, 1 to 256 (default 1), at most\n"
 	      "                what the target grants\n"
 	      "  reg           frwr (default): each I/O registers its block from\n"

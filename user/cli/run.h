@@ -78,6 +78,7 @@ enum run_kw {
 	RUN_KW_REG,
 	RUN_KW_QUEUES,
 	RUN_KW_INLINE_DATA,
+	RUN_KW_BSS,
 	RUN_KW_COUNT
 };
 
@@ -129,6 +130,8 @@ struct run_show {
 	bool gbits;
 	/* an I/O run: its lines are fio's, for @rw ("read", "write" or "randmix") */
 	const char *rw;
+	/* a sweep of block sizes: each line says its size */
+	bool bss;
 };
 
 void run_show_event(void *arg, const struct kv_run *ev);

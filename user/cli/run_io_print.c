@@ -112,26 +112,28 @@ static void print_io_shares(struct printer *p,
 	pr_eol(p);
 }
 
-/* Every measured I/O of the run, reads and writes. */
-static uint64_t io_run_ios(const struct kv_run *run)
+/* Every measured I/O of the run's block size @size, reads and writes. */
+static uint64_t io_size_ios(const struct kv_run *run, uint32_t size)
 {
 	uint64_t n = 0;
 	uint32_t i;
 
 	for (i = 0; i < run->nlat; i++)
-		n += run->lat[i].iterations;
+		if (run->lat[i].size == size)
+			n += run->lat[i].iterations;
 	return n;
 }
 
 /*
- * "  cpu (usec/IO): host=8.52, target=4.10": the run's CPU time, the
- * host's (stats on) and the target's, over all the run's I/Os (a mixed
- * run's reads and writes together: the same line in both blocks)
+ * "  cpu (usec/IO): host=8.52, target=4.10": the CPU time of the
+ * result's block size, the host's (stats on) and the target's, over all
+ * its I/Os (a mixed run's reads and writes together: the same line in
+ * both blocks)
  */
 static void print_io_cpu(struct printer *p, const struct kv_run *run,
 			 const struct kv_lat_result *res)
 {
-	uint64_t n = io_run_ios(run);
+	uint64_t n = io_size_ios(run, res->size);
 
 	if (!n)
 		n = 1;
@@ -152,23 +154,24 @@ static void print_io_cpu(struct printer *p, const struct kv_run *run,
  * clat (usec): avg=20.120, min=12.34, 50.00th=[19.90], 99.00th=[41.22],
  * max=567.89": one queue's part of a result (percentiles with stats on)
  */
-/* Every measured I/O of queue @index, reads and writes. */
-static uint64_t io_queue_ios(const struct kv_run *run, uint32_t index)
+/* Every measured I/O of queue @index at block size @size, both ways. */
+static uint64_t io_queue_ios(const struct kv_run *run, uint32_t index,
+			     uint32_t size)
 {
 	uint64_t n = 0;
 	uint32_t i;
 
 	for (i = 0; i < run->nlat; i++)
-		if (index < run->lat[i].nqueues)
+		if (index < run->lat[i].nqueues && run->lat[i].size == size)
 			n += run->lat[i].queues[index].iterations;
 	return n;
 }
 
-/* JSON only: the queue's CPU times, over all its I/Os. */
+/* JSON only: the queue's CPU times, over all its I/Os of @size. */
 static void print_io_queue_cpu(struct printer *p, const struct kv_run *run,
-			       const struct kv_io_queue *q)
+			       const struct kv_io_queue *q, uint32_t size)
 {
-	uint64_t n = io_queue_ios(run, q->index);
+	uint64_t n = io_queue_ios(run, q->index, size);
 
 	if (!n)
 		n = 1;
@@ -183,6 +186,7 @@ static void print_io_queue_cpu(struct printer *p, const struct kv_run *run,
 }
 
 static void print_io_queue(struct printer *p, const struct kv_run *run,
+			   const struct kv_lat_result *res,
 			   const struct kv_io_queue *q)
 {
 	char iops[FMT_FIXED_LEN], ms[FMT_FIXED_LEN], cpu[16];
@@ -210,7 +214,7 @@ static void print_io_queue(struct printer *p, const struct kv_run *run,
 		print_ps(p, "mean_ns", "avg=%s", q->mean_ps);
 	}
 	pr_u64(p, "mismatches", NULL, q->mismatches);
-	print_io_queue_cpu(p, run, q);
+	print_io_queue_cpu(p, run, q, res->size);
 	pr_eol(p);
 	pr_obj_close(p);
 }
@@ -225,7 +229,7 @@ static void print_io_queues(struct printer *p, const struct kv_run *run,
 		return;
 	pr_arr_open(p, "queues");
 	for (i = 0; i < res->nqueues; i++)
-		print_io_queue(p, run, &res->queues[i]);
+		print_io_queue(p, run, res, &res->queues[i]);
 	pr_arr_close(p);
 }
 
@@ -273,13 +277,14 @@ static void print_io_result(struct printer *p, const struct kv_run *run,
  * @ev: the run's progress event: the interval's I/Os, bytes and length
  * @since_ms: how long ago the run started
  * @rw: "read", "write" or "randmix"
+ * @bss: the run sweeps block sizes: the line ends with the event's
  *
- * "  [   2.0 s] read: IOPS=4123.456, BW=16.107MiB/s (1.20 GiB so far)",
- * the interval's rates truncated to thousandths; an event without an
- * interval prints nothing.
+ * "  [   2.0 s] read: IOPS=4123.456, BW=16.107MiB/s", the interval's
+ * rates truncated to thousandths, and in a sweep " (bs 4096)"; an event
+ * without an interval prints nothing.
  */
 void run_print_io_live(FILE *f, const struct kv_run *ev, int64_t since_ms,
-		       const char *rw)
+		       const char *rw, bool bss)
 {
 	char iops[FMT_FIXED_LEN], mibs[FMT_FIXED_LEN];
 
@@ -291,8 +296,11 @@ void run_print_io_live(FILE *f, const struct kv_run *ev, int64_t since_ms,
 		    ev->interval_ns);
 	ratio_milli(mibs, (unsigned __int128)ev->interval_bytes * 1000000000 /
 		    (1 << 20), ev->interval_ns);
-	fprintf(f, "  [%6.1f s] %s: IOPS=%s, BW=%sMiB/s\n",
+	fprintf(f, "  [%6.1f s] %s: IOPS=%s, BW=%sMiB/s",
 		since_ms > 0 ? since_ms / 1000.0 : 0.0, rw, iops, mibs);
+	if (bss && KV_HAS(ev, KVPERF_A_RUN_CUR_SIZE))
+		fprintf(f, " (bs %u)", ev->cur_size);
+	fputc('\n', f);
 }
 
 /**
@@ -308,7 +316,9 @@ void run_print_io_live(FILE *f, const struct kv_run *ev, int64_t since_ms,
  *
  * A run with a read-pct has two such blocks, "read:" then "write:", each
  * with the rates of its own I/Os over the run's time. A run of several
- * queues follows each block with a line per queue.
+ * queues follows each block with a line per queue. A sweep (bss) has
+ * such blocks for each block size, smallest first; CPU per I/O is over
+ * the I/Os of the block size.
  *
  * JSON: "results", an object per direction with rw ("read" or "write"),
  * iops and mib_per_sec (3 decimals),

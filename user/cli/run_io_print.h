@@ -5,6 +5,7 @@
 #ifndef KVPERF_RUN_IO_PRINT_H
 #define KVPERF_RUN_IO_PRINT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -13,6 +14,6 @@ struct printer;
 
 void run_print_io(struct printer *p, const struct kv_run *run);
 void run_print_io_live(FILE *f, const struct kv_run *ev, int64_t since_ms,
-		       const char *rw);
+		       const char *rw, bool bss);
 
 #endif /* KVPERF_RUN_IO_PRINT_H */

@@ -275,6 +275,7 @@ static const struct setup_item {
 	{ KVPERF_A_RUN_READ_PCT, "read_pct", "read-pct %s", NULL },
 	{ KVPERF_A_RUN_REG, "reg", "reg %s", &fmt_io_reg },
 	{ KVPERF_A_RUN_INLINE_DATA, "inline_data", "inline-data %s", NULL },
+	{ KVPERF_A_RUN_BSS, "bss", "bss %s", NULL },
 	{ KVPERF_A_RUN_POST_LIST, "post_list", "post-list %s", NULL },
 	{ KVPERF_A_RUN_SIGNAL_EVERY, "signal_every", "signal-every %s", NULL },
 	{ KVPERF_A_RUN_DURATION_MS, "duration_ms", "duration %s ms", NULL },
@@ -297,6 +298,34 @@ const char *run_path_name(uint8_t path)
 {
 	return kv_run_path_names[path == KV_RUN_PATH_USER ? KV_RUN_PATH_USER :
 						KV_RUN_PATH_KERNEL];
+}
+
+/*
+ * An I/O run's sweep: "bss 512,4K,1M" in text, its sizes in bytes in a
+ * JSON array.
+ */
+static void print_bss(struct printer *p, const struct kv_run *run,
+		      const char *key, const char *fmt)
+{
+	char text[128] = "";
+	size_t n = 0;
+	uint32_t b;
+
+	pr_arr_open(p, key);
+	for (b = 0; b < 32; b++) {
+		uint32_t v = 1U << b;
+
+		if (!(run->bss & v))
+			continue;
+		if (p->json)
+			json_u64(&p->jw, v);
+		n += snprintf(text + n, sizeof(text) - n, "%s%u%s",
+			      n ? "," : "",
+			      v >= 1U << 20 ? v >> 20 : v >= 1024 ? v >> 10 : v,
+			      v >= 1U << 20 ? "M" : v >= 1024 ? "K" : "");
+	}
+	pr_arr_close(p);
+	pr_text_field(p, fmt, text);
 }
 
 /*
@@ -326,7 +355,9 @@ static void print_setup(struct printer *p, const struct kv_run *run)
 		if (!has(run, it->type) ||
 		    (fmt && !item(p, true, &first)))
 			continue;
-		if (it->names)
+		if (it->type == KVPERF_A_RUN_BSS)
+			print_bss(p, run, it->key, fmt);
+		else if (it->names)
 			print_enum(p, run, it->type, it->key, fmt, it->names);
 		else if (run_model_fields.field[it->type].kind ==
 			 KV_FIELD_STRING)

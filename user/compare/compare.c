@@ -361,8 +361,9 @@ void cmp_io_cfg(struct kv_run_cfg *cfg, const struct cmp_opts *o,
  *     the words make, parsed and checked by "run io"'s parser
  *
  * Every word but rounds R and remote (given in full) is run io's; of
- * those, path, no-wait, interval, key and key-file are refused: compare
- * runs both paths, waits, prints no live lines, and starts its servers.
+ * those, path, no-wait, interval, key, key-file and bss are refused:
+ * compare runs both paths, waits, prints no live lines, starts its
+ * servers, and measures one block size.
  *
  * Return: KVPERF_EXIT_OK, or KVPERF_EXIT_USAGE after reporting.
  */
@@ -370,10 +371,10 @@ int cmp_parse_io(struct kvperf *kv, struct args *a, struct cmp_opts *o)
 {
 	static const enum run_kw refused[] = {
 		RUN_KW_PATH, RUN_KW_NO_WAIT, RUN_KW_INTERVAL, RUN_KW_KEY,
-		RUN_KW_KEY_FILE,
+		RUN_KW_KEY_FILE, RUN_KW_BSS,
 	};
 	static const char *const refused_names[] = {
-		"path", "no-wait", "interval", "key", "key-file",
+		"path", "no-wait", "interval", "key", "key-file", "bss",
 	};
 	struct args rest = { 0 };
 	struct kv_run_cfg user;

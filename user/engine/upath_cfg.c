@@ -103,7 +103,10 @@ static int upath_cfg_bw(struct upath_cfg *cfg, const struct kv_run_cfg *o,
 static int upath_cfg_io(struct upath_cfg *cfg, const struct kv_run_cfg *o,
 			char *why, size_t len)
 {
-	cfg->size_max = cfg->size;
+	cfg->bss = upath_opt(o, KVPERF_A_RUN_BSS, 0);
+	cfg->size = run_io_size(cfg->bss, cfg->size, 0);
+	cfg->size_max = run_io_size(cfg->bss, cfg->size,
+				    run_io_nsizes(cfg->bss) - 1);
 	cfg->qd = upath_opt(o, KVPERF_A_RUN_QD, KVPERF_IO_QD_DEFAULT);
 	cfg->segments = upath_opt(o, KVPERF_A_RUN_SEGMENTS, 1);
 	cfg->read_pct = upath_opt(o, KVPERF_A_RUN_READ_PCT, 0);

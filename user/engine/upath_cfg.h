@@ -67,6 +67,8 @@ struct kv_run_cfg;
  * @read_pct: I/O runs, a mix's share of reads, 0 when not mixed
  * @reg: I/O runs, enum kvperf_io_reg: the user path registers once
  * @inline_data: I/O runs, most in-capsule data of a write
+ * @bss: I/O runs, a sweep of block sizes, bit n for 2^n bytes (@size
+ *	 the smallest, @size_max the largest); 0: @size only
  */
 struct upath_cfg {
 	uint8_t type;
@@ -101,6 +103,7 @@ struct upath_cfg {
 	uint8_t read_pct;
 	uint8_t reg;
 	uint32_t inline_data;
+	uint32_t bss;
 };
 
 int upath_cfg_init(struct upath_cfg *cfg, const struct kv_run_cfg *o,

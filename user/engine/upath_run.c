@@ -18,6 +18,7 @@
 #include "run_model.h"
 #include "upath_client.h"
 #include "upath_conn.h"
+#include "upath_io_host.h"
 #include "upath_lat.h"
 #include "upath_run.h"
 #include "upath_signal.h"
@@ -125,18 +126,22 @@ static int upath_run_lat(struct upath_run *run, const char **reason)
 	return err;
 }
 
-/* An I/O run's results: one, or a mix's reads' and writes'. */
+/*
+ * An I/O run's results: per block size one, or a mix's reads' and
+ * writes'.
+ */
 static int upath_run_alloc_io(struct upath_run *run)
 {
-	uint32_t i;
+	uint32_t i, dirs = run->cfg.read_pct ? UPATH_IO_DIRS : 1;
 
-	run->nresults = run->cfg.read_pct ? 2 : 1;
+	run->nresults = run_io_nsizes(run->cfg.bss) * dirs;
 	run->io = calloc(run->nresults, sizeof(*run->io));
 	if (!run->io)
 		return -ENOMEM;
 	for (i = 0; i < run->nresults; i++) {
-		run->io[i].op = run->cfg.read_pct && i ? KVPERF_OP_WRITE :
-							 run->cfg.op;
+		run->io[i].size = run_io_size(run->cfg.bss, run->cfg.size,
+					      i / dirs);
+		run->io[i].op = i % dirs ? KVPERF_OP_WRITE : run->cfg.op;
 		run->io[i].queue = calloc(run->cfg.qps,
 					  sizeof(*run->io[i].queue));
 		if (!run->io[i].queue)
@@ -277,6 +282,8 @@ static void upath_result_io_cfg(const struct upath_cfg *cfg,
 	if (cfg->inline_data)
 		run_model_set_uint(f, out, KVPERF_A_RUN_INLINE_DATA,
 				   cfg->inline_data);
+	if (cfg->bss)
+		run_model_set_uint(f, out, KVPERF_A_RUN_BSS, cfg->bss);
 	if (cfg->interval_ms)
 		run_model_set_uint(f, out, KVPERF_A_RUN_INTERVAL_MS,
 				   cfg->interval_ms);
@@ -424,7 +431,7 @@ static int upath_result_io(const struct upath_run *run,
 	const struct kv_fields *f = &run_model_lat_fields;
 	const struct kv_fields *qf = &run_model_io_queue_fields;
 	struct upath_lat_result lr = {
-		.size = run->cfg.size,
+		.size = res->size,
 		.stats = res->stats,
 		.mismatches = res->mismatches,
 		.elapsed_ns = res->elapsed_ns,

@@ -122,8 +122,9 @@ struct upath_io_queue_result {
 };
 
 /**
- * struct upath_io_dir_result - an I/O run's result: all of it, or a
- *				 mix's reads' or writes'
+ * struct upath_io_dir_result - an I/O run's result for one block size:
+ *				 all of it, or a mix's reads' or writes'
+ * @size: its block size
  * @op: its direction
  * @hist: its latencies, all queues' (stats on)
  * @stats: their summary (stats off: the count and the mean)
@@ -134,6 +135,7 @@ struct upath_io_queue_result {
  * @queue: one entry per queue
  */
 struct upath_io_dir_result {
+	uint32_t size;
 	uint8_t op;
 	struct upath_hist *hist;
 	struct upath_stats stats;

@@ -4,7 +4,9 @@
  * connection each, bound to the run's CPUs in turn) connects and sets its
  * host up; when every queue is ready they measure together. The first
  * failure of a queue ends every queue. When all are done their numbers
- * and histograms are added up, keeping each queue's part.
+ * and histograms are added up, keeping each queue's part. A sweep of
+ * block sizes does all this once per size, smallest first, each on
+ * connections of its own.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -13,6 +15,7 @@
 #include <time.h>
 #include <linux/kvperf.h>
 
+#include "run_cfg.h"
 #include "upath_client.h"
 #include "upath_conn.h"
 #include "upath_io_host.h"
@@ -47,8 +50,10 @@ struct upath_io_worker {
 };
 
 /**
- * struct upath_io_run - an I/O run's queues
+ * struct upath_io_run - an I/O run's queues, for one block size
  * @run: the run
+ * @cfg: the run's configuration for this block size: its size and
+ *	 size_max are it, as the connect request says
  * @workers: one per queue
  * @lock: protects the rest
  * @cond: signalled when a queue is ready, a queue ends or the run aborts
@@ -60,6 +65,7 @@ struct upath_io_worker {
  */
 struct upath_io_run {
 	struct upath_run *run;
+	struct upath_cfg cfg;
 	struct upath_io_worker *workers;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -97,7 +103,7 @@ static void upath_io_abort(struct upath_io_run *ir, int err,
 static void upath_io_params(const struct upath_io_worker *w,
 			    struct upath_io_params *p)
 {
-	const struct upath_cfg *cfg = &w->ir->run->cfg;
+	const struct upath_cfg *cfg = &w->ir->cfg;
 
 	*p = (struct upath_io_params) {
 		.op = cfg->op,
@@ -126,8 +132,8 @@ static int upath_io_worker_setup(struct upath_io_worker *w,
 	int err;
 
 	upath_io_params(w, p);
-	upath_io_host_conn_attr(p, ir->run->cfg.poll, &attr);
-	err = upath_connect(&w->conn, &ir->run->cfg, &attr);
+	upath_io_host_conn_attr(p, ir->cfg.poll, &attr);
+	err = upath_connect(&w->conn, &ir->cfg, &attr);
 	if (!err) {
 		w->host = upath_io_host_create(&w->conn, p);
 		err = w->host ? upath_io_host_start(w->host) : -ENOMEM;
@@ -188,8 +194,9 @@ static void upath_io_sample(struct upath_io_run *ir, uint32_t started)
 {
 	struct upath_run *run = ir->run;
 	uint64_t window = run->cfg.interval_ms * UPATH_NS_PER_MS;
-	uint64_t prev_ns = upath_now_ns(), prev = 0, now, n;
-	uint64_t bs = run->cfg.size;
+	uint64_t prev_ns = upath_now_ns(), now, n;
+	uint64_t prev = __atomic_load_n(&run->progress, __ATOMIC_RELAXED);
+	uint64_t bs = ir->cfg.size, first = prev;
 	struct timespec ts;
 
 	if (!window)
@@ -206,7 +213,8 @@ static void upath_io_sample(struct upath_io_run *ir, uint32_t started)
 		now = upath_now_ns();
 		n = __atomic_load_n(&run->progress, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&ir->lock);
-		upath_run_progress(run, bs, n * bs, n - prev, now - prev_ns);
+		upath_run_progress(run, bs, (n - first) * bs, n - prev,
+				   now - prev_ns);
 		pthread_mutex_lock(&ir->lock);
 		prev = n;
 		prev_ns = now;
@@ -250,15 +258,16 @@ static void upath_io_free(struct upath_io_run *ir)
 }
 
 /*
- * Add the queues' numbers up into the run's results (one, or a mix's
- * reads' and writes'), keeping each queue's part. The run's time runs
- * from the first queue's first measured submission to the last queue's
- * last measured completion.
+ * Add the queues' numbers up into the @step-th block size's results (one,
+ * or a mix's reads' and writes'), keeping each queue's part. Their time
+ * runs from the first queue's first measured submission to the last
+ * queue's last measured completion.
  */
-static int upath_io_results(struct upath_io_run *ir)
+static int upath_io_results(struct upath_io_run *ir, uint32_t step)
 {
 	struct upath_run *run = ir->run;
 	bool stats = run->cfg.stats == KVPERF_STATS_MODE_ON;
+	uint32_t dirs = run->cfg.read_pct ? UPATH_IO_DIRS : 1;
 	uint64_t start = UINT64_MAX, end = 0;
 	uint32_t i, d;
 
@@ -272,8 +281,8 @@ static int upath_io_results(struct upath_io_run *ir)
 		if (r->start_ns + r->elapsed_ns > end)
 			end = r->start_ns + r->elapsed_ns;
 	}
-	for (d = 0; d < run->nresults; d++) {
-		struct upath_io_dir_result *res = &run->io[d];
+	for (d = 0; d < dirs; d++) {
+		struct upath_io_dir_result *res = &run->io[step * dirs + d];
 		uint64_t ios = 0;
 
 		res->elapsed_ns = end > start ? end - start : 0;
@@ -310,25 +319,24 @@ static int upath_io_results(struct upath_io_run *ir)
 			upath_stats_from_elapsed(&res->stats, ios,
 						 res->elapsed_ns, 1);
 	}
-	run->ndone = run->nresults;
+	run->ndone = (step + 1) * dirs;
 	return 0;
 }
 
-/**
- * upath_run_io() - an I/O run: connect its queues, run their I/Os
- *		    together, tear them down
- * @run: the run, its results allocated
- * @reason: receives why it failed
- *
- * Return: 0, -EINTR when stopped, or why it failed.
+/*
+ * One block size, the @step-th: connect the queues, run their I/Os
+ * together, tear them down and keep their results.
  */
-int upath_run_io(struct upath_run *run, const char **reason)
+static int upath_run_io_step(struct upath_run *run, uint32_t step,
+			     const char **reason)
 {
-	struct upath_io_run ir = { .run = run };
+	struct upath_io_run ir = { .run = run, .cfg = run->cfg };
 	uint32_t i, started = 0;
 	pthread_condattr_t ca;
 	int err;
 
+	ir.cfg.size = run_io_size(run->cfg.bss, run->cfg.size, step);
+	ir.cfg.size_max = ir.cfg.size;
 	pthread_mutex_init(&ir.lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -355,7 +363,8 @@ int upath_run_io(struct upath_run *run, const char **reason)
 	while (ir.ready < started && !ir.abort)
 		pthread_cond_wait(&ir.cond, &ir.lock);
 	if (!ir.abort && started == run->cfg.qps) {
-		run->state = KVPERF_RUN_STATE_RUNNING;
+		if (!step)
+			run->state = KVPERF_RUN_STATE_RUNNING;
 		ir.go = true;
 		pthread_cond_broadcast(&ir.cond);
 		upath_io_sample(&ir, started);
@@ -368,7 +377,7 @@ int upath_run_io(struct upath_run *run, const char **reason)
 	*reason = ir.reason;
 	if (!err && upath_run_stopping(run))
 		err = -EINTR;
-	if (!err && upath_io_results(&ir)) {
+	if (!err && upath_io_results(&ir, step)) {
 		err = -ENOMEM;
 		*reason = "cannot add the queues' results up";
 	}
@@ -376,5 +385,25 @@ out:
 	upath_io_free(&ir);
 	pthread_cond_destroy(&ir.cond);
 	pthread_mutex_destroy(&ir.lock);
+	/* the copy of the configuration holds the server's key */
+	explicit_bzero(ir.cfg.key, sizeof(ir.cfg.key));
+	return err;
+}
+
+/**
+ * upath_run_io() - an I/O run: for each of its block sizes, connect its
+ *		    queues, run their I/Os together, tear them down
+ * @run: the run, its results allocated
+ * @reason: receives why it failed
+ *
+ * Return: 0, -EINTR when stopped, or why it failed.
+ */
+int upath_run_io(struct upath_run *run, const char **reason)
+{
+	uint32_t step, steps = run_io_nsizes(run->cfg.bss);
+	int err = 0;
+
+	for (step = 0; step < steps && !err; step++)
+		err = upath_run_io_step(run, step, reason);
 	return err;
 }

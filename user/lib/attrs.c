@@ -223,6 +223,7 @@ static const struct attr_spec run_attrs[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_READ_PCT]		= { "read-pct", ATTR_U8 },
 	[KVPERF_A_RUN_INLINE_DATA]	= { "inline-data", ATTR_U32 },
 	[KVPERF_A_RUN_REG]		= { "reg", ATTR_U8 },
+	[KVPERF_A_RUN_BSS]		= { "bss", ATTR_U32 },
 };
 
 const struct attr_set attrs_gid = {

@@ -50,6 +50,7 @@ static const struct kv_field cfg_fields[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_SEGMENTS]		= KV_CFG(KV_FIELD_UINT, segments),
 	[KVPERF_A_RUN_READ_PCT]		= KV_CFG(KV_FIELD_UINT, read_pct),
 	[KVPERF_A_RUN_INLINE_DATA]	= KV_CFG(KV_FIELD_UINT, inline_data),
+	[KVPERF_A_RUN_BSS]		= KV_CFG(KV_FIELD_UINT, bss),
 	[KVPERF_A_RUN_REG]		= KV_CFG(KV_FIELD_UINT, reg),
 };
 
@@ -131,6 +132,32 @@ void run_cfg_clear(struct kv_run_cfg *cfg)
 }
 
 /**
+ * run_io_nsizes() - block sizes an I/O run measures
+ * @bss: its sweep, bit n for 2^n bytes; 0 when it has one size
+ *
+ * Return: how many, at least 1.
+ */
+uint32_t run_io_nsizes(uint32_t bss)
+{
+	return bss ? (uint32_t)__builtin_popcount(bss) : 1;
+}
+
+/**
+ * run_io_size() - one block size of an I/O run, smallest first
+ * @bss: its sweep, 0 when it has one size
+ * @bs: its one size
+ * @step: which, from 0
+ *
+ * Return: the size in bytes.
+ */
+uint32_t run_io_size(uint32_t bss, uint32_t bs, uint32_t step)
+{
+	while (bss && step--)
+		bss &= bss - 1;
+	return bss ? 1U << __builtin_ctz(bss) : bs;
+}
+
+/**
  * run_cfg_rw_name() - what an I/O run does, as fio names it
  * @cfg: the configuration
  *
@@ -168,6 +195,7 @@ static const struct kv_range run_ranges[] = {
 	{ KVPERF_A_RUN_READ_PCT, KVPERF_IO_READ_PCT_MIN, KVPERF_IO_READ_PCT_MAX,
 	  false },
 	{ KVPERF_A_RUN_INLINE_DATA, 0, KVPERF_IO_INLINE_DATA_MAX, false },
+	{ KVPERF_A_RUN_BSS, 0, KVPERF_IO_BSS_MASK, false },
 };
 
 /**
@@ -197,6 +225,7 @@ static const uint8_t run_bw_only[] = {
 static const uint8_t run_io_only[] = {
 	KVPERF_A_RUN_QD, KVPERF_A_RUN_INV, KVPERF_A_RUN_SEGMENTS,
 	KVPERF_A_RUN_READ_PCT, KVPERF_A_RUN_REG, KVPERF_A_RUN_INLINE_DATA,
+	KVPERF_A_RUN_BSS,
 };
 
 /* The attributes I/O runs refuse, besides the bandwidth runs' own. */
@@ -208,7 +237,8 @@ static const uint8_t run_io_refuses[] = {
 static const char *run_cfg_check_io(const struct kv_run_cfg *cfg, int *attr)
 {
 	uint32_t bs = KV_HAS(cfg, KVPERF_A_RUN_SIZE) ? cfg->size :
-		      KVPERF_IO_BS_DEFAULT;
+		      KV_HAS(cfg, KVPERF_A_RUN_BSS) ?
+		      run_io_size(cfg->bss, 0, 0) : KVPERF_IO_BS_DEFAULT;
 	uint32_t segments = KV_HAS(cfg, KVPERF_A_RUN_SEGMENTS) ?
 			    cfg->segments : 1;
 	size_t i;
@@ -221,6 +251,12 @@ static const char *run_cfg_check_io(const struct kv_run_cfg *cfg, int *attr)
 	*attr = KVPERF_A_RUN_OP;
 	if (cfg->op == KVPERF_OP_SEND)
 		return "an I/O run reads or writes: op read or write";
+	*attr = KVPERF_A_RUN_BSS;
+	if (KV_HAS(cfg, KVPERF_A_RUN_BSS) && KV_HAS(cfg, KVPERF_A_RUN_SIZE))
+		return "bss and size exclude each other: a sweep names its block sizes";
+	if (KV_HAS(cfg, KVPERF_A_RUN_BSS) &&
+	    (!cfg->bss || (cfg->bss & ~KVPERF_IO_BSS_MASK)))
+		return "a sweep's block sizes are powers of two from 512 B to 1 MiB";
 	*attr = KVPERF_A_RUN_SIZE;
 	if (bs < KVPERF_IO_BS_MIN || bs > KVPERF_IO_BS_MAX ||
 	    bs % KVPERF_IO_BS_MIN)

@@ -59,6 +59,7 @@ struct kv_run_cfg {
 	uint8_t read_pct;
 	uint8_t reg;
 	uint32_t inline_data;
+	uint32_t bss;
 };
 
 extern const struct kv_fields run_cfg_fields;
@@ -84,6 +85,8 @@ void run_cfg_init(struct kv_run_cfg *cfg, uint8_t type);
 int run_cfg_put(struct nl_msg *msg, const struct kv_run_cfg *cfg);
 void run_cfg_clear(struct kv_run_cfg *cfg);
 const char *run_cfg_rw_name(const struct kv_run_cfg *cfg);
+uint32_t run_io_nsizes(uint32_t bss);
+uint32_t run_io_size(uint32_t bss, uint32_t bs, uint32_t step);
 const struct kv_range *run_cfg_range(int attr);
 int run_cfg_check(const struct kv_run_cfg *cfg, uint8_t path, int *attr,
 		  char *why, size_t len);

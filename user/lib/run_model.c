@@ -68,6 +68,7 @@ static const struct kv_field run_fields[KVPERF_A_RUN_MAX + 1] = {
 	[KVPERF_A_RUN_SEGMENTS]		= KV_RUN(KV_FIELD_UINT, segments),
 	[KVPERF_A_RUN_READ_PCT]		= KV_RUN(KV_FIELD_UINT, read_pct),
 	[KVPERF_A_RUN_INLINE_DATA]	= KV_RUN(KV_FIELD_UINT, inline_data),
+	[KVPERF_A_RUN_BSS]		= KV_RUN(KV_FIELD_UINT, bss),
 	[KVPERF_A_RUN_REG]		= KV_RUN(KV_FIELD_UINT, reg),
 };
 

@@ -170,6 +170,7 @@ struct kv_run {
 	uint8_t read_pct;
 	uint8_t reg;
 	uint32_t inline_data;
+	uint32_t bss;
 	uint32_t nlat;
 	struct kv_lat_result *lat;
 	uint32_t nbw;
