@@ -149,7 +149,7 @@ static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_INLINE_DATA 
 						    KVPERF_IO_INLINE_DATA_MAX),
 	[KVPERF_A_RUN_READ_PCT] = NLA_POLICY_RANGE(NLA_U8, KVPERF_IO_READ_PCT_MIN,
 						   KVPERF_IO_READ_PCT_MAX),
-	[KVPERF_A_RUN_REG] = NLA_POLICY_MAX(NLA_U8, KVPERF_IO_REG_PRE),
+	[KVPERF_A_RUN_REG] = NLA_POLICY_MAX(NLA_U8, KVPERF_IO_REG_MW),
 };
 
 static const struct nla_policy kvperf_run_id_policy[KVPERF_A_RUN_ID + 1] = {
