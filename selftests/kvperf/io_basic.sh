@@ -278,7 +278,8 @@ raw_cases=(
 	"io with read-pct 100|ERANGE: integer out of range|run-start type=io op=read addr=$addr read_pct=100"
 	"read-pct on a latency run|EINVAL: kvperf: that attribute applies to I/O runs only|run-start op=read addr=$addr read_pct=50"
 	"io, inv with reg pre|EINVAL: kvperf: inv applies to reg frwr: a registration made at connect is never invalidated|run-start type=io op=read addr=$addr reg=pre inv=remote"
-	"io with reg 2|ERANGE: integer out of range|run-start type=io op=read addr=$addr reg=2"
+	"io with reg mw|EINVAL: kvperf: reg mw is the user path's: the kernel host registers with frwr or pre|run-start type=io op=read addr=$addr reg=mw"
+	"io with reg 3|ERANGE: integer out of range|run-start type=io op=read addr=$addr reg=3"
 	"reg on a bandwidth run|EINVAL: kvperf: that attribute applies to I/O runs only|run-start type=bw op=write addr=$addr reg=pre"
 	"io, inline-data on a read run|EINVAL: kvperf: inline-data carries writes: a read run has none|run-start type=io op=read addr=$addr inline_data=4096"
 	"io with inline-data 16385|ERANGE: integer out of range|run-start type=io op=write addr=$addr inline_data=16385"
@@ -297,7 +298,7 @@ usage_errors() {
 	kv_usage_error "missing value after 'rw randmix' \(the percentage of reads, 1 to 99\)" run io addr "$addr" rw randmix || rc=1
 	kv_usage_error "rw randmix '100' is out of range \(1 to 99\)" run io addr "$addr" rw randmix 100 || rc=1
 	kv_usage_error "inv applies to reg frwr: a registration made at connect is never invalidated" run io addr "$addr" reg pre inv local || rc=1
-	kv_usage_error "unknown reg 'fmr' \(frwr or pre\)" run io addr "$addr" reg fmr || rc=1
+	kv_usage_error "unknown reg 'fmr' \(frwr, pre or mw\)" run io addr "$addr" reg fmr || rc=1
 	kv_usage_error "unknown inv 'both' \(remote or local\)" run io addr "$addr" inv both || rc=1
 	kv_usage_error "block size is a multiple of 512 from 512 B to 1 MiB" run io addr "$addr" bs 1000 || rc=1
 	kv_usage_error "block size is a multiple of 512 from 512 B to 1 MiB" run io addr "$addr" bs 2M || rc=1
@@ -305,7 +306,8 @@ usage_errors() {
 	kv_usage_error "segments '17' is out of range \(1 to 16\)" run io addr "$addr" segments 17 || rc=1
 	kv_usage_error "the block does not split into that many segments" run io addr "$addr" bs 1K segments 4 || rc=1
 	kv_usage_error "the user path has no FRWR: it registers each block once, at connect \(reg pre\)" run io addr "$addr" reg frwr path user || rc=1
-	kv_usage_error "inv applies to reg frwr: the user path registers each block once" run io addr "$addr" inv remote path user || rc=1
+	kv_usage_error "inv applies to reg mw on the user path: otherwise it registers each block once" run io addr "$addr" inv remote path user || rc=1
+	kv_usage_error "reg mw is the user path's: the kernel host registers with frwr or pre" run io addr "$addr" reg mw || rc=1
 	kv_usage_error "inline-data carries writes: a read run has none" run io addr "$addr" rw read inline-data 4K || rc=1
 	kv_usage_error "inline-data '17K' is out of range \(0 to 16K\)" run io addr "$addr" rw write inline-data 17K || rc=1
 	kv_usage_error "'inline-data' is only for run io" run lat op send addr "$addr" inline-data 64 || rc=1

@@ -8,7 +8,10 @@
 # 512 B, 4 KiB, 128 KiB and 1 MiB (in 4 segments from 4 KiB on): the
 # kernel host's with its blocks registered per I/O and invalidated by the
 # target or by itself, and registered once at connect; the user host's
-# registered once (it has no FRWR). Random mixes with in-capsule writes
+# registered once (it has no FRWR), and with memory windows (reg mw)
+# bound per I/O and invalidated by the target or by itself, against
+# either target, the windows' binding and invalidation a part of the
+# I/Os' time; the kernel host refuses reg mw. Random mixes with in-capsule writes
 # pass on two queues, the user host's bound to CPUs; the user host's
 # stats off works. Each side checks what it is given: a user target that
 # corrupts a payload it checks fails the host's verified write run with
@@ -66,7 +69,7 @@ verify_case() {
 	args=(rw "$rw" bs "$bs" segments "$segs" qd 4 iters "$ios" verify
 	      path "$host")
 	# the user path registers once without being told
-	[ "$host" = kernel ] && args+=(reg "$reg")
+	[ "$host" = kernel ] || [ "$reg" != pre ] && args+=(reg "$reg")
 	[ -n "$inv" ] && args+=(inv "$inv")
 	io_case "$name" "$port" "${args[@]}" || return 1
 	io run "$KV_TMP/$name.json" --rw "$rw" --bs "$(numfmt --from=iec "$bs")" \
@@ -97,11 +100,16 @@ listening() {
 }
 
 sizes="512 4K 128K 1M"
+# Kernel refusals, raw: "DESC|WANT|REQUEST".
+mw_raw=(
+	"io with reg mw|EINVAL: kvperf: reg mw is the user path's: the kernel host registers with frwr or pre|run-start type=io op=read addr=$addr reg=mw"
+)
 # kernel host, user target: 3 registrations x 2 x 4 sizes, the mix;
 # user host, kernel target: 2 x 4 sizes, the mix, stats off; user host,
-# user target: 2 x 2 sizes, the mix; the corrupted write and read, the
-# lines, no error, the exit, the log
-ktap_set_plan $((24 + 1 + 8 + 2 + 4 + 1 + 2 + 4))
+# user target: 2 x 2 sizes, the mix; user host, reg mw: 2 targets x 2 x
+# 4 sizes x 2 invalidations, its shares, the kernel's refusals; the
+# corrupted write and read, the lines, no error, the exit, the log
+ktap_set_plan $((24 + 1 + 8 + 2 + 4 + 1 + 32 + 1 + ${#mw_raw[@]} + 2 + 4))
 kv_dmesg_mark
 
 srv_out=$KV_TMP/user-target.out
@@ -158,6 +166,45 @@ done
 kv_check "user host, user target: randmix 70, inline-data 4K, 2 queues on cpus 0-1 x 400 verified I/Os" \
 	mix_case user "$uport"
 
+# 4. user host, memory windows: against each target, invalidated by it
+# or by the host
+for port in "$kport" "$uport"; do
+	[ "$port" = "$kport" ] && target=kernel || target=user
+	for rw in read write; do
+		for bs in $sizes; do
+			for inv in remote local; do
+				kv_check "user host, $target target: verify $rw $bs, reg mw, inv $inv" \
+					verify_case user "$port" "$rw" "$bs" mw "$inv"
+			done
+		done
+	done
+done
+
+# Binding and invalidating the windows are parts of the I/Os' time, as
+# the kernel host's FRWR registration and LOCAL_INV are.
+mw_shares() {
+	io_case mw-shares "$kport" rw read bs 4K qd 4 iters 200 reg mw \
+		inv local path user || return 1
+	io run "$KV_TMP/mw-shares.json" --rw read --qd 4 --ios 200 \
+		--reg mw --inv local || return 1
+	kv_py - "$KV_TMP/mw-shares.json" <<'EOF'
+import json
+import sys
+
+with open(sys.argv[1], encoding="utf-8") as f:
+    res = json.load(f)["results"][0]
+parts = {k: res.get(k) for k in ("reg_ns", "inv_ns", "reg_pct", "inv_pct")}
+if not all(parts.values()) or float(parts["reg_pct"]) <= 0 or \
+        float(parts["inv_pct"]) <= 0:
+    sys.exit(f"reg mw, inv local: want every part above 0, got {parts}")
+EOF
+}
+kv_check "user host, reg mw, inv local, -j stats on: reg_ns, inv_ns and their shares above 0" \
+	mw_shares
+
+# The kernel host has no memory windows: the module says so itself.
+kv_raw_results mw_raw
+
 # A target that corrupts the first payload it checks: the host's verified
 # write run fails with the target's word for it.
 corrupted_write() {
@@ -211,11 +258,16 @@ want_conns() {
 		printf 'io %s\n' "$rw" "$rw"
 	done
 	printf 'io read\nio read\n'
+	for rw in read write; do
+		for bs in $sizes; do
+			printf 'io %s\n' "$rw" "$rw"
+		done
+	done
 }
 server_lines() {
 	kv_server_conns "$srv_out" "$(want_conns)"
 }
-kv_check "user target: a line per connection, io and its op (32)" \
+kv_check "user target: a line per connection, io and its op (48)" \
 	server_lines
 
 no_errors() {

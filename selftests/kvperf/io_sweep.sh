@@ -42,14 +42,15 @@ sweep_run() {
 		"$@" "${patient[@]}"
 }
 
-# verify_sweep PATH RW [INV]: one run, 8 verified I/Os of each of 512 B,
-# 4 KiB, 128 KiB and 1 MiB at qd 2.
+# verify_sweep PATH RW [INV [REG]]: one run, 8 verified I/Os of each of
+# 512 B, 4 KiB, 128 KiB and 1 MiB at qd 2.
 verify_sweep() {
-	local path=$1 rw=$2 inv=${3:-} name=v-$1-$2${3:+-$3} reg=frwr
+	local path=$1 rw=$2 inv=${3:-} reg=${4:-frwr} name
 
-	[ "$path" = user ] && reg=pre
+	name=v-$path-$rw${inv:+-$inv}-$reg
+	[ "$path" = user ] && [ -z "${4:-}" ] && reg=pre
 	sweep_run "$name" rw "$rw" bss 512,4K,128K,1M qd 2 iters 8 verify \
-		path "$path" ${inv:+inv "$inv"} || return 1
+		path "$path" ${inv:+inv "$inv"} ${4:+reg "$reg"} || return 1
 	sweep run "$KV_TMP/$name.json" --sizes "$all" --rw "$rw" --ios 8 \
 		--qd 2 --verify --path "$path" --reg "$reg" ${inv:+--inv "$inv"}
 }
@@ -82,8 +83,8 @@ mixed_sweep() {
 sysfs_last() {
 	local id
 
-	id=$(kv_json_id "$KV_TMP/v-kernel-write-remote.json") || return 1
-	kv_py - "$KV_TMP/v-kernel-write-remote.json" "$sysfs/runs/$id" <<'EOF'
+	id=$(kv_json_id "$KV_TMP/v-kernel-write-remote-frwr.json") || return 1
+	kv_py - "$KV_TMP/v-kernel-write-remote-frwr.json" "$sysfs/runs/$id" <<'EOF'
 import json, sys
 run = json.load(open(sys.argv[1]))
 last = run["results"][-1]
@@ -194,7 +195,7 @@ raw_cases=(
 )
 
 kv_dmesg_mark
-ktap_set_plan $((1 + 6 + 2 + 1 + 1 + 1 + 1 + 1 + ${#raw_cases[@]} + 3))
+ktap_set_plan $((1 + 8 + 2 + 1 + 1 + 1 + 1 + 1 + ${#raw_cases[@]} + 3))
 
 kv_check "server start on $addr" kv_server_start "$addr" ||
 	kv_bail "no server"
@@ -205,6 +206,8 @@ for rw in read write; do
 	done
 	kv_check "path user, bss 512,4K,128K,1M: verify $rw: 8 I/Os of each size" \
 		verify_sweep user "$rw"
+	kv_check "path user, reg mw, inv local, bss 512,4K,128K,1M: verify $rw: a window bound and invalidated per I/O" \
+		verify_sweep user "$rw" local mw
 done
 for rw in read write; do
 	kv_check "bss 4K,128K,1M in 4 segments: verify $rw" segments_sweep "$rw"

@@ -10,7 +10,7 @@ usage:
   iolib.py run FILE [--state S] [--rw read|write] [--bs N] [--qd N]
                     [--inv remote|local] [--segments N] [--ios N | --min-ios N]
                     [--verify] [--stats-off] [--min-elapsed NS]
-                    [--read-pct PCT] [--reg frwr|pre]
+                    [--read-pct PCT] [--reg frwr|pre|mw]
                     [--queues N] [--cpus LIST] [--inline-data N]
                     [--mismatches N]
   iolib.py sysfs FILE SYSFS-DIR   the run's sysfs files say what JSON says

@@ -1079,6 +1079,9 @@ static void cmp_io_parse(void)
 	       "run", "addr", "198.18.0.1", "bs", "3000");
 	IO_ERR("unknown keyword 'plot'", "run",
 	       "addr", "198.18.0.1", "plot", "x.svg");
+	/* two of the three columns run the kernel host: no windows there */
+	IO_ERR("reg mw is the user path's: the kernel host registers with frwr or pre",
+	       "run", "addr", "198.18.0.1", "reg", "mw");
 }
 
 /*

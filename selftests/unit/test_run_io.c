@@ -61,8 +61,22 @@ static void io_parse_reg(void)
 	       "addr", "198.18.0.1", "reg", "frwr", "inv", "local");
 	RUN_ERR(IO, "inv applies to reg frwr: a registration made at connect is never invalidated",
 		"addr", "198.18.0.1", "reg", "pre", "inv", "remote");
-	RUN_ERR(IO, "unknown reg 'fmr' (frwr or pre)", "addr", "198.18.0.1",
-		"reg", "fmr");
+	/* memory windows: the user path's, invalidated by either side */
+	RUN_OK(IO, "type=2 op=2 addr=198.18.0.1 port=18515 reg=2",
+	       "addr", "198.18.0.1", "reg", "mw", "path", "user");
+	RUN_OK(IO, "type=2 op=1 addr=198.18.0.1 port=18515 inv=0 segments=4 reg=2",
+	       "addr", "198.18.0.1", "rw", "write", "reg", "mw", "inv",
+	       "remote", "segments", "4", "path", "user");
+	RUN_OK(IO, "type=2 op=2 addr=198.18.0.1 port=18515 inv=1 reg=2",
+	       "addr", "198.18.0.1", "reg", "mw", "inv", "local", "path",
+	       "user");
+	RUN_ERR(IO, "reg mw is the user path's: the kernel host registers with frwr or pre",
+		"addr", "198.18.0.1", "reg", "mw");
+	RUN_ERR(IO, "reg mw is the user path's: the kernel host registers with frwr or pre",
+		"addr", "198.18.0.1", "reg", "mw", "inv", "local", "path",
+		"kernel");
+	RUN_ERR(IO, "unknown reg 'fmr' (frwr, pre or mw)", "addr",
+		"198.18.0.1", "reg", "fmr");
 	RUN_ERR(LAT, "'reg' is only for run io", "op", "send", "addr",
 		"198.18.0.1", "reg", "pre");
 }
@@ -95,8 +109,11 @@ static void io_keywords_refused(void)
 	/* the user path registers once: no FRWR, nothing to invalidate */
 	RUN_ERR(IO, "the user path has no FRWR: it registers each block once, at connect (reg pre)",
 		"addr", "198.18.0.1", "reg", "frwr", "path", "user");
-	RUN_ERR(IO, "inv applies to reg frwr: the user path registers each block once, at connect (reg pre)",
+	RUN_ERR(IO, "inv applies to reg mw on the user path: otherwise it registers each block once, at connect (reg pre)",
 		"addr", "198.18.0.1", "inv", "local", "path", "user");
+	RUN_ERR(IO, "inv applies to reg frwr: a registration made at connect is never invalidated",
+		"addr", "198.18.0.1", "reg", "pre", "inv", "remote", "path",
+		"user");
 	/* the user path has interval lines too */
 	RUN_OK(IO, "type=2 op=2 addr=198.18.0.1 port=18515 interval-ms=500",
 	       "addr", "198.18.0.1", "interval", "0.5", "path", "user");

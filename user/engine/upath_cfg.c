@@ -110,8 +110,9 @@ static int upath_cfg_io(struct upath_cfg *cfg, const struct kv_run_cfg *o,
 	cfg->qd = upath_opt(o, KVPERF_A_RUN_QD, KVPERF_IO_QD_DEFAULT);
 	cfg->segments = upath_opt(o, KVPERF_A_RUN_SEGMENTS, 1);
 	cfg->read_pct = upath_opt(o, KVPERF_A_RUN_READ_PCT, 0);
-	/* no FRWR in user space: every block registered once */
-	cfg->reg = KVPERF_IO_REG_PRE;
+	/* no FRWR in user space: every block registered once, or windows */
+	cfg->reg = upath_opt(o, KVPERF_A_RUN_REG, KVPERF_IO_REG_PRE);
+	cfg->inv = upath_opt(o, KVPERF_A_RUN_INV, KVPERF_IO_INV_REMOTE);
 	cfg->inline_data = upath_opt(o, KVPERF_A_RUN_INLINE_DATA, 0);
 	cfg->interval_ms = upath_opt(o, KVPERF_A_RUN_INTERVAL_MS, 0);
 	cfg->qps = upath_opt(o, KVPERF_A_RUN_QPS, 1);

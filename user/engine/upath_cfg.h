@@ -65,7 +65,8 @@ struct kv_run_cfg;
  * @qd: I/O runs, I/Os outstanding per queue (@qps queues, @cpus theirs)
  * @segments: I/O runs, keyed segments per command
  * @read_pct: I/O runs, a mix's share of reads, 0 when not mixed
- * @reg: I/O runs, enum kvperf_io_reg: the user path registers once
+ * @reg: I/O runs, enum kvperf_io_reg: pre (registered once) or mw
+ * @inv: I/O runs with reg mw, enum kvperf_io_inv: who invalidates
  * @inline_data: I/O runs, most in-capsule data of a write
  * @bss: I/O runs, a sweep of block sizes, bit n for 2^n bytes (@size
  *	 the smallest, @size_max the largest); 0: @size only
@@ -102,6 +103,7 @@ struct upath_cfg {
 	uint32_t segments;
 	uint8_t read_pct;
 	uint8_t reg;
+	uint8_t inv;
 	uint32_t inline_data;
 	uint32_t bss;
 };

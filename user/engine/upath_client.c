@@ -148,9 +148,15 @@ static void upath_client_req(const struct upath_conn *c,
 		r.tx_depth = cfg->qd;
 		r.post_list = cfg->segments;
 		r.inline_size = cfg->inline_data;
-		/* registered once: responses are plain SENDs */
-		r.flags |= KVPERF_WIRE_IO_INV_LOCAL |
-			   (cfg->read_pct ? KVPERF_WIRE_IO_MIXED : 0);
+		/*
+		 * registered once: responses are plain SENDs; memory
+		 * windows: SENDs with invalidate unless inv local
+		 */
+		if (cfg->reg != KVPERF_IO_REG_MW ||
+		    cfg->inv == KVPERF_IO_INV_LOCAL)
+			r.flags |= KVPERF_WIRE_IO_INV_LOCAL;
+		if (cfg->read_pct)
+			r.flags |= KVPERF_WIRE_IO_MIXED;
 	}
 	if (cfg->type == KVPERF_RUN_TYPE_BW) {
 		r.tx_depth = cfg->tx_depth;

@@ -431,6 +431,16 @@ int upath_conn_create(struct upath_conn *c, const struct upath_conn_attr *attr)
 	shape.recv_depth += upath_conn_recv_room(&dattr, attr);
 	shape.recv_slack = 0;
 	attr = &shape;
+	if (attr->mw && !(dattr.device_cap_flags &
+			  (IBV_DEVICE_MEM_WINDOW_TYPE_2A |
+			   IBV_DEVICE_MEM_WINDOW_TYPE_2B))) {
+		snprintf(c->why, sizeof(c->why),
+			 "reg mw: device %s has no type 2 memory windows",
+			 c->dev);
+		c->reason = c->why;
+		return -EOPNOTSUPP;
+	}
+	c->vendor_id = dattr.vendor_id;
 	c->max_rd_atom = dattr.max_qp_rd_atom;
 	c->max_init_rd_atom = dattr.max_qp_init_rd_atom;
 	c->size_max = attr->size_max;
@@ -478,10 +488,15 @@ int upath_conn_alloc_data(struct upath_conn *c, size_t len, int access)
  */
 void upath_conn_close(struct upath_conn *c)
 {
-	if (c->id && c->id->qp) {
+	if (c->id && c->id->qp)
 		rdma_disconnect(c->id);
+	/* what is bound to the QP and the buffers goes first: windows */
+	if (c->unbind)
+		c->unbind(c, c->unbind_arg);
+	c->unbind = NULL;
+	c->unbind_arg = NULL;
+	if (c->id && c->id->qp)
 		rdma_destroy_qp(c->id);
-	}
 	upath_buf_free(&c->data);
 	upath_buf_free(&c->rx);
 	upath_buf_free(&c->tx);

@@ -94,6 +94,8 @@ struct upath_waiter {
  * @any_vector: spread CQs over the completion vectors (bandwidth)
  * @send_sges: SGEs of a send work request at most, 0 for 1
  * @own_recvs: the connection's user posts its receives itself (I/O runs)
+ * @mw: the connection's user binds type 2 memory windows (reg mw): the
+ *	device must have them
  */
 struct upath_conn_attr {
 	uint8_t poll;
@@ -105,6 +107,7 @@ struct upath_conn_attr {
 	bool any_vector;
 	uint32_t send_sges;
 	bool own_recvs;
+	bool mw;
 };
 
 /**
@@ -151,6 +154,13 @@ struct upath_conn_attr {
  * @max_init_rd_atom: the device's max_qp_init_rd_atom
  * @dev: the device's name
  * @mtu: the path MTU, once connected
+ * @why: room for a @reason that names the device
+ * @vendor_id: the device's
+ * @unbind: called by upath_conn_close() once the QP is disconnected
+ *	    (in the error state), before the QP is destroyed and the
+ *	    buffers are deregistered, for what is bound to both (memory
+ *	    windows), or NULL
+ * @unbind_arg: its argument
  */
 struct upath_conn {
 	struct rdma_event_channel *cm_ch;
@@ -193,6 +203,10 @@ struct upath_conn {
 	uint32_t max_init_rd_atom;
 	char dev[64];
 	uint32_t mtu;
+	char why[128];
+	uint32_t vendor_id;
+	void (*unbind)(struct upath_conn *c, void *arg);
+	void *unbind_arg;
 };
 
 uint64_t upath_now_ns(void);

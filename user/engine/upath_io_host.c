@@ -6,6 +6,14 @@
  * says so: there is no per-I/O key to invalidate). A write of at most
  * inline-data bytes carries its block in the command, as a second SGE.
  *
+ * With reg mw, as kmod/io_host.c with FRWR: the registration made at
+ * start grants the target nothing, and each slot has a type 2 memory
+ * window. An I/O binds it over its block with a new key and only the
+ * access the target needs (BIND_MW chained before the command SEND),
+ * and completes once the window is invalidated again: by the target's
+ * SEND with invalidate, or by a LOCAL_INV posted here after the
+ * response (inv local).
+ *
  * One thread drives the queue and runs its completion handlers, so the
  * handlers count an I/O's two events themselves; the one that sees the
  * last stamps the I/O and queues it for the loop, which records it and
@@ -22,32 +30,57 @@
 
 #include "upath_io_host.h"
 
+/*
+ * Soft-RoCE's vendor id. rxe writes its user CQEs itself, with the
+ * kernel's flags: a SEND with invalidate has IB_WC_WITH_INVALIDATE
+ * (1 << 2), the bit libibverbs calls IBV_WC_IP_CSUM_OK, not
+ * IBV_WC_WITH_INV (1 << 3). An RC receive has no checksum flag to report.
+ */
+#define UPATH_RXE_VENDOR_ID	0xffffff
+
 /**
  * struct upath_io_req - one I/O slot
  * @send_cqe: its command SEND's completion
+ * @bind_cqe: reg mw, its BIND_MW's (unsignaled: only a failure completes)
+ * @inv_cqe: reg mw, inv local, its LOCAL_INV's
  * @h: the host
  * @index: the slot, also the command id
+ * @mw: reg mw, the slot's memory window
+ * @rkey: reg mw, @mw's key for the I/O in flight
  * @busy: an I/O is in flight in the slot
+ * @in_capsule: the I/O is a write whose data travel in its command
  * @answered: its response arrived
- * @pending: events it still waits for: its SEND, its response
+ * @pending: events it still waits for: its SEND, its response, its
+ *	     LOCAL_INV
  * @op: its direction
  * @seed: its pattern's seed
  * @measured: it counts in the results
- * @submit_ns: when it was submitted (stats on)
+ * @submit_ns: when it was submitted (stats on), before its bind
+ * @reg_ns: reg mw (stats on), how long preparing its bind took
+ * @rsp_ns: inv local (stats on), when its response arrived
+ * @inv_ns: inv local (stats on), how long its LOCAL_INV took after that
  * @done_ns: when its last event arrived (stats on)
  * @peer_cpu_ns: the target's CPU time its response reported
  */
 struct upath_io_req {
 	struct upath_cqe send_cqe;
+	struct upath_cqe bind_cqe;
+	struct upath_cqe inv_cqe;
 	struct upath_io_host *h;
 	uint32_t index;
+	struct ibv_mw *mw;
+	uint32_t rkey;
 	bool busy;
+	bool in_capsule;
 	bool answered;
 	uint8_t pending;
 	uint8_t op;
 	uint32_t seed;
 	bool measured;
 	uint64_t submit_ns;
+	uint64_t reg_ns;
+	uint64_t rsp_ns;
+	uint64_t inv_ns;
 	uint64_t done_ns;
 	uint64_t peer_cpu_ns;
 };
@@ -75,6 +108,7 @@ struct upath_io_rx {
  * @rand: a mix's generator (xorshift32, never 0)
  * @done: slots whose I/O completed, for the loop, @ndone of them
  * @ndone: entries in @done
+ * @wc_inv: the completion flags that say a receive invalidated a key
  */
 struct upath_io_host {
 	struct upath_conn *c;
@@ -85,6 +119,7 @@ struct upath_io_host {
 	uint32_t rand;
 	uint32_t *done;
 	uint32_t ndone;
+	unsigned int wc_inv;
 };
 
 static uint8_t *upath_io_capsule(struct upath_buf *b, uint32_t i)
@@ -112,8 +147,8 @@ static uint64_t upath_io_thread_cpu_ns(void)
  * @attr: receives the shape
  *
  * A capsule per slot in each buffer, a SEND per slot on the send queue
- * (two SGEs with in-capsule data), a receive per slot posted by the host
- * itself.
+ * (two SGEs with in-capsule data), with reg mw a BIND_MW and a LOCAL_INV
+ * too, a receive per slot posted by the host itself.
  */
 void upath_io_host_conn_attr(const struct upath_io_params *p, uint8_t poll,
 			     struct upath_conn_attr *attr)
@@ -121,11 +156,12 @@ void upath_io_host_conn_attr(const struct upath_io_params *p, uint8_t poll,
 	*attr = (struct upath_conn_attr) {
 		.poll = poll,
 		.size_max = p->qd * KVPERF_WIRE_IO_CAPSULE,
-		.send_depth = p->qd,
+		.send_depth = p->mw ? 3 * p->qd : p->qd,
 		.recv_depth = p->qd,
 		.any_vector = true,
 		.send_sges = p->inline_data ? 2 : 1,
 		.own_recvs = true,
+		.mw = p->mw,
 	};
 }
 
@@ -141,19 +177,59 @@ static void upath_io_complete_one(struct upath_io_req *r)
 	h->done[h->ndone++] = r->index;
 }
 
+/* A send-queue completion: true when it succeeded, else the run fails. */
+static bool upath_io_wc_ok(struct upath_conn *c, const struct ibv_wc *wc,
+			   const char *failed)
+{
+	if (wc->status == IBV_WC_SUCCESS)
+		return true;
+	upath_conn_fail(c, -EIO, wc->status == IBV_WC_WR_FLUSH_ERR ?
+			"send queue flushed" : failed);
+	return false;
+}
+
 static void upath_io_send_done(struct upath_conn *c, const struct ibv_wc *wc)
 {
 	struct upath_io_req *r = container_of((struct upath_cqe *)
 					      (uintptr_t)wc->wr_id,
 					      struct upath_io_req, send_cqe);
 
-	if (wc->status != IBV_WC_SUCCESS) {
-		upath_conn_fail(c, -EIO, wc->status == IBV_WC_WR_FLUSH_ERR ?
-				"send queue flushed" :
-				"the command SEND failed");
+	if (upath_io_wc_ok(c, wc, "the command SEND failed"))
+		upath_io_complete_one(r);
+}
+
+static void upath_io_bind_done(struct upath_conn *c, const struct ibv_wc *wc)
+{
+	/* unsignaled: only a failure completes */
+	upath_io_wc_ok(c, wc, "the I/O's memory window bind (BIND_MW) failed");
+}
+
+static void upath_io_inv_done(struct upath_conn *c, const struct ibv_wc *wc)
+{
+	struct upath_io_req *r = container_of((struct upath_cqe *)
+					      (uintptr_t)wc->wr_id,
+					      struct upath_io_req, inv_cqe);
+
+	if (!upath_io_wc_ok(c, wc,
+			    "the LOCAL_INV of the I/O's memory window failed"))
 		return;
-	}
+	/* stats off: no clock per I/O */
+	if (r->h->p.hist[0])
+		r->inv_ns = upath_now_ns() - r->rsp_ns;
 	upath_io_complete_one(r);
+}
+
+static int upath_io_post_inv(struct upath_io_host *h, struct upath_io_req *r)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = (uintptr_t)&r->inv_cqe,
+		.opcode = IBV_WR_LOCAL_INV,
+		.send_flags = IBV_SEND_SIGNALED,
+		.invalidate_rkey = r->rkey,
+	}, *bad;
+	int err = ibv_post_send(h->c->id->qp, &wr, &bad);
+
+	return err > 0 ? -err : err;
 }
 
 static int upath_io_post_rx(struct upath_io_host *h, struct upath_io_rx *x)
@@ -192,8 +268,10 @@ static void upath_io_rsp_done(struct upath_conn *c, const struct ibv_wc *wc)
 					     (uintptr_t)wc->wr_id,
 					     struct upath_io_rx, cqe);
 	struct upath_io_host *h = x->h;
+	bool inv = wc->wc_flags & h->wc_inv;
 	struct kvperf_wire_io_rsp rsp;
 	struct upath_io_req *r;
+	bool keyed;
 	uint16_t cid;
 
 	if (wc->status != IBV_WC_SUCCESS) {
@@ -217,9 +295,26 @@ static void upath_io_rsp_done(struct upath_conn *c, const struct ibv_wc *wc)
 		upath_conn_fail(c, -EIO, upath_io_status_text(rsp.status));
 		return;
 	}
-	if (wc->wc_flags & IBV_WC_WITH_INV) {
+	/* reg mw: the I/O's window, unless its data were in the command */
+	keyed = h->p.mw && !r->in_capsule;
+	if (inv && r->in_capsule) {
+		upath_conn_fail(c, -EPROTO,
+				"the target invalidated a key for a write with in-capsule data, which has none");
+		return;
+	}
+	if (inv && !h->p.mw) {
 		upath_conn_fail(c, -EPROTO,
 				"the target invalidated a registration made at connect (reg pre)");
+		return;
+	}
+	if (inv && wc->invalidated_rkey != r->rkey) {
+		upath_conn_fail(c, -EPROTO,
+				"the target invalidated a key that is not the I/O's memory window's");
+		return;
+	}
+	if (!inv && keyed && !h->p.inv_local) {
+		upath_conn_fail(c, -EPROTO,
+				"the target's response did not invalidate the I/O's memory window (reg mw, inv remote)");
 		return;
 	}
 	r->answered = true;
@@ -229,18 +324,85 @@ static void upath_io_rsp_done(struct upath_conn *c, const struct ibv_wc *wc)
 		upath_conn_fail(c, -EIO, "cannot post a receive");
 		return;
 	}
+	/* inv local: the window goes before the I/O completes */
+	if (!inv && keyed) {
+		r->pending++;
+		if (h->p.hist[0])
+			r->rsp_ns = upath_now_ns();
+		if (upath_io_post_inv(h, r)) {
+			upath_conn_fail(c, -EIO, "cannot post a LOCAL_INV");
+			return;
+		}
+	}
 	upath_io_complete_one(r);
 }
 
-/* What the target may do to the blocks: write reads', read writes'. */
+/*
+ * What the target may do to the blocks: write reads', read writes'. With
+ * reg mw nothing: each I/O's window grants what it needs; binding one
+ * for remote writes takes local write on the registration.
+ */
 static int upath_io_access(const struct upath_io_params *p)
 {
 	int write = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 
+	if (p->mw)
+		return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND;
 	if (p->read_pct)
 		return write | IBV_ACCESS_REMOTE_READ;
 	return p->op == KVPERF_OP_READ ? write :
 	       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
+}
+
+/* An I/O's window: the remote access its direction needs, no more. */
+static unsigned int upath_io_mw_access(uint8_t op)
+{
+	return op == KVPERF_OP_READ ? IBV_ACCESS_REMOTE_WRITE :
+				      IBV_ACCESS_REMOTE_READ;
+}
+
+/* Free the slots' windows: before the registration they are bound to. */
+static void upath_io_mws_free(struct upath_io_host *h)
+{
+	uint32_t i;
+
+	for (i = 0; h->reqs && i < h->p.qd; i++) {
+		if (h->reqs[i].mw)
+			ibv_dealloc_mw(h->reqs[i].mw);
+		h->reqs[i].mw = NULL;
+	}
+}
+
+/*
+ * upath_conn_close(): the QP is disconnected; the windows go before it
+ * (a bound type 2 window holds it: rxe waits for them in vain) and before
+ * the blocks' registration.
+ */
+static void upath_io_host_unbind(struct upath_conn *c, void *arg)
+{
+	(void)c;
+	upath_io_mws_free(arg);
+}
+
+/* reg mw: a type 2 window per slot, freed when the connection closes. */
+static int upath_io_mws_alloc(struct upath_io_host *h)
+{
+	struct upath_conn *c = h->c;
+	uint32_t i;
+
+	c->unbind = upath_io_host_unbind;
+	c->unbind_arg = h;
+	for (i = 0; i < h->p.qd; i++) {
+		struct upath_io_req *r = &h->reqs[i];
+
+		r->mw = ibv_alloc_mw(c->pd, IBV_MW_TYPE_2);
+		if (!r->mw) {
+			c->reason = "cannot allocate a memory window per slot (the device's max_mw?)";
+			return errno ? -errno : -ENOMEM;
+		}
+		r->rkey = r->mw->rkey;
+	}
+	return 0;
 }
 
 /**
@@ -248,7 +410,9 @@ static int upath_io_access(const struct upath_io_params *p)
  * @c: the connection, connected
  * @p: what to do
  *
- * Registers every slot's block, once, for the whole run.
+ * Registers every slot's block, once, for the whole run; with reg mw
+ * allocates a memory window per slot too, which upath_conn_close()
+ * frees before it destroys the QP.
  *
  * Return: the host, or NULL with @c->reason set; its blocks are the
  * connection's and go with it.
@@ -264,6 +428,9 @@ struct upath_io_host *upath_io_host_create(struct upath_conn *c,
 	h->c = c;
 	h->p = *p;
 	h->rand = p->seed | 1;
+	h->wc_inv = IBV_WC_WITH_INV;
+	if (c->vendor_id == UPATH_RXE_VENDOR_ID)
+		h->wc_inv |= IBV_WC_IP_CSUM_OK;
 	h->reqs = calloc(p->qd, sizeof(*h->reqs));
 	h->rx = calloc(p->qd, sizeof(*h->rx));
 	h->done = calloc(p->qd, sizeof(*h->done));
@@ -273,12 +440,15 @@ struct upath_io_host *upath_io_host_create(struct upath_conn *c,
 		h->reqs[i].h = h;
 		h->reqs[i].index = i;
 		h->reqs[i].send_cqe.done = upath_io_send_done;
+		h->reqs[i].bind_cqe.done = upath_io_bind_done;
+		h->reqs[i].inv_cqe.done = upath_io_inv_done;
 		h->rx[i].h = h;
 		h->rx[i].index = i;
 		h->rx[i].cqe.done = upath_io_rsp_done;
 	}
 	if (upath_conn_alloc_data(c, (size_t)p->qd * p->bs,
-				  upath_io_access(p))) {
+				  upath_io_access(p)) ||
+	    (p->mw && upath_io_mws_alloc(h))) {
 		upath_io_host_free(h);
 		return NULL;
 	}
@@ -331,8 +501,10 @@ static uint8_t upath_io_next_op(struct upath_io_host *h)
 }
 
 /*
- * Send slot @r's command, naming its part of the one registration; a
- * write with in-capsule data sends the whole capsule and then the block.
+ * Send slot @r's command, naming its part of the one registration; with
+ * reg mw bind the slot's window over its block first, chained, and name
+ * the window; a write with in-capsule data sends the whole capsule and
+ * then the block, with no window.
  */
 static int upath_io_submit(struct upath_io_host *h, struct upath_io_req *r,
 			   uint32_t seed, bool measured)
@@ -367,10 +539,34 @@ static int upath_io_submit(struct upath_io_host *h, struct upath_io_req *r,
 		.opcode = IBV_WR_SEND,
 		.send_flags = IBV_SEND_SIGNALED,
 	}, *bad;
+	struct ibv_send_wr bind = {
+		.wr_id = (uintptr_t)&r->bind_cqe,
+		.next = &wr,
+		.opcode = IBV_WR_BIND_MW,
+	}, *first = &wr;
+	uint32_t rkey = c->data.mr->rkey;
+	uint64_t addr = (uintptr_t)block;
 	int err;
 
-	/* the I/O's time starts before its data are prepared */
+	/* the I/O's time starts before its window and its data */
 	r->submit_ns = h->p.hist[0] ? upath_now_ns() : 0;
+	r->reg_ns = 0;
+	if (h->p.mw && !in_capsule) {
+		/* a new key: the last I/O's is invalid, this one's not yet */
+		r->rkey = ibv_inc_rkey(r->rkey);
+		bind.bind_mw.mw = r->mw;
+		bind.bind_mw.rkey = r->rkey;
+		bind.bind_mw.bind_info = (struct ibv_mw_bind_info) {
+			.mr = c->data.mr,
+			.addr = addr,
+			.length = h->p.bs,
+			.mw_access_flags = upath_io_mw_access(op),
+		};
+		rkey = r->rkey;
+		first = &bind;
+		if (r->submit_ns)
+			r->reg_ns = upath_now_ns() - r->submit_ns;
+	}
 	if (h->p.verify && op == KVPERF_OP_WRITE) {
 		struct upath_buf b = { .p = block, .len = h->p.bs };
 
@@ -384,22 +580,29 @@ static int upath_io_submit(struct upath_io_host *h, struct upath_io_req *r,
 	cmd->seed = htobe32(seed);
 	/* the block in equal parts, in order, all under the one key */
 	for (i = 0; i < nseg; i++) {
-		cmd->seg[i].addr = htobe64((uintptr_t)block +
-					   (uint64_t)i * seg_len);
-		cmd->seg[i].rkey = htobe32(c->data.mr->rkey);
+		cmd->seg[i].addr = htobe64(addr + (uint64_t)i * seg_len);
+		cmd->seg[i].rkey = htobe32(rkey);
 		cmd->seg[i].len = htobe32(seg_len);
 	}
+	r->in_capsule = in_capsule;
+	r->inv_ns = 0;
 	r->op = op;
 	r->seed = seed;
 	r->measured = measured;
 	r->answered = false;
 	r->pending = 2;
 	r->busy = true;
-	err = ibv_post_send(c->id->qp, &wr, &bad);
+	err = ibv_post_send(c->id->qp, first, &bad);
 	if (err) {
 		upath_conn_fail(c, err > 0 ? -err : err, "cannot post an I/O");
 		return c->error;
 	}
+	/*
+	 * the window's key is now the bind's: a provider names the window
+	 * by it in the next bind (rxe checks it against its own)
+	 */
+	if (first == &bind)
+		r->mw->rkey = r->rkey;
 	return 0;
 }
 
@@ -455,6 +658,8 @@ static bool upath_io_reap(struct upath_io_host *h, struct upath_io_result *r,
 		if (q->done_ns - start_ns > r->elapsed_ns)
 			r->elapsed_ns = q->done_ns - start_ns;
 		upath_hist_record(p->hist[dir], q->done_ns - q->submit_ns);
+		r->reg_ns[dir] += q->reg_ns;
+		r->inv_ns[dir] += q->inv_ns;
 	}
 	h->ndone = 0;
 	return measured_done;
@@ -466,9 +671,12 @@ static bool upath_io_reap(struct upath_io_host *h, struct upath_io_result *r,
  * @r: receives what was measured
  * @progress: counts every completed I/O, warm-up included
  *
- * As kvperf_io_host_run() with reg pre: min(qd, credits) I/Os
- * outstanding, the warm-up's first; an I/O's latency runs from its
- * submission to the handler that saw its last event. Stats off reads no
+ * As kvperf_io_host_run(): min(qd, credits) I/Os outstanding, the
+ * warm-up's first; an I/O's latency runs from its submission (before its
+ * window's bind, reg mw) to the handler that saw its last event; with
+ * reg mw the bind's part (preparing it) and, with inv local, the
+ * invalidation's (the response's arrival to the LOCAL_INV's completion)
+ * are summed apart. Stats off reads no
  * clock per I/O: the measured time ends with the batch of completions
  * that held the last measured I/O. The host's CPU time (stats on) is
  * this thread's, which runs every completion handler.
@@ -566,6 +774,12 @@ void upath_io_host_free(struct upath_io_host *h)
 {
 	if (!h)
 		return;
+	/* not closed yet (a setup that failed): the windows go now */
+	if (h->c->unbind_arg == h) {
+		upath_io_mws_free(h);
+		h->c->unbind = NULL;
+		h->c->unbind_arg = NULL;
+	}
 	free(h->done);
 	free(h->rx);
 	free(h->reqs);

@@ -2,7 +2,9 @@
 /*
  * The user path's I/O host: one queue of an I/O run, as kmod/io_host.c
  * drives one, on libibverbs. There is no FRWR in user space: every block
- * is registered once, at start (the kernel path's reg pre).
+ * is registered once, at start (the kernel path's reg pre); with reg mw
+ * each I/O binds a type 2 memory window over its block instead, as the
+ * kernel host's FRWR registers one.
  */
 #ifndef KVPERF_UPATH_IO_HOST_H
 #define KVPERF_UPATH_IO_HOST_H
@@ -29,6 +31,8 @@
  * @warmup_ns: warm up for this long instead, when not 0
  * @verify: every byte of every I/O is checked
  * @inline_data: writes of at most this many bytes go in their command
+ * @mw: reg mw: each I/O binds its slot's memory window over its block
+ * @inv_local: with @mw, the host invalidates the window itself
  * @hist: the measured I/Os' latencies per direction; NULL: stats off
  * @seed: a mix's generator's start, not 0
  */
@@ -44,6 +48,8 @@ struct upath_io_params {
 	uint64_t warmup_ns;
 	bool verify;
 	uint32_t inline_data;
+	bool mw;
+	bool inv_local;
 	struct upath_hist *hist[UPATH_IO_DIRS];
 	uint32_t seed;
 };
@@ -59,6 +65,10 @@ struct upath_io_params {
  * @peer_cpu_ns: the target's CPU time, as its responses report it, from
  *		 the last response before the first measured submission to
  *		 the last measured one's
+ * @reg_ns: reg mw, with a histogram: the measured I/Os' time preparing
+ *	    their windows' binds, per direction
+ * @inv_ns: reg mw, inv local, with a histogram: their time from the
+ *	    response to the LOCAL_INV's completion, per direction
  */
 struct upath_io_result {
 	uint64_t ios[UPATH_IO_DIRS];
@@ -67,6 +77,8 @@ struct upath_io_result {
 	uint64_t mismatches[UPATH_IO_DIRS];
 	uint64_t cpu_ns;
 	uint64_t peer_cpu_ns;
+	uint64_t reg_ns[UPATH_IO_DIRS];
+	uint64_t inv_ns[UPATH_IO_DIRS];
 };
 
 struct upath_io_host;

@@ -270,6 +270,9 @@ static void upath_result_io_cfg(const struct upath_cfg *cfg,
 	out->has &= ~(1ULL << KVPERF_A_RUN_INLINE);
 	run_model_set_uint(f, out, KVPERF_A_RUN_QD, cfg->qd);
 	run_model_set_uint(f, out, KVPERF_A_RUN_REG, cfg->reg);
+	/* as the module's frwr: windows are invalidated, by someone */
+	if (cfg->reg == KVPERF_IO_REG_MW)
+		run_model_set_uint(f, out, KVPERF_A_RUN_INV, cfg->inv);
 	run_model_set_uint(f, out, KVPERF_A_RUN_SEGMENTS, cfg->segments);
 	run_model_set_uint(f, out, KVPERF_A_RUN_QPS, cfg->qps);
 	if (cfg->ncpus) {
@@ -449,9 +452,9 @@ static int upath_result_io(const struct upath_run *run,
 	upath_result_lat(&lr, stats, out);
 	run_model_set_uint(f, out, KVPERF_A_RESULT_OP, res->op);
 	if (stats) {
-		/* registered once: no time registering or invalidating */
-		run_model_set_uint(f, out, KVPERF_A_RESULT_REG_NS, 0);
-		run_model_set_uint(f, out, KVPERF_A_RESULT_INV_NS, 0);
+		/* reg pre: no time registering or invalidating */
+		run_model_set_uint(f, out, KVPERF_A_RESULT_REG_NS, res->reg_ns);
+		run_model_set_uint(f, out, KVPERF_A_RESULT_INV_NS, res->inv_ns);
 		run_model_set_uint(f, out, KVPERF_A_RESULT_CPU_NS, res->cpu_ns);
 	}
 	run_model_set_uint(f, out, KVPERF_A_RESULT_TARGET_CPU_NS,

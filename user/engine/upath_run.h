@@ -131,6 +131,8 @@ struct upath_io_queue_result {
  * @elapsed_ns: the run's first measured submission to its last completion
  * @mismatches: reads whose data were wrong
  * @cpu_ns: the queues' threads' CPU time (stats on), the run's
+ * @reg_ns: reg mw (stats on), the measured I/Os' time binding windows
+ * @inv_ns: reg mw, inv local (stats on), their time invalidating them
  * @target_cpu_ns: the target's, the run's
  * @queue: one entry per queue
  */
@@ -142,6 +144,8 @@ struct upath_io_dir_result {
 	uint64_t elapsed_ns;
 	uint64_t mismatches;
 	uint64_t cpu_ns;
+	uint64_t reg_ns;
+	uint64_t inv_ns;
 	uint64_t target_cpu_ns;
 	struct upath_io_queue_result *queue;
 };
@@ -164,6 +168,7 @@ struct upath_io_dir_result {
  * @io: I/O results, @nresults of them (a mix: the reads', the writes')
  * @ops: its reports, or NULL
  * @start_ns: when the run started
+ * @reason: why it failed, when a queue's words outlive the queue
  */
 struct upath_run {
 	struct upath_cfg cfg;
@@ -181,6 +186,7 @@ struct upath_run {
 	struct upath_io_dir_result *io;
 	const struct upath_run_ops *ops;
 	uint64_t start_ns;
+	char reason[128];
 };
 
 /* upath_run_io.c */

@@ -117,6 +117,8 @@ static void upath_io_params(const struct upath_io_worker *w,
 		.warmup_ns = cfg->warmup_ms * UPATH_NS_PER_MS,
 		.verify = cfg->verify,
 		.inline_data = cfg->inline_data,
+		.mw = cfg->reg == KVPERF_IO_REG_MW,
+		.inv_local = cfg->inv == KVPERF_IO_INV_LOCAL,
 		.hist = { w->hist[0], w->hist[1] },
 		/* each queue its own draws, the same every run */
 		.seed = 0x9e3779b9u * (w->index + 1),
@@ -304,6 +306,8 @@ static int upath_io_results(struct upath_io_run *ir, uint32_t step)
 			ios += qr->ios;
 			res->mismatches += qr->mismatches;
 			res->cpu_ns += w->r.cpu_ns;
+			res->reg_ns += w->r.reg_ns[d];
+			res->inv_ns += w->r.inv_ns[d];
 			res->target_cpu_ns += w->r.peer_cpu_ns;
 			if (stats) {
 				upath_hist_summarize(w->hist[d], &qr->stats);
@@ -374,7 +378,11 @@ static int upath_run_io_step(struct upath_run *run, uint32_t step,
 		if (ir.workers[i].started)
 			pthread_join(ir.workers[i].thread, NULL);
 	err = ir.err;
-	*reason = ir.reason;
+	/* a queue's reason may be its connection's text: keep a copy */
+	if (ir.reason) {
+		snprintf(run->reason, sizeof(run->reason), "%s", ir.reason);
+		*reason = run->reason;
+	}
 	if (!err && upath_run_stopping(run))
 		err = -EINTR;
 	if (!err && upath_io_results(&ir, step)) {

@@ -100,6 +100,7 @@ NAME_TABLE(fmt_io_inv,
 NAME_TABLE(fmt_io_reg,
 	[KVPERF_IO_REG_FRWR]	= "frwr",
 	[KVPERF_IO_REG_PRE]	= "pre",
+	[KVPERF_IO_REG_MW]	= "mw",
 );
 
 NAME_TABLE(fmt_op,

@@ -340,14 +340,24 @@ static const char *run_cfg_check_bw(const struct kv_run_cfg *cfg, int *attr)
 static const char *run_cfg_check_path(const struct kv_run_cfg *cfg,
 				      uint8_t path, int *attr)
 {
-	/* no FRWR in user space: the user path registers each block once */
+	/*
+	 * no FRWR in user space: the user path registers each block once
+	 * (reg pre, its default) ...
+	 */
 	*attr = KVPERF_A_RUN_REG;
 	if (path == KV_RUN_PATH_USER && KV_HAS(cfg, KVPERF_A_RUN_REG) &&
 	    cfg->reg == KVPERF_IO_REG_FRWR)
 		return "the user path has no FRWR: it registers each block once, at connect (reg pre)";
+	/* ... but binds memory windows, which are invalidated */
 	*attr = KVPERF_A_RUN_INV;
-	if (path == KV_RUN_PATH_USER && KV_HAS(cfg, KVPERF_A_RUN_INV))
-		return "inv applies to reg frwr: the user path registers each block once, at connect (reg pre)";
+	if (path == KV_RUN_PATH_USER && KV_HAS(cfg, KVPERF_A_RUN_INV) &&
+	    !(KV_HAS(cfg, KVPERF_A_RUN_REG) && cfg->reg == KVPERF_IO_REG_MW))
+		return "inv applies to reg mw on the user path: otherwise it registers each block once, at connect (reg pre)";
+	/* memory windows are bound from user space */
+	*attr = KVPERF_A_RUN_REG;
+	if (path != KV_RUN_PATH_USER && KV_HAS(cfg, KVPERF_A_RUN_REG) &&
+	    cfg->reg == KVPERF_IO_REG_MW)
+		return "reg mw is the user path's: the kernel host registers with frwr or pre";
 	*attr = KVPERF_A_RUN_POST_CONTEXT;
 	if (path == KV_RUN_PATH_USER &&
 	    KV_HAS(cfg, KVPERF_A_RUN_POST_CONTEXT) &&

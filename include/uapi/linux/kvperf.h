@@ -166,11 +166,15 @@ enum kvperf_io_inv {
  *   target. frwr: a fast registration per I/O from an MR pool, invalidated
  *   when the I/O completes (nvme-rdma); pre: one registration per block made
  *   at connect and kept until the connection ends, never invalidated
- *   (user-space targets such as SPDK register their memory once).
+ *   (user-space targets such as SPDK register their memory once); mw (the user
+ *   path's host only): one registration of the blocks made at connect, and per
+ *   I/O a type 2 memory window bound over the I/O's block with a fresh key,
+ *   invalidated when the I/O completes.
  */
 enum kvperf_io_reg {
 	KVPERF_IO_REG_FRWR,
 	KVPERF_IO_REG_PRE,
+	KVPERF_IO_REG_MW,
 };
 
 /**
