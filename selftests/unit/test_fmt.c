@@ -60,6 +60,19 @@ static void fmt_rates(void)
 	CHECK_STR(fmt_rate(buf, UINT32_MAX), "4294967.295");
 }
 
+/* sizes as the command line writes them: M, K or bytes, exactly */
+static void fmt_sizes_short(void)
+{
+	char buf[FMT_SIZE_SHORT_LEN];
+
+	CHECK_STR(fmt_size_short(buf, 512), "512");
+	CHECK_STR(fmt_size_short(buf, 4096), "4K");
+	CHECK_STR(fmt_size_short(buf, 1536), "1536");
+	CHECK_STR(fmt_size_short(buf, 1048576), "1M");
+	CHECK_STR(fmt_size_short(buf, 1572864), "1536K");
+	CHECK_STR(fmt_size_short(buf, UINT32_MAX), "4294967295");
+}
+
 static void fmt_addrs(void)
 {
 	static const uint8_t v4[4] = { 198, 18, 0, 1 };
@@ -171,6 +184,7 @@ const struct unit_test unit_tests[] = {
 	UNIT(fmt_guids),
 	UNIT(fmt_gids),
 	UNIT(fmt_rates),
+	UNIT(fmt_sizes_short),
 	UNIT(fmt_addrs),
 	UNIT(fmt_sockaddrs),
 	UNIT(fmt_enum_names),

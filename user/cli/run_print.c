@@ -307,7 +307,7 @@ const char *run_path_name(uint8_t path)
 static void print_bss(struct printer *p, const struct kv_run *run,
 		      const char *key, const char *fmt)
 {
-	char text[128] = "";
+	char text[128] = "", size[FMT_SIZE_SHORT_LEN];
 	size_t n = 0;
 	uint32_t b;
 
@@ -319,10 +319,8 @@ static void print_bss(struct printer *p, const struct kv_run *run,
 			continue;
 		if (p->json)
 			json_u64(&p->jw, v);
-		n += snprintf(text + n, sizeof(text) - n, "%s%u%s",
-			      n ? "," : "",
-			      v >= 1U << 20 ? v >> 20 : v >= 1024 ? v >> 10 : v,
-			      v >= 1U << 20 ? "M" : v >= 1024 ? "K" : "");
+		n += snprintf(text + n, sizeof(text) - n, "%s%s", n ? "," : "",
+			      fmt_size_short(size, v));
 	}
 	pr_arr_close(p);
 	pr_text_field(p, fmt, text);

@@ -178,16 +178,6 @@ static void plot_quote(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-static void plot_size_label(char *buf, size_t len, uint32_t size)
-{
-	if (size >= 1048576 && !(size % 1048576))
-		snprintf(buf, len, "%uM", size / 1048576);
-	else if (size >= 1024 && !(size % 1024))
-		snprintf(buf, len, "%uK", size / 1024);
-	else
-		snprintf(buf, len, "%u", size);
-}
-
 static bool plot_is_png(const char *out)
 {
 	size_t n = strlen(out);
@@ -323,7 +313,7 @@ static void plot_bw(FILE *f, const struct cmp_result *r, const char *dir)
 	step = r->count > 12 ? 2 : 1;
 	fputs("set xtics (", f);
 	for (i = 0; i < r->count; i += step) {
-		plot_size_label(label, sizeof(label), r->rows[i].size);
+		fmt_size_short(label, r->rows[i].size);
 		fprintf(f, "%s'%s' %u", i ? ", " : "", label,
 			r->rows[i].size);
 	}

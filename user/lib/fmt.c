@@ -183,6 +183,25 @@ char *fmt_gid(char *buf, const uint8_t gid[16])
 }
 
 /**
+ * fmt_size_short() - a size in bytes as the command line writes it
+ * @buf: FMT_SIZE_SHORT_LEN bytes
+ * @size: the size
+ *
+ * Return: @buf, e.g. "1M" for 1048576, "4K" for 4096, "1536" for 1536:
+ * the largest of M and K that divides it exactly, else bytes.
+ */
+char *fmt_size_short(char *buf, uint32_t size)
+{
+	if (size >= 1048576 && !(size % 1048576))
+		snprintf(buf, FMT_SIZE_SHORT_LEN, "%uM", size / 1048576);
+	else if (size >= 1024 && !(size % 1024))
+		snprintf(buf, FMT_SIZE_SHORT_LEN, "%uK", size / 1024);
+	else
+		snprintf(buf, FMT_SIZE_SHORT_LEN, "%u", size);
+	return buf;
+}
+
+/**
  * fmt_rate() - format a rate in Mb/s as Gb/s, exactly
  * @buf: FMT_RATE_LEN bytes
  * @mbps: the rate

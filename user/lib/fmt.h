@@ -36,6 +36,8 @@ extern const struct name_table fmt_io_reg;
 #define FMT_GID_LEN	40
 /* "4294967.295" plus NUL, and some */
 #define FMT_RATE_LEN	16
+/* a size as the command line writes it: "4294967295" at most */
+#define FMT_SIZE_SHORT_LEN	11
 /* an IPv6 address (INET6_ADDRSTRLEN) in brackets, ':', a port, NUL */
 #define FMT_ADDR_LEN	56
 /* the digits of UINT64_MAX, a point, NUL */
@@ -45,6 +47,7 @@ const char *fmt_name(const struct name_table *t, uint64_t val);
 char *fmt_guid(char *buf, uint64_t guid);
 char *fmt_gid(char *buf, const uint8_t gid[16]);
 char *fmt_rate(char *buf, uint32_t mbps);
+char *fmt_size_short(char *buf, uint32_t size);
 char *fmt_addr(char *buf, const void *addr, size_t len);
 char *fmt_addr_port(char *buf, const void *addr, size_t len, uint16_t port);
 struct sockaddr;
