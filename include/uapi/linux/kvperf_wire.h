@@ -70,7 +70,9 @@
  * to the target), size_max the block size, tx_depth the I/Os the host
  * wants outstanding, flags KVPERF_WIRE_VERIFY and KVPERF_WIRE_IO_INV_LOCAL.
  * The accept's credits are the I/Os the target lets the host keep
- * outstanding (at most tx_depth); the host never exceeds them. Its rkey
+ * outstanding (at most tx_depth, fewer when the target's receives are
+ * a shared receive queue that other connections hold part of); the host
+ * never exceeds them. Its rkey
  * and address are unused. For each I/O the host registers a buffer for
  * that I/O alone and SENDs a command capsule, struct kvperf_wire_io_cmd
  * (at most KVPERF_WIRE_IO_CAPSULE bytes), naming the buffer with one
@@ -101,7 +103,7 @@
 #include <linux/kvperf.h>
 #include <linux/types.h>
 
-#define KVPERF_PROTO_VERSION	7
+#define KVPERF_PROTO_VERSION	8
 /* perftest's port */
 #define KVPERF_DEFAULT_PORT	18515
 
@@ -260,6 +262,8 @@ struct kvperf_wire_io_rsp {
 #define KVPERF_WIRE_REJ_ADDRESS		5	/* the peer's address is not allowed */
 #define KVPERF_WIRE_REJ_KEY		6	/* missing or wrong key */
 #define KVPERF_WIRE_REJ_PEER_BUSY	7	/* no more connections from this address */
+#define KVPERF_WIRE_REJ_SRQ_FULL	8	/* the shared receive queue is all granted */
+#define KVPERF_WIRE_REJ_SRQ_INLINE	9	/* in-capsule data, with a shared receive queue */
 
 /*
  * What a client says when a kvperf server rejected it with reason @why,
@@ -280,6 +284,10 @@ static inline const char *kvperf_wire_reject_text(__u8 why)
 		return "the server requires a key and this one is missing or wrong";
 	case KVPERF_WIRE_REJ_PEER_BUSY:
 		return "the server has too many connections from this address";
+	case KVPERF_WIRE_REJ_SRQ_FULL:
+		return "the server's shared receive queue has no credits left for another connection";
+	case KVPERF_WIRE_REJ_SRQ_INLINE:
+		return "the server's shared receive queue takes no in-capsule data (inline-data)";
 	default:
 		return "the server could not allocate the connection";
 	}
