@@ -746,7 +746,7 @@ static int kvperf_conn_create_qp(struct kvperf_conn *c,
 	int err;
 
 	if (attr->send_depth + 1 > dattr->max_qp_wr ||
-	    attr->recv_depth + 1 > dattr->max_qp_wr) {
+	    (!attr->srq && attr->recv_depth + 1 > dattr->max_qp_wr)) {
 		c->reason = "the queue depth exceeds the device's max_qp_wr";
 		return -EINVAL;
 	}
@@ -758,11 +758,16 @@ static int kvperf_conn_create_qp(struct kvperf_conn *c,
 	qp_attr.send_cq = c->cq;
 	qp_attr.recv_cq = c->cq;
 	qp_attr.cap.max_send_wr = attr->send_depth + 1;
-	qp_attr.cap.max_recv_wr = attr->recv_depth + 1;
+	/* a shared receive queue's QP posts no receives of its own */
+	qp_attr.srq = attr->srq;
+	if (!attr->srq)
+		qp_attr.cap.max_recv_wr = attr->recv_depth + 1;
 	/* a READ's SGEs are the receive buffer's, posted on the send queue */
 	qp_attr.cap.max_send_sge = max3(c->tx.nents, c->rx.nents,
 					(int)attr->send_sges);
-	qp_attr.cap.max_recv_sge = max_t(int, c->rx.nents, attr->recv_sges);
+	if (!attr->srq)
+		qp_attr.cap.max_recv_sge = max_t(int, c->rx.nents,
+						 attr->recv_sges);
 	qp_attr.cap.max_inline_data = attr->inline_size;
 	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	qp_attr.qp_type = IB_QPT_RC;
@@ -847,7 +852,8 @@ int kvperf_conn_create(struct kvperf_conn *c, struct rdma_cm_id *cm_id,
 	}
 	c->mr_access = kvperf_conn_mr_access(attr->op);
 
-	c->pd = ib_alloc_pd(c->ibdev, 0);
+	c->pd_shared = !!attr->pd;
+	c->pd = attr->pd ?: ib_alloc_pd(c->ibdev, 0);
 	if (IS_ERR(c->pd)) {
 		err = PTR_ERR(c->pd);
 		c->pd = NULL;
@@ -916,7 +922,7 @@ void kvperf_conn_destroy(struct kvperf_conn *c)
 	if (c->cq)
 		ib_free_cq(c->cq);
 	c->cq = NULL;
-	if (c->pd)
+	if (c->pd && !c->pd_shared)
 		ib_dealloc_pd(c->pd);
 	c->pd = NULL;
 }

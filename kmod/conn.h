@@ -85,6 +85,11 @@ struct kvperf_buf {
  * @send_sges: SGEs the owner's sends carry at most, beyond what its
  *	       buffers need (an I/O host's in-capsule data)
  * @recv_sges: likewise for its receives (an I/O target's)
+ * @srq: the queue pair takes its receives from this shared receive queue
+ *	 (an I/O target's) and has none of its own; @recv_depth then sizes
+ *	 only the CQ, for as many receive completions as @srq can give
+ * @pd: with @srq, its protection domain, shared; else the connection
+ *	allocates its own
  */
 struct kvperf_conn_attr {
 	u8 poll;
@@ -100,6 +105,8 @@ struct kvperf_conn_attr {
 	bool own_recvs;
 	u32 send_sges;
 	u32 recv_sges;
+	struct ib_srq *srq;
+	struct ib_pd *pd;
 };
 
 /**
@@ -119,6 +126,7 @@ struct kvperf_recv {
  * @cm_id: RDMA CM id; owned by the client run or the server connection
  * @ibdev: device of @cm_id
  * @pd: protection domain
+ * @pd_shared: @pd is not the connection's own (a shared receive queue's)
  * @cq: the one CQ for sends and receives
  * @mr: FRWR MR that gives the peer access to @rx
  * @mr_access: the access @mr grants (IB_ACCESS_*), what the run's op needs
@@ -171,11 +179,14 @@ struct kvperf_recv {
  *	     more, and what still refers to the queue pair (rdma_rw
  *	     contexts, MR pools) is released here
  * @drained_arg: argument of @drained
+ * @recv_owner: with a shared receive queue, whom the connection's receive
+ *		completions go to (its I/O target)
  */
 struct kvperf_conn {
 	struct rdma_cm_id *cm_id;
 	struct ib_device *ibdev;
 	struct ib_pd *pd;
+	bool pd_shared;
 	struct ib_cq *cq;
 	struct ib_mr *mr;
 	int mr_access;
@@ -217,6 +228,7 @@ struct kvperf_conn {
 	bool own_recvs;
 	void (*drained)(struct kvperf_conn *c, void *arg);
 	void *drained_arg;
+	void *recv_owner;
 };
 
 struct task_struct;

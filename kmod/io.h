@@ -8,13 +8,16 @@
 
 #include <linux/atomic.h>
 #include <linux/bitops.h>
+#include <linux/kref.h>
 #include <linux/kvperf_wire.h>
 #include <linux/llist.h>
 #include <linux/scatterlist.h>
+#include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rw.h>
 
 #include "conn.h"
+#include "kvperf.h"
 #include "stats.h"
 
 /*
@@ -71,6 +74,7 @@ void kvperf_io_slots_free(struct kvperf_io_slots *s);
 size_t kvperf_io_slots_bytes(u32 n, u32 bs);
 struct scatterlist *kvperf_io_slot_sg(struct kvperf_io_slots *s, u32 i,
 				      u32 *nents);
+void *kvperf_io_slot_ptr(struct kvperf_io_slots *s, u32 i);
 int kvperf_io_slot_sg_range(struct kvperf_io_slots *s, u32 i, u32 off,
 			    u32 len, struct sg_table *sgt);
 void kvperf_io_slot_fill(struct kvperf_io_slots *s, u32 i, u32 len,
@@ -215,6 +219,62 @@ int kvperf_io_host_run(struct kvperf_io_host *h, struct kvperf_io_result *r);
 void kvperf_io_host_free(struct kvperf_io_host *h);
 
 struct kvperf_io_target;
+struct kvperf_io_srq;
+
+/**
+ * struct kvperf_io_trx - one receive of a target, for a command capsule
+ * @t: the target it serves: fixed for a connection's own; for a shared
+ *     receive queue's, the one whose queue pair took it, NULL while posted
+ * @srq: the shared receive queue it belongs to, NULL for a connection's own
+ * @index: its capsule: in the connection's receive buffer, or @srq's slot
+ * @cqe: its completion
+ * @len: bytes the command had
+ * @node: entry in the target's list of arrived commands
+ * @wait: entry in the thread's queue of commands waiting for a context
+ */
+struct kvperf_io_trx {
+	struct kvperf_io_target *t;
+	struct kvperf_io_srq *srq;
+	u32 index;
+	struct ib_cqe cqe;
+	u32 len;
+	struct llist_node node;
+	struct list_head wait;
+};
+
+/**
+ * struct kvperf_io_srq - a shared receive queue of a listener's I/O targets
+ * @ref: the listener's reference and one per connection that uses it
+ * @pd: its protection domain, which those connections share
+ * @srq: the queue
+ * @slots: a capsule per receive
+ * @rx: the receives
+ * @depth: how many
+ * @lock: protects @granted
+ * @granted: credits granted to the live connections, at most @depth
+ */
+struct kvperf_io_srq {
+	struct kref ref;
+	struct ib_pd *pd;
+	struct ib_srq *srq;
+	struct kvperf_io_slots slots;
+	struct kvperf_io_trx *rx;
+	u32 depth;
+	spinlock_t lock;	/* protects @granted */
+	u32 granted;
+};
+
+void kvperf_io_srq_footprint(u32 depth, struct kvperf_footprint *f);
+struct kvperf_io_srq *kvperf_io_srq_create(struct ib_device *ibdev, u32 depth,
+					   void (*done)(struct ib_cq *cq,
+							struct ib_wc *wc),
+					   const char **why);
+int kvperf_io_srq_post(struct kvperf_io_srq *q, struct kvperf_io_trx *r);
+struct kvperf_io_srq *kvperf_io_srq_get(struct kvperf_io_srq *q);
+void kvperf_io_srq_put(struct kvperf_io_srq *q);
+u32 kvperf_io_srq_grant(struct kvperf_io_srq *q, u32 want);
+void kvperf_io_srq_ungrant(struct kvperf_io_srq *q, u32 n);
+u32 kvperf_io_srq_granted(struct kvperf_io_srq *q);
 
 /**
  * struct kvperf_io_target_params - an I/O run, as the target saw it asked
@@ -226,6 +286,8 @@ struct kvperf_io_target;
  * @verify: write patterns and check data
  * @inv_local: answer with a plain SEND
  * @inline_data: most in-capsule data of a write, 0 for none
+ * @srq: the listener's shared receive queue, NULL for receives of the
+ *	 connection's own (then @inline_data is 0)
  */
 struct kvperf_io_target_params {
 	u8 op;
@@ -236,6 +298,7 @@ struct kvperf_io_target_params {
 	bool verify;
 	bool inv_local;
 	u32 inline_data;
+	struct kvperf_io_srq *srq;
 };
 
 /* SGEs of a SEND or receive with in-capsule data: the capsule, the data */
@@ -249,6 +312,7 @@ struct kvperf_io_target *
 kvperf_io_target_create(struct kvperf_conn *c,
 			const struct kvperf_io_target_params *p);
 int kvperf_io_target_start(struct kvperf_io_target *t);
+void kvperf_io_target_srq_done(struct ib_cq *cq, struct ib_wc *wc);
 int kvperf_io_target_serve(struct kvperf_io_target *t, atomic64_t *served);
 void kvperf_io_target_free(struct kvperf_io_target *t);
 

@@ -176,6 +176,19 @@ struct scatterlist *kvperf_io_slot_sg(struct kvperf_io_slots *s, u32 i,
 }
 
 /**
+ * kvperf_io_slot_ptr() - a slot's bytes, for a slot in one piece
+ * @s: the slots, whose block size divides their chunk size (no slot
+ *     straddles a chunk)
+ * @i: the slot
+ *
+ * Return: its first byte.
+ */
+void *kvperf_io_slot_ptr(struct kvperf_io_slots *s, u32 i)
+{
+	return kvperf_io_slots_ptr(s, (size_t)i * s->bs);
+}
+
+/**
  * kvperf_io_slot_sg_range() - a new scatterlist of part of a slot
  * @s: the slots
  * @i: the slot

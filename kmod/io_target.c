@@ -20,6 +20,12 @@
  * each receive has a data block of its own after its capsule: a write
  * that came in its command is checked there (verify) before the receive
  * is posted again, and answered at once.
+ *
+ * With the listener's shared receive queue the receives are its, not the
+ * connection's: a command arrives on the completion queue of the
+ * connection whose queue pair took the receive, which goes back to the
+ * shared queue once the command is copied out, or when the connection
+ * ends with it unread.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -34,24 +40,6 @@ enum kvperf_io_stage {
 	KVPERF_IO_READ_DONE,	/* they completed */
 	KVPERF_IO_ANSWERING,	/* response (after any WRITEs) in flight */
 	KVPERF_IO_ANSWERED,	/* it completed */
-};
-
-/**
- * struct kvperf_io_trx - one receive of the target, for a command capsule
- * @t: the target
- * @index: its capsule in the receive buffer
- * @cqe: its completion
- * @len: bytes the command had
- * @node: entry in the target's list of arrived commands
- * @wait: entry in the thread's queue of commands waiting for a context
- */
-struct kvperf_io_trx {
-	struct kvperf_io_target *t;
-	u32 index;
-	struct ib_cqe cqe;
-	u32 len;
-	struct llist_node node;
-	struct list_head wait;
 };
 
 /**
@@ -133,10 +121,10 @@ u32 kvperf_io_target_ctxs(u32 credits)
 	return credits + min_t(u32, credits, KVPERF_IO_SPARE_MAX);
 }
 
-/* Receives a target posts for @credits. */
-static u32 kvperf_io_target_rxs(u32 credits)
+/* Receives a target posts of its own for @p. */
+static u32 kvperf_io_target_rxs(const struct kvperf_io_target_params *p)
 {
-	return credits + KVPERF_IO_RECV_SPARE;
+	return p->srq ? 0 : p->credits + KVPERF_IO_RECV_SPARE;
 }
 
 /**
@@ -151,7 +139,7 @@ size_t kvperf_io_target_pinned(const struct kvperf_io_target_params *p)
 					     p->bs);
 
 	if (p->inline_data)
-		bytes += kvperf_io_slots_bytes(kvperf_io_target_rxs(p->credits),
+		bytes += kvperf_io_slots_bytes(kvperf_io_target_rxs(p),
 					       p->inline_data);
 	return bytes;
 }
@@ -166,13 +154,15 @@ size_t kvperf_io_target_pinned(const struct kvperf_io_target_params *p)
  * per context and a keep-alive probe on the send queue, and an rdma_rw
  * context per segment of every context (rdma_rw adds the send queue room
  * they need). With in-capsule data a receive has the capsule's SGE and
- * its data block's.
+ * its data block's. With a shared receive queue the connection posts no
+ * receive, but its completion queue has room for all of the shared
+ * queue's: a host that ignores its credits may take every one.
  */
 void kvperf_io_target_conn_attr(const struct kvperf_io_target_params *p,
 				struct kvperf_conn_attr *attr)
 {
 	u32 n = kvperf_io_target_ctxs(p->credits);
-	u32 nrx = kvperf_io_target_rxs(p->credits);
+	u32 nrx = kvperf_io_target_rxs(p);
 
 	attr->op = KVPERF_OP_SEND;
 	attr->size_max = max(n, nrx) * KVPERF_WIRE_IO_CAPSULE;
@@ -190,6 +180,11 @@ void kvperf_io_target_conn_attr(const struct kvperf_io_target_params *p,
 	attr->rdma_ctxs = n * p->segs;
 	attr->own_recvs = true;
 	attr->recv_sges = p->inline_data ? KVPERF_IO_INLINE_SGES : 0;
+	if (p->srq) {
+		attr->recv_depth = p->srq->depth;
+		attr->srq = p->srq->srq;
+		attr->pd = p->srq->pd;
+	}
 }
 
 static size_t kvperf_io_capsule_off(u32 i)
@@ -230,6 +225,39 @@ static void kvperf_io_cmd_done(struct ib_cq *cq, struct ib_wc *wc)
 	llist_add(&r->node, &r->t->arrived);
 	wake_up(c->notify);
 	kvperf_conn_cb_end(start, &r->t->handler_ns);
+}
+
+/**
+ * kvperf_io_target_srq_done() - a receive of a shared receive queue completed
+ * @cq: the completion queue of the connection whose queue pair took it
+ * @wc: the completion
+ *
+ * The receive goes to that connection's target: its command to the
+ * thread, or after an error back to the shared queue once the connection
+ * ends.
+ */
+void kvperf_io_target_srq_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kvperf_io_trx *r = container_of(wc->wr_cqe,
+					       struct kvperf_io_trx, cqe);
+	struct kvperf_conn *c = cq->cq_context;
+	struct kvperf_io_target *t = c->recv_owner;
+	u64 start = kvperf_conn_cb_start(c, READ_ONCE(t->task));
+
+	r->t = t;
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		kvperf_conn_wc_error(c, wc, "receive flushed",
+				     "receive completion error");
+		/* an empty command: refused if read; returned at the end */
+		r->len = 0;
+		llist_add(&r->node, &t->arrived);
+		return;
+	}
+	atomic64_inc(&c->data_recvs);
+	r->len = wc->byte_len;
+	llist_add(&r->node, &t->arrived);
+	wake_up(c->notify);
+	kvperf_conn_cb_end(start, &t->handler_ns);
 }
 
 static void kvperf_io_read_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -360,11 +388,20 @@ static int kvperf_io_take_cmd(struct kvperf_io_trx *r, struct kvperf_io_tctx *x)
 
 	/* what the host did not send reads as zero: a malformed command */
 	memset(&x->cmd, 0, sizeof(x->cmd));
-	ib_dma_sync_single_for_cpu(c->ibdev, kvperf_buf_dma(&c->rx, off), len,
-				   DMA_BIDIRECTIONAL);
-	memcpy(&x->cmd, kvperf_buf_ptr(&c->rx, off), len);
-	ib_dma_sync_single_for_device(c->ibdev, kvperf_buf_dma(&c->rx, off),
-				      len, DMA_BIDIRECTIONAL);
+	if (r->srq) {
+		kvperf_io_slot_for_cpu(&r->srq->slots, r->index);
+		memcpy(&x->cmd, kvperf_io_slot_ptr(&r->srq->slots, r->index),
+		       len);
+		kvperf_io_slot_for_device(&r->srq->slots, r->index);
+	} else {
+		ib_dma_sync_single_for_cpu(c->ibdev,
+					   kvperf_buf_dma(&c->rx, off), len,
+					   DMA_BIDIRECTIONAL);
+		memcpy(&x->cmd, kvperf_buf_ptr(&c->rx, off), len);
+		ib_dma_sync_single_for_device(c->ibdev,
+					      kvperf_buf_dma(&c->rx, off),
+					      len, DMA_BIDIRECTIONAL);
+	}
 	x->status = KVPERF_WIRE_IO_OK;
 	if (!kvperf_io_cmd_ok(t, &x->cmd, r->len)) {
 		x->status = KVPERF_WIRE_IO_BAD_COMMAND;
@@ -376,6 +413,8 @@ static int kvperf_io_take_cmd(struct kvperf_io_trx *r, struct kvperf_io_tctx *x)
 			x->status = KVPERF_WIRE_IO_MISMATCH;
 		kvperf_io_slot_for_device(&t->inline_slots, r->index);
 	}
+	if (r->srq)
+		return kvperf_io_srq_post(r->srq, r);
 	return kvperf_io_post_cmd_recv(r);
 }
 
@@ -638,7 +677,7 @@ kvperf_io_target_create(struct kvperf_conn *c,
 	t->c = c;
 	t->p = *p;
 	t->nctx = kvperf_io_target_ctxs(p->credits);
-	t->nrx = kvperf_io_target_rxs(p->credits);
+	t->nrx = kvperf_io_target_rxs(p);
 	init_llist_head(&t->events);
 	init_llist_head(&t->arrived);
 	INIT_LIST_HEAD(&t->waiting);
@@ -670,6 +709,7 @@ kvperf_io_target_create(struct kvperf_conn *c,
 	}
 	c->drained = kvperf_io_target_drained;
 	c->drained_arg = t;
+	c->recv_owner = t;
 	return t;
 
 nomem:
@@ -702,8 +742,20 @@ int kvperf_io_target_start(struct kvperf_io_target *t)
  */
 void kvperf_io_target_free(struct kvperf_io_target *t)
 {
+	struct kvperf_io_trx *r, *tmp;
+	struct llist_node *list;
+
 	if (IS_ERR_OR_NULL(t))
 		return;
+	/* the shared queue's receives that took commands never read */
+	list = llist_del_all(&t->arrived);
+	llist_for_each_entry_safe(r, tmp, list, node)
+		list_add_tail(&r->wait, &t->waiting);
+	list_for_each_entry_safe(r, tmp, &t->waiting, wait) {
+		list_del(&r->wait);
+		if (r->srq && kvperf_io_srq_post(r->srq, r))
+			pr_warn_ratelimited("cannot return a receive to the shared receive queue\n");
+	}
 	kvperf_io_slots_free(&t->inline_slots);
 	kvperf_io_slots_free(&t->slots);
 	kfree(t->rx);

@@ -50,7 +50,7 @@ static struct netlink_range_validation kvperf_idle_range = {
 	.min = KVPERF_IDLE_TIMEOUT_MS_MIN, .max = KVPERF_IDLE_TIMEOUT_MS_MAX,
 };
 
-static const struct nla_policy kvperf_server_start_policy[KVPERF_A_SERVER_PEER_CONNS_MAX + 1] = {
+static const struct nla_policy kvperf_server_start_policy[KVPERF_A_SERVER_SRQ + 1] = {
 	[KVPERF_A_SERVER_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
 	[KVPERF_A_SERVER_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
 	[KVPERF_A_SERVER_DEV] = { .type = NLA_NUL_STRING,
@@ -64,6 +64,8 @@ static const struct nla_policy kvperf_server_start_policy[KVPERF_A_SERVER_PEER_C
 		NLA_POLICY_RANGE(NLA_U32, 1, KVPERF_SERVER_CONNS_MAX),
 	[KVPERF_A_SERVER_PEER_CONNS_MAX] =
 		NLA_POLICY_RANGE(NLA_U32, 1, KVPERF_SERVER_CONNS_MAX),
+	[KVPERF_A_SERVER_SRQ] =
+		NLA_POLICY_RANGE(NLA_U32, 1, KVPERF_SERVER_SRQ_MAX),
 };
 
 static const struct nla_policy kvperf_server_id_policy[KVPERF_A_SERVER_ID + 1] = {

@@ -70,6 +70,8 @@ static int kvperf_nl_server_opts(struct genl_info *info,
 			return -EINVAL;
 		}
 	}
+	if (tb[KVPERF_A_SERVER_SRQ])
+		o->srq = nla_get_u32(tb[KVPERF_A_SERVER_SRQ]);
 	if (tb[KVPERF_A_SERVER_KEY]) {
 		o->keyed = true;
 		nla_memcpy(o->key, tb[KVPERF_A_SERVER_KEY], sizeof(o->key));
@@ -187,6 +189,12 @@ static int kvperf_fill_server_opts(struct sk_buff *skb,
 	    nla_put_u32(skb, KVPERF_A_SERVER_PEER_CONNS_MAX,
 			o->peer_conns_max) ||
 	    (o->keyed && nla_put_flag(skb, KVPERF_A_SERVER_KEYED)))
+		return -EMSGSIZE;
+	/* the listener's lock held: its queue stays until it is dropped */
+	if (o->srq &&
+	    (nla_put_u32(skb, KVPERF_A_SERVER_SRQ, o->srq) ||
+	     nla_put_u32(skb, KVPERF_A_SERVER_SRQ_GRANTED,
+			 srv->srq ? kvperf_io_srq_granted(srv->srq) : 0)))
 		return -EMSGSIZE;
 	for (i = 0; i < o->nallow; i++)
 		if (kvperf_fill_prefix(skb, &o->allow[i]))

@@ -164,6 +164,16 @@ static void kvperf_sconn_count_end(struct kvperf_sconn *sc, int err)
 	}
 }
 
+/* Give back the connection's credits and its reference to the queue. */
+static void kvperf_sconn_put_srq(struct kvperf_sconn *sc)
+{
+	if (!sc->srq)
+		return;
+	kvperf_io_srq_ungrant(sc->srq, sc->credits);
+	kvperf_io_srq_put(sc->srq);
+	sc->srq = NULL;
+}
+
 /* Free what the connection holds but its list entry; once. */
 static void kvperf_sconn_teardown(struct kvperf_sconn *sc)
 {
@@ -185,10 +195,12 @@ static void kvperf_sconn_teardown(struct kvperf_sconn *sc)
 			   msecs_to_jiffies(KVPERF_SERVER_RTU_WAIT_MS));
 	rdma_disconnect(c->cm_id);
 	kvperf_conn_destroy(c);
-	rdma_destroy_id(c->cm_id);
-	kvperf_sconn_free_bw(sc);
+	/* before the id: a device's removal waits for the ids, not for this */
 	kvperf_io_target_free(sc->io);
 	sc->io = NULL;
+	kvperf_sconn_put_srq(sc);
+	rdma_destroy_id(c->cm_id);
+	kvperf_sconn_free_bw(sc);
 	kvperf_unpin(KVPERF_PIN_SERVERS, &f);
 	atomic64_sub(f.buf_bytes + f.queue_bytes, &srv->pinned);
 	WRITE_ONCE(sc->finished, true);
@@ -364,6 +376,7 @@ static bool kvperf_server_req_ok(const struct rdma_cm_event *ev)
  */
 static void kvperf_server_conn_attr(const struct kvperf_server *srv,
 				    const struct kvperf_wire_req *req,
+				    const struct kvperf_io_target_params *iop,
 				    struct kvperf_conn_attr *attr)
 {
 	u32 tx_depth = be16_to_cpu(req->tx_depth);
@@ -371,10 +384,7 @@ static void kvperf_server_conn_attr(const struct kvperf_server *srv,
 	attr->poll = srv->opts.poll;
 	attr->node = NUMA_NO_NODE;
 	if (req->type == KVPERF_RUN_TYPE_IO) {
-		struct kvperf_io_target_params p;
-
-		kvperf_server_io_params(req, &p);
-		kvperf_io_target_conn_attr(&p, attr);
+		kvperf_io_target_conn_attr(iop, attr);
 		return;
 	}
 	attr->op = req->op;
@@ -434,6 +444,16 @@ static int kvperf_sconn_init_bw(struct kvperf_sconn *sc,
 	return 0;
 }
 
+/* Credits granted but not the connection's yet: give them back. */
+static void kvperf_server_put_grant(struct kvperf_io_target_params *iop)
+{
+	if (!iop->srq)
+		return;
+	kvperf_io_srq_ungrant(iop->srq, iop->credits);
+	kvperf_io_srq_put(iop->srq);
+	iop->srq = NULL;
+}
+
 static int kvperf_server_connect(struct kvperf_server *srv,
 				 struct rdma_cm_id *id,
 				 const struct rdma_cm_event *ev)
@@ -465,11 +485,13 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 		return kvperf_server_reject(srv, id,
 					    KVPERF_WIRE_REJ_BAD_REQUEST,
 					    &count->refused_request);
-	kvperf_server_conn_attr(srv, req, &attr);
-	kvperf_conn_footprint(&attr, &f);
 	if (req->type == KVPERF_RUN_TYPE_IO) {
 		kvperf_server_io_params(req, &iop);
-		f.buf_bytes += kvperf_io_target_pinned(&iop);
+		/* a shared queue's receives have room for a capsule only */
+		if (srv->opts.srq && iop.inline_data)
+			return kvperf_server_reject(srv, id,
+						    KVPERF_WIRE_REJ_SRQ_INLINE,
+						    &count->refused_request);
 	}
 
 	mutex_lock(&srv->lock);
@@ -486,7 +508,24 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 		return kvperf_server_reject(srv, id, KVPERF_WIRE_REJ_PEER_BUSY,
 					    &count->refused_busy);
 	}
+	/* the shared queue's receives not granted yet, as many as asked */
+	if (req->type == KVPERF_RUN_TYPE_IO && srv->opts.srq) {
+		iop.credits = srv->srq ?
+			      kvperf_io_srq_grant(srv->srq, iop.credits) : 0;
+		if (!iop.credits) {
+			mutex_unlock(&srv->lock);
+			return kvperf_server_reject(srv, id,
+						    KVPERF_WIRE_REJ_SRQ_FULL,
+						    &count->refused_busy);
+		}
+		iop.srq = kvperf_io_srq_get(srv->srq);
+	}
+	kvperf_server_conn_attr(srv, req, &iop, &attr);
+	kvperf_conn_footprint(&attr, &f);
+	if (req->type == KVPERF_RUN_TYPE_IO)
+		f.buf_bytes += kvperf_io_target_pinned(&iop);
 	if (!kvperf_pin(KVPERF_PIN_SERVERS, &f)) {
+		kvperf_server_put_grant(&iop);
 		mutex_unlock(&srv->lock);
 		return kvperf_server_reject(srv, id, KVPERF_WIRE_REJ_MEMORY,
 					    &count->refused_memory);
@@ -560,6 +599,9 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 		goto err_conn;
 	}
 
+	/* from here on the connection gives its credits back */
+	sc->srq = iop.srq;
+	sc->credits = iop.credits;
 	list_add_tail(&sc->node, &srv->conns);
 	srv->nconns++;
 	atomic64_add(f.buf_bytes + f.queue_bytes, &srv->pinned);
@@ -576,6 +618,7 @@ err_free:
 	id->context = srv;
 	kfree(sc);
 err_unpin:
+	kvperf_server_put_grant(&iop);
 	kvperf_unpin(KVPERF_PIN_SERVERS, &f);
 	mutex_unlock(&srv->lock);
 	return kvperf_server_reject(srv, id, KVPERF_WIRE_REJ_RESOURCES,
@@ -592,6 +635,64 @@ static void kvperf_server_remove_fn(struct work_struct *work)
 	kfree(r);
 }
 
+/* The listener's reference to its shared receive queue, taken off it. */
+static void kvperf_server_put_srq(struct kvperf_server *srv,
+				  struct kvperf_io_srq *srq)
+{
+	if (!srq)
+		return;
+	kvperf_io_srq_put(srq);
+	kvperf_unpin(KVPERF_PIN_SERVERS, &srv->srq_footprint);
+	atomic64_sub(srv->srq_footprint.buf_bytes +
+		     srv->srq_footprint.queue_bytes, &srv->pinned);
+}
+
+/* With srq N: the shared receive queue, within the device's limits. */
+static int kvperf_server_create_srq(struct kvperf_server *srv,
+				    struct ib_device *ibdev,
+				    struct netlink_ext_ack *extack)
+{
+	struct kvperf_footprint *f = &srv->srq_footprint;
+	const char *why = NULL;
+	u32 depth = srv->opts.srq;
+	struct kvperf_io_srq *q;
+
+	if (!depth)
+		return 0;
+	if (!ibdev->attrs.max_srq || !ibdev->attrs.max_srq_wr) {
+		KVPERF_SET_ERR_MSG_FMT(extack,
+				       "srq: the device has no shared receive queues",
+				       "srq: %s has no shared receive queues",
+				       srv->dev);
+		return -EOPNOTSUPP;
+	}
+	if (depth > ibdev->attrs.max_srq_wr) {
+		KVPERF_SET_ERR_MSG_FMT(extack,
+				       "srq: more receives than the device's max_srq_wr",
+				       "srq %u: %s takes at most %d receives per shared receive queue (max_srq_wr)",
+				       depth, srv->dev,
+				       ibdev->attrs.max_srq_wr);
+		return -EINVAL;
+	}
+	kvperf_io_srq_footprint(depth, f);
+	if (!kvperf_pin(KVPERF_PIN_SERVERS, f)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "srq: its capsules exceed max_server_pinned_mb");
+		return -ENOMEM;
+	}
+	q = kvperf_io_srq_create(ibdev, depth, kvperf_io_target_srq_done,
+				 &why);
+	if (IS_ERR(q)) {
+		kvperf_unpin(KVPERF_PIN_SERVERS, f);
+		KVPERF_SET_ERR_MSG_FMT(extack, "srq: cannot create it",
+				       "srq: %s", why);
+		return PTR_ERR(q);
+	}
+	srv->srq = q;
+	atomic64_add(f->buf_bytes + f->queue_bytes, &srv->pinned);
+	return 0;
+}
+
 /*
  * The listener's device goes away. A listener cannot be stopped from its
  * own CM handler (stopping waits for its connections' handlers), so a
@@ -605,6 +706,7 @@ static int kvperf_server_listener_event(struct kvperf_server *srv,
 					const struct rdma_cm_event *ev)
 {
 	struct kvperf_server_remove *r = NULL;
+	struct kvperf_io_srq *srq = NULL;
 	u32 srv_id = 0;
 	int destroy = 0;
 
@@ -615,6 +717,8 @@ static int kvperf_server_listener_event(struct kvperf_server *srv,
 		srv->removed = true;
 	} else if (srv->listen_id == id) {
 		srv->listen_id = NULL;
+		srq = srv->srq;
+		srv->srq = NULL;
 		r = srv->remove_work;
 		srv->remove_work = NULL;
 		srv_id = srv->id;
@@ -622,6 +726,8 @@ static int kvperf_server_listener_event(struct kvperf_server *srv,
 		destroy = 1;
 	}
 	mutex_unlock(&srv->lock);
+	/* its connections hold theirs until their ids go */
+	kvperf_server_put_srq(srv, srq);
 	if (r) {
 		pr_info("server %u: its device was removed; stopping it\n",
 			srv_id);
@@ -810,6 +916,8 @@ int kvperf_server_start(const struct sockaddr_storage *addr, const char *dev,
 	err = kvperf_server_bind(srv, cm_id, dev, extack);
 	if (!err)
 		err = kvperf_server_opts_fill(srv, cm_id, extack);
+	if (!err)
+		err = kvperf_server_create_srq(srv, cm_id->device, extack);
 	if (err)
 		goto err_id;
 	err = rdma_listen(cm_id, srv->opts.conns_max);
@@ -845,6 +953,8 @@ int kvperf_server_start(const struct sockaddr_storage *addr, const char *dev,
 
 err_id:
 	rdma_destroy_id(cm_id);
+	/* not live: no connection took a reference */
+	kvperf_server_put_srq(srv, srv->srq);
 err_free:
 	kfree(srv->remove_work);
 	kfree(srv);
@@ -881,6 +991,7 @@ static void kvperf_server_destroy(struct kvperf_server *srv)
 	}
 	/* every thread has ended: none queues the reaper any more */
 	cancel_work_sync(&srv->reap_work);
+	kvperf_server_put_srq(srv, srv->srq);
 	kfree(srv->remove_work);
 	kfree(srv);
 }

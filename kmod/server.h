@@ -54,6 +54,7 @@ struct kvperf_prefix {
  * @allow: prefixes peers may connect from
  * @keyed: peers must present @key
  * @key: the shared secret; never reported
+ * @srq: receives of the I/O connections' shared receive queue, 0 for none
  */
 struct kvperf_server_opts {
 	u8 poll;
@@ -64,6 +65,7 @@ struct kvperf_server_opts {
 	struct kvperf_prefix allow[KVPERF_SERVER_ALLOW_MAX];
 	bool keyed;
 	u8 key[KVPERF_WIRE_KEY_LEN];
+	u32 srq;
 };
 
 /**
@@ -115,6 +117,8 @@ struct kvperf_cm_ctx {
  * @stop: the server wants the thread to end
  * @served: iterations answered
  * @footprint: memory accounted for in the servers' pool
+ * @srq: I/O runs with the listener's shared receive queue: a reference
+ * @credits: what @srq granted the connection
  */
 struct kvperf_sconn {
 	struct kvperf_cm_ctx ctx;
@@ -137,6 +141,8 @@ struct kvperf_sconn {
 	bool stop;
 	atomic64_t served;
 	struct kvperf_footprint footprint;
+	struct kvperf_io_srq *srq;
+	u32 credits;
 };
 
 /**
@@ -162,6 +168,10 @@ struct kvperf_sconn {
  * @live: started; the device-removal handler owns the id from now on
  * @removed: the device went away while the listener was being started
  * @stopping: the server is being stopped; refuse new connections
+ * @srq: with @opts.srq, the I/O connections' shared receive queue; the
+ *	 listener's reference, dropped (and NULL) once it stops or its
+ *	 device goes; under @lock
+ * @srq_footprint: what @srq pins, in the servers' pool
  */
 struct kvperf_server {
 	struct kvperf_cm_ctx ctx;
@@ -182,6 +192,8 @@ struct kvperf_server {
 	bool live;
 	bool removed;
 	bool stopping;
+	struct kvperf_io_srq *srq;
+	struct kvperf_footprint srq_footprint;
 };
 
 int kvperf_server_start(const struct sockaddr_storage *addr, const char *dev,
