@@ -186,7 +186,7 @@ static const struct upath_req bw_req = {
 };
 
 static const uint8_t bw_req_bytes[56] = {
-	7, 1, 1, 3 | 8,		/* version, op, type, flags (warm-up timed) */
+	8, 1, 1, 3 | 8,		/* version, op, type, flags (warm-up timed) */
 	0, 1, 0, 0,		/* size_max */
 	0, 0, 0, 64,		/* inline_size */
 	0x11, 0x22, 0x33, 0x44,	/* rkey */
