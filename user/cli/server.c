@@ -498,7 +498,9 @@ static void server_user_flag(struct printer *p, const char *name, bool val)
 
 /*
  * "server listening on 198.18.1.1:18515 (user path), poll busy, allow
- * 198.18.1.0/24, conns-max 16, peer-conns-max 16, keyed"
+ * 198.18.1.0/24, conns-max 16, peer-conns-max 16, keyed", with ", srq 64"
+ * after peer-conns-max when I/O runs share a receive queue (JSON "srq",
+ * left out without one)
  */
 static void server_user_listening(void *arg,
 				  const struct upath_server_info *info)
@@ -532,6 +534,8 @@ static void server_user_listening(void *arg,
 	pr_u64(&p, "conns_max", "conns-max %s,", info->conns_max);
 	pr_u64(&p, "peer_conns_max", "peer-conns-max %s,",
 	       info->peer_conns_max);
+	if (info->srq)
+		pr_u64(&p, "srq", "srq %s,", info->srq);
 	pr_flag(&p, "keyed", NULL, info->keyed);
 	pr_text_field(&p, "%s", info->keyed ? "keyed" : "no key");
 	server_user_end(u, &p);
