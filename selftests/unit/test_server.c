@@ -178,6 +178,44 @@ static void server_start_access(void)
 	CHECK(strstr(s.err, "': cannot open it: No such file or directory\n"));
 }
 
+/* srq N: a shared receive queue of N capsules, on either path. */
+static void server_start_srq(void)
+{
+	struct start s;
+
+	START_OK("addr=198.18.0.1 port=18515 srq=64",
+		 "addr", "198.18.0.1", "srq", "64");
+	/* the range's ends; s alone is srq */
+	START_OK("addr=::1 port=18515 srq=1", "a", "::1", "s", "1");
+	START_OK("addr=::1 port=18515 srq=4096", "a", "::1", "sr", "4096");
+	/* the user path takes it too, as the same configuration */
+	start_words(&s, (const char *const []){ "addr", "198.18.0.1",
+		    "srq", "0x100", "path", "user", NULL });
+	CHECK_INT(s.ret, 0);
+	CHECK_STR(s.err, "");
+	CHECK_INT(s.o.path, KV_RUN_PATH_USER);
+	CHECK_INT(s.o.cfg.srq, 256);
+	CHECK(server_opt(&s.o, SKW_SRQ));
+	CHECK(s.o.cfg.has & (1ULL << KVPERF_A_SERVER_SRQ));
+	/* without it: none asked for, none sent */
+	start_words(&s, (const char *const []){ "addr", "198.18.0.1", NULL });
+	CHECK_INT(s.o.cfg.srq, 0);
+	CHECK(!(s.o.cfg.has & (1ULL << KVPERF_A_SERVER_SRQ)));
+	CHECK_STR(s.req, "addr=198.18.0.1 port=18515");
+
+	START_ERR("invalid srq '0' (1 to 4096)", "addr", "::1", "srq", "0");
+	START_ERR("invalid srq '4097' (1 to 4096)",
+		  "addr", "::1", "srq", "4097");
+	START_ERR("invalid srq 'many' (1 to 4096)",
+		  "addr", "::1", "srq", "many");
+	START_ERR("invalid srq '-1' (1 to 4096)", "addr", "::1", "srq", "-1");
+	START_ERR("invalid srq '64k' (1 to 4096)",
+		  "addr", "::1", "srq", "64k");
+	START_ERR("invalid srq '' (1 to 4096)", "addr", "::1", "srq", "");
+	START_ERR("missing value after 'srq'", "addr", "::1", "srq");
+	START_ERR("'srq' given twice", "addr", "::1", "srq", "8", "s", "16");
+}
+
 /* The allow nests and the key of a request, byte for byte. */
 static void server_start_attr_bytes(void)
 {
@@ -538,6 +576,63 @@ static void server_show_access(void)
 	nlmsg_free(msgs[1]);
 }
 
+/*
+ * A listener with a shared receive queue: its depth and the credits
+ * granted, in the settings line; one without has neither, in text or
+ * JSON.
+ */
+static void server_show_srq(void)
+{
+	struct nl_msg *msgs[3] = {
+		server_msg(1, srv4, 4, 18515, "rxe0", 1),
+		server_msg(2, srv6, 16, 20000, "siw0", 0),
+		server_msg(3, srv4, 4, 18516, "rxe0", 0),
+	};
+	struct capture c, err;
+
+	put_access(msgs[0], false, 0);
+	nla_put_u32(msgs[0], KVPERF_A_SERVER_SRQ, 64);
+	nla_put_u32(msgs[0], KVPERF_A_SERVER_SRQ_GRANTED, 32);
+	put_conn(msgs[0], peer4, 4, 34567, KVPERF_OP_READ, 4096, 100);
+	put_access(msgs[1], false, 0);
+	/* a depth without the granted credits: the depth alone */
+	nla_put_u8(msgs[2], KVPERF_A_SERVER_POLL, KVPERF_POLL_BUSY);
+	nla_put_u32(msgs[2], KVPERF_A_SERVER_SRQ, 4096);
+
+	CHECK_INT(print_servers(&c, false, msgs, 3, &err), 0);
+	CHECK_STR(c.buf,
+		  "1: 198.18.0.1:18515 dev rxe0 conns 1\n"
+		  "    poll softirq idle_timeout_ms 10000 keyed no conns_max 16 peer_conns_max 8 srq 64 (granted 32) pinned 16384\n"
+		  "    allow 198.18.0.0/24 fd00::/64\n"
+		  "    accepted 1 refused_request 2 refused_address 3 refused_key 4 refused_busy 5 refused_memory 6 closed_idle 7 closed_dead 8\n"
+		  "    peer 198.18.1.1:34567 op read size_max 4096 iterations 100\n"
+		  "2: [fd00::1]:20000 dev siw0 conns 0\n"
+		  "    poll softirq idle_timeout_ms 10000 keyed no conns_max 16 peer_conns_max 8 pinned 16384\n"
+		  "    allow 198.18.0.0/24 fd00::/64\n"
+		  "    accepted 1 refused_request 2 refused_address 3 refused_key 4 refused_busy 5 refused_memory 6 closed_idle 7 closed_dead 8\n"
+		  "3: 198.18.0.1:18516 dev rxe0 conns 0\n"
+		  "    poll busy keyed no srq 4096\n"
+		  "    allow\n");
+	CHECK_STR(err.buf, "");
+	cap_close(&c);
+	cap_close(&err);
+
+	CHECK_INT(print_servers(&c, true, msgs, 3, &err), 0);
+	CHECK(strstr(c.buf, "\"conns_max\":16,\"peer_conns_max\":8,"
+		     "\"srq\":64,\"srq_granted\":32,\"pinned\":16384,"));
+	CHECK_JSON(c.buf,
+		   "assert d[0]['srq'] == 64 and d[0]['srq_granted'] == 32\n"
+		   "assert 'srq' not in d[1] and 'srq_granted' not in d[1]\n"
+		   "assert d[2]['srq'] == 4096 and 'srq_granted' not in d[2]\n"
+		   "assert d[1]['pinned'] == 16384\n");
+	CHECK_STR(err.buf, "");
+	cap_close(&c);
+	cap_close(&err);
+	nlmsg_free(msgs[0]);
+	nlmsg_free(msgs[1]);
+	nlmsg_free(msgs[2]);
+}
+
 /* A module that allows any peer: both /0; no key attribute ever shown. */
 static void server_show_any(void)
 {
@@ -693,6 +788,9 @@ static void server_help_examples(void)
 	CHECK(strstr(c.buf, "  kvperf server start addr 198.18.0.1 allow any key-file /etc/kvperf.key\n"));
 	CHECK(strstr(c.buf, "  peer-conns-max  most connections at once from one address"));
 	CHECK(strstr(c.buf, "(chmod 600)"));
+	CHECK(strstr(c.buf, "[conns-max N] [peer-conns-max N] [srq N]\n"));
+	CHECK(strstr(c.buf, "  srq             I/O runs' commands arrive in one shared receive\n"));
+	CHECK(strstr(c.buf, "  kvperf server start addr 198.18.0.1 srq 256\n"));
 	cap_close(&c);
 }
 
@@ -700,11 +798,13 @@ const struct unit_test unit_tests[] = {
 	UNIT(server_attr_sets),
 	UNIT(server_start_requests),
 	UNIT(server_start_access),
+	UNIT(server_start_srq),
 	UNIT(server_start_attr_bytes),
 	UNIT(server_start_usage_errors),
 	UNIT(server_started_output),
 	UNIT(server_show_output),
 	UNIT(server_show_access),
+	UNIT(server_show_srq),
 	UNIT(server_show_any),
 	UNIT(server_show_partial),
 	UNIT(server_show_malformed),

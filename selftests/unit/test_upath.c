@@ -186,7 +186,7 @@ static const struct upath_req bw_req = {
 };
 
 static const uint8_t bw_req_bytes[56] = {
-	7, 1, 1, 3 | 8,		/* version, op, type, flags (warm-up timed) */
+	8, 1, 1, 3 | 8,		/* version, op, type, flags (warm-up timed) */
 	0, 1, 0, 0,		/* size_max */
 	0, 0, 0, 64,		/* inline_size */
 	0x11, 0x22, 0x33, 0x44,	/* rkey */
@@ -995,6 +995,95 @@ static void upath_server_admits(void)
 		  "too many connections from this address");
 }
 
+/*
+ * A server with a shared receive queue: an I/O run gets the credits left,
+ * at most its depth, and is refused with none left or with in-capsule
+ * data; other runs are not its business.
+ */
+static void upath_server_admits_srq(void)
+{
+	struct access_prefix allow;
+	struct upath_admit a = {
+		.allow = &allow, .nallow = 1, .conns_max = 16,
+		.peer_conns_max = 16, .pinned_max = 1 << 30,
+		.srq = 64, .srq_granted = 0,
+	};
+	static const uint8_t in4[4] = { 198, 18, 0, 9 };
+	struct kvperf_wire_req w;
+	struct upath_req r, req = bw_req;
+	size_t pinned = 0;
+
+	access_prefix_parse("198.18.0.0/24", &allow);
+	memset(req.key, 0, sizeof(req.key));
+	/* a bandwidth run: no credits taken, its own receives */
+	upath_wire_req_put(&req, &w);
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned), 0);
+	CHECK(!r.srq);
+	CHECK_U64(pinned, 2 * 65536);
+
+	req.type = KVPERF_RUN_TYPE_IO;
+	req.op = KVPERF_OP_WRITE;
+	req.flags = 0;
+	req.size_max = 4096;
+	req.tx_depth = 16;
+	req.post_list = 1;
+	req.warmup_ms = 0;
+	req.inline_size = 0;
+	upath_wire_req_put(&req, &w);
+	/* without a shared queue: its depth, its own receives */
+	a.srq = 0;
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned), 0);
+	CHECK(!r.srq);
+	CHECK_U64(r.credits, 16);
+	CHECK_U64(pinned, 2 * 80 * 512 + 24 * 4096);
+	/* all it asked for, while there is room */
+	a.srq = 64;
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned), 0);
+	CHECK(r.srq);
+	CHECK_U64(r.credits, 16);
+	/* the rest, fewer than it asked for */
+	a.srq_granted = 54;
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned), 0);
+	CHECK_U64(r.credits, 10);
+	CHECK_U64(r.tx_depth, 16);
+	/*
+	 * 10 + 8 contexts of a block and a response capsule each, no
+	 * receives of its own: two buffers of 18 capsules (three pages each)
+	 */
+	CHECK_U64(pinned, 2 * 3 * 4096 + 18 * 4096);
+	a.srq_granted = 63;
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned), 0);
+	CHECK_U64(r.credits, 1);
+	/* none left */
+	a.srq_granted = 64;
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned),
+		  KVPERF_WIRE_REJ_SRQ_FULL);
+	/* the connection limits come first */
+	a.conns = 16;
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned),
+		  KVPERF_WIRE_REJ_TOO_MANY);
+	a.conns = 0;
+	/* in-capsule data: refused, room or not */
+	req.inline_size = 4096;
+	upath_wire_req_put(&req, &w);
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned),
+		  KVPERF_WIRE_REJ_SRQ_INLINE);
+	a.srq_granted = 0;
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned),
+		  KVPERF_WIRE_REJ_SRQ_INLINE);
+	/* which a server without one takes */
+	a.srq = 0;
+	CHECK_INT(upath_wire_admit(&a, in4, 4, &w, sizeof(w), &r, &pinned), 0);
+	CHECK_U64(r.credits, 16);
+
+	CHECK_STR(upath_wire_reject_name(KVPERF_WIRE_REJ_SRQ_FULL),
+		  "shared receive queue all granted");
+	CHECK_STR(upath_wire_reject_name(KVPERF_WIRE_REJ_SRQ_INLINE),
+		  "in-capsule data with a shared receive queue");
+	CHECK_STR(kvperf_wire_reject_text(KVPERF_WIRE_REJ_SRQ_FULL),
+		  "the server's shared receive queue has no credits left for another connection");
+}
+
 /* A key given to a user-path run goes into its wire request. */
 static void upath_cfg_key(void)
 {
@@ -1050,6 +1139,7 @@ static void upath_conn_recv_slack(void)
 const struct unit_test unit_tests[] = {
 	UNIT(upath_conn_recv_slack),
 	UNIT(upath_server_admits),
+	UNIT(upath_server_admits_srq),
 	UNIT(upath_cfg_key),
 	UNIT(upath_run_path_keyword),
 	UNIT(upath_server_path_keyword),

@@ -38,6 +38,7 @@ static const char *const start_keywords[SKW_COUNT] = {
 	[SKW_KEY_FILE]		= "key-file",
 	[SKW_CONNS_MAX]		= "conns-max",
 	[SKW_PEER_CONNS_MAX]	= "peer-conns-max",
+	[SKW_SRQ]		= "srq",
 };
 
 /* allow PREFIX | allow any (both 0.0.0.0/0 and ::/0) */
@@ -152,6 +153,9 @@ static int server_value(struct kvperf *kv, enum server_kw kw,
 	case SKW_PEER_CONNS_MAX:
 		return server_number(kv, "peer-conns-max", val, 1,
 				     SERVER_CONNS_MAX, &o->cfg.peer_conns_max);
+	case SKW_SRQ:
+		return server_number(kv, "srq", val, 1, SERVER_SRQ_MAX,
+				     &o->cfg.srq);
 	case SKW_COUNT:
 		break;
 	}
@@ -176,6 +180,7 @@ static const uint8_t server_kw_attr[SKW_COUNT] = {
 	[SKW_KEY_FILE]		= KVPERF_A_SERVER_KEY,
 	[SKW_CONNS_MAX]		= KVPERF_A_SERVER_CONNS_MAX,
 	[SKW_PEER_CONNS_MAX]	= KVPERF_A_SERVER_PEER_CONNS_MAX,
+	[SKW_SRQ]		= KVPERF_A_SERVER_SRQ,
 };
 
 /* The configuration's attributes, from the keywords given. */
@@ -276,6 +281,19 @@ static void print_conn(struct printer *p, struct nlattr **tb)
 	pr_obj_close(p);
 }
 
+/*
+ * A shared receive queue, when the listener has one: "srq 64 (granted
+ * 32)", JSON "srq":64,"srq_granted":32; nothing without one.
+ */
+static void print_srq(struct printer *p, struct nlattr **tb)
+{
+	if (!tb[KVPERF_A_SERVER_SRQ])
+		return;
+	show_uint(p, tb[KVPERF_A_SERVER_SRQ], "srq", "srq %s");
+	show_uint(p, tb[KVPERF_A_SERVER_SRQ_GRANTED], "srq_granted",
+		  "(granted %s)");
+}
+
 /* The settings of a listener: a line of their own. */
 static void print_settings(struct printer *p, struct nlattr **tb, bool v3)
 {
@@ -294,6 +312,7 @@ static void print_settings(struct printer *p, struct nlattr **tb, bool v3)
 		  "conns_max %s");
 	show_uint(p, tb[KVPERF_A_SERVER_PEER_CONNS_MAX], "peer_conns_max",
 		  "peer_conns_max %s");
+	print_srq(p, tb);
 	show_uint(p, tb[KVPERF_A_SERVER_PINNED], "pinned", "pinned %s");
 	pr_eol(p);
 }
@@ -374,13 +393,15 @@ static void print_counters(struct printer *p, struct nlattr **tb)
  *
  * Text: "1: 198.18.0.1:18515 dev rxe0 conns 2"; then, from a module that
  * reports them, a line of settings ("    poll softirq idle_timeout_ms
- * 10000 keyed no conns_max 16 peer_conns_max 8 pinned 16384"), the allow
- * list in force ("    allow 198.18.0.0/24 fd00::/64") and the counters
- * ("    accepted 3 refused_request 0 refused_address 1 refused_key 0
- * refused_busy 0 refused_memory 0 closed_idle 0 closed_dead 0"); then one
- * line per connection, "    peer 198.18.1.1:34567 op send size_max 64
- * iterations 10016". JSON: {"id","addr","port","dev","conn_count",
- * "poll","idle_timeout_ms","keyed","conns_max","peer_conns_max","pinned",
+ * 10000 keyed no conns_max 16 peer_conns_max 8 srq 64 (granted 32)
+ * pinned 16384", srq for a listener with a shared receive queue only),
+ * the allow list in force ("    allow 198.18.0.0/24 fd00::/64") and the
+ * counters ("    accepted 3 refused_request 0 refused_address 1
+ * refused_key 0 refused_busy 0 refused_memory 0 closed_idle 0
+ * closed_dead 0"); then one line per connection, "    peer
+ * 198.18.1.1:34567 op send size_max 64 iterations 10016". JSON: {"id",
+ * "addr","port","dev","conn_count","poll","idle_timeout_ms","keyed",
+ * "conns_max","peer_conns_max","srq","srq_granted","pinned",
  * "allow":["198.18.0.0/24"],"accepted","refused_request",
  * "refused_address","refused_key","refused_busy","refused_memory",
  * "closed_idle","closed_dead","conns":[{"peer_addr","peer_port","op",
@@ -477,7 +498,9 @@ static void server_user_flag(struct printer *p, const char *name, bool val)
 
 /*
  * "server listening on 198.18.1.1:18515 (user path), poll busy, allow
- * 198.18.1.0/24, conns-max 16, peer-conns-max 16, keyed"
+ * 198.18.1.0/24, conns-max 16, peer-conns-max 16, keyed", with ", srq 64"
+ * after peer-conns-max when I/O runs share a receive queue (JSON "srq",
+ * left out without one)
  */
 static void server_user_listening(void *arg,
 				  const struct upath_server_info *info)
@@ -511,6 +534,8 @@ static void server_user_listening(void *arg,
 	pr_u64(&p, "conns_max", "conns-max %s,", info->conns_max);
 	pr_u64(&p, "peer_conns_max", "peer-conns-max %s,",
 	       info->peer_conns_max);
+	if (info->srq)
+		pr_u64(&p, "srq", "srq %s,", info->srq);
 	pr_flag(&p, "keyed", NULL, info->keyed);
 	pr_text_field(&p, "%s", info->keyed ? "keyed" : "no key");
 	server_user_end(u, &p);
@@ -689,7 +714,8 @@ static void server_help(FILE *f)
 	fputs("Usage: kvperf [-j [-p]] server start [dev DEV] addr ADDR [port PORT]\n"
 	      "              [poll {busy|softirq|workqueue}] [idle-timeout TIME]\n"
 	      "              [allow PREFIX]... [key HEX | key-file PATH]\n"
-	      "              [conns-max N] [peer-conns-max N] [path {kernel|user}]\n"
+	      "              [conns-max N] [peer-conns-max N] [srq N]\n"
+	      "              [path {kernel|user}]\n"
 	      "       kvperf [-j [-p]] server [show [ID]]\n"
 	      "       kvperf server stop ID\n"
 	      "       kvperf server help\n"
@@ -731,6 +757,14 @@ static void server_help(FILE *f)
 	      "  conns-max       most connections at once, 1 to 16 (default 16)\n"
 	      "  peer-conns-max  most connections at once from one address, 1 to\n"
 	      "                  16 (default conns-max)\n"
+	      "  srq             I/O runs' commands arrive in one shared receive\n"
+	      "                  queue of N capsules, 1 to 4096 (nvmet-rdma's\n"
+	      "                  use_srq): a connection gets the credits not\n"
+	      "                  granted yet, at most its qd, and is refused when\n"
+	      "                  none are left or when it asks for inline-data;\n"
+	      "                  latency and bandwidth runs keep their own\n"
+	      "                  receives. Default: none, each I/O connection\n"
+	      "                  posts its own\n"
 	      "\n"
 	      "Keywords and commands may be abbreviated to any prefix; values\n"
 	      "are spelled out (poll busy, path user).\n"
@@ -743,6 +777,8 @@ static void server_help(FILE *f)
 	      "  kvperf server start addr 198.18.0.1 allow 198.18.0.0/16 allow fd00::/64\n"
 	      "  kvperf server start addr 198.18.0.1 allow any key-file /etc/kvperf.key\n"
 	      "  kvperf server start addr 198.18.0.1 poll busy conns-max 4 peer-conns-max 2\n"
+	      "  kvperf server start addr 198.18.0.1 srq 256\n"
+	      "  kvperf server start addr 198.18.0.1 srq 64 path user\n"
 	      "  kvperf server\n"
 	      "  kvperf -j -p server show 1\n"
 	      "  kvperf server stop 1\n", f);

@@ -21,6 +21,7 @@ struct printer;
 #define SERVER_IDLE_TIMEOUT_MIN	KVPERF_IDLE_TIMEOUT_MS_MIN
 #define SERVER_IDLE_TIMEOUT_MAX	KVPERF_IDLE_TIMEOUT_MS_MAX
 #define SERVER_CONNS_MAX	KVPERF_SERVER_CONNS_MAX
+#define SERVER_SRQ_MAX		KVPERF_SERVER_SRQ_MAX
 
 /* The keywords of "server start", in the order prefixes resolve. */
 enum server_kw {
@@ -35,6 +36,7 @@ enum server_kw {
 	SKW_KEY_FILE,
 	SKW_CONNS_MAX,
 	SKW_PEER_CONNS_MAX,
+	SKW_SRQ,
 	SKW_COUNT
 };
 

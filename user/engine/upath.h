@@ -27,6 +27,8 @@ struct kv_server_cfg;
  * @conns_max: most connections at once
  * @peer_conns_max: most from one address
  * @keyed: connect requests must carry the key
+ * @srq: the receives of the I/O connections' shared receive queue, 0 for
+ *	 none
  */
 struct upath_server_info {
 	const struct kv_server_cfg *cfg;
@@ -37,6 +39,7 @@ struct upath_server_info {
 	unsigned int conns_max;
 	unsigned int peer_conns_max;
 	bool keyed;
+	uint32_t srq;
 };
 
 /**

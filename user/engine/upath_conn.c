@@ -281,8 +281,18 @@ void upath_conn_init(struct upath_conn *c, uint64_t timeout_ns,
 	c->recv_cqe.done = upath_recv_done;
 }
 
-static int upath_buf_alloc(struct upath_conn *c, struct upath_buf *b,
-			   size_t len, int access)
+/**
+ * upath_buf_reg() - allocate and register a buffer
+ * @pd: the protection domain to register it on
+ * @b: receives it
+ * @len: usable bytes; at least KVPERF_BUF_MIN are, rounded up to pages
+ * @access: IBV_ACCESS_*
+ * @why: receives what failed, static text
+ *
+ * Return: 0, or a negative errno with @why set.
+ */
+int upath_buf_reg(struct ibv_pd *pd, struct upath_buf *b, size_t len,
+		  int access, const char **why)
 {
 	size_t alloc;
 	void *p;
@@ -290,23 +300,34 @@ static int upath_buf_alloc(struct upath_conn *c, struct upath_buf *b,
 	len = len > KVPERF_BUF_MIN ? len : KVPERF_BUF_MIN;
 	alloc = (len + UPATH_PAGE - 1) & ~(size_t)(UPATH_PAGE - 1);
 	if (posix_memalign(&p, UPATH_PAGE, alloc)) {
-		c->reason = "cannot allocate the message buffers";
+		*why = "cannot allocate the message buffers";
 		return -ENOMEM;
 	}
 	memset(p, 0, alloc);
 	b->p = p;
 	b->len = len;
-	b->mr = ibv_reg_mr(c->pd, p, len, access);
+	errno = 0;
+	b->mr = ibv_reg_mr(pd, p, len, access);
 	if (!b->mr) {
 		free(p);
 		b->p = NULL;
-		c->reason = "cannot register the message buffers (the locked-memory limit, ulimit -l?)";
+		*why = "cannot register the message buffers (the locked-memory limit, ulimit -l?)";
 		return errno ? -errno : -ENOMEM;
 	}
 	return 0;
 }
 
-static void upath_buf_free(struct upath_buf *b)
+static int upath_buf_alloc(struct upath_conn *c, struct upath_buf *b,
+			   size_t len, int access)
+{
+	return upath_buf_reg(c->pd, b, len, access, &c->reason);
+}
+
+/**
+ * upath_buf_free() - deregister and free a buffer
+ * @b: the buffer, or an empty one
+ */
+void upath_buf_free(struct upath_buf *b)
 {
 	if (b->mr)
 		ibv_dereg_mr(b->mr);
@@ -366,8 +387,14 @@ static int upath_conn_create_qp(struct upath_conn *c,
 		.qp_type = IBV_QPT_RC,
 	};
 
+	if (attr->srq) {
+		/* its receives are the shared queue's */
+		qa.srq = attr->srq;
+		qa.cap.max_recv_wr = 0;
+		qa.cap.max_recv_sge = 0;
+	}
 	if (attr->send_depth + 1 > max_qp_wr ||
-	    attr->recv_depth + 1 > max_qp_wr) {
+	    (!attr->srq && attr->recv_depth + 1 > max_qp_wr)) {
 		c->reason = "the queue depth exceeds the device's max_qp_wr";
 		return -EINVAL;
 	}
@@ -447,11 +474,17 @@ int upath_conn_create(struct upath_conn *c, const struct upath_conn_attr *attr)
 	c->inline_size = attr->inline_size;
 	c->recv_depth = attr->recv_depth;
 
-	c->pd = ibv_alloc_pd(ctx);
+	if (attr->pd && attr->pd->context != ctx) {
+		c->reason = "the connection's RDMA device is not its server's";
+		return -EINVAL;
+	}
+	c->shared_pd = attr->pd != NULL;
+	c->pd = attr->pd ?: ibv_alloc_pd(ctx);
 	if (!c->pd) {
 		c->reason = "cannot allocate a protection domain";
 		return -ENOMEM;
 	}
+	c->srq = attr->srq;
 	err = upath_conn_create_cq(c, attr);
 	if (err)
 		return err;
@@ -482,6 +515,17 @@ int upath_conn_alloc_data(struct upath_conn *c, size_t len, int access)
 	return upath_buf_alloc(c, &c->data, len, access);
 }
 
+/* Hand every completion left on the CQ to @c->drain. */
+static void upath_conn_drain(struct upath_conn *c)
+{
+	struct ibv_wc wc[UPATH_WC_BATCH];
+	int n, i;
+
+	while ((n = ibv_poll_cq(c->cq, UPATH_WC_BATCH, wc)) > 0)
+		for (i = 0; i < n; i++)
+			c->drain(c, &wc[i]);
+}
+
 /**
  * upath_conn_close() - disconnect and free everything a connection has
  * @c: the connection; its CM id and event channel go too
@@ -497,15 +541,20 @@ void upath_conn_close(struct upath_conn *c)
 	c->unbind_arg = NULL;
 	if (c->id && c->id->qp)
 		rdma_destroy_qp(c->id);
+	/* the shared receives the QP took go back, the QP being gone */
+	if (c->drain && c->cq)
+		upath_conn_drain(c);
+	c->drain = NULL;
 	upath_buf_free(&c->data);
 	upath_buf_free(&c->rx);
 	upath_buf_free(&c->tx);
 	if (c->cq)
 		ibv_destroy_cq(c->cq);
 	c->cq = NULL;
-	if (c->pd)
+	if (c->pd && !c->shared_pd)
 		ibv_dealloc_pd(c->pd);
 	c->pd = NULL;
+	c->srq = NULL;
 	if (c->id)
 		rdma_destroy_id(c->id);
 	c->id = NULL;

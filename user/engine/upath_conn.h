@@ -88,7 +88,8 @@ struct upath_waiter {
  * @size_max: largest message
  * @inline_size: send inline up to this size
  * @send_depth: send work requests in flight at most
- * @recv_depth: receives kept posted
+ * @recv_depth: receives kept posted; with @srq, the receive completions
+ *		the CQ has room for (the QP posts none of its own)
  * @recv_slack: more receives kept posted as far as the device's queue
  *		and completion queue limits leave room
  * @any_vector: spread CQs over the completion vectors (bandwidth)
@@ -96,6 +97,11 @@ struct upath_waiter {
  * @own_recvs: the connection's user posts its receives itself (I/O runs)
  * @mw: the connection's user binds type 2 memory windows (reg mw): the
  *	device must have them
+ * @pd: a protection domain of the server's to use instead of one of the
+ *	connection's own (the one @srq is on), or NULL; it outlives the
+ *	connection
+ * @srq: the QP takes its receives from this shared receive queue, on
+ *	 @pd, of the same device, and posts none; or NULL
  */
 struct upath_conn_attr {
 	uint8_t poll;
@@ -108,6 +114,8 @@ struct upath_conn_attr {
 	uint32_t send_sges;
 	bool own_recvs;
 	bool mw;
+	struct ibv_pd *pd;
+	struct ibv_srq *srq;
 };
 
 /**
@@ -115,6 +123,8 @@ struct upath_conn_attr {
  * @cm_ch: the CM event channel of @id, its own
  * @id: the CM id
  * @pd: protection domain
+ * @shared_pd: @pd is the server's (upath_conn_attr.pd), not freed here
+ * @srq: the shared receive queue the QP takes its receives from, or NULL
  * @cq: the one CQ for sends and receives; its context is the connection
  * @waiter: what the driving thread sleeps on (its channel, if any)
  * @armed: @cq is armed for a completion event
@@ -161,11 +171,20 @@ struct upath_conn_attr {
  *	    buffers are deregistered, for what is bound to both (memory
  *	    windows), or NULL
  * @unbind_arg: its argument
+ * @drain: with @srq, called by upath_conn_close() once the QP is
+ *	   destroyed and before the CQ is, with each completion still on
+ *	   the CQ (receives of @srq the QP took and nobody reaped), so that
+ *	   they go back to their owner; or NULL
+ * @ctx: the connection's user's state, for handlers of work requests that
+ *	 are not the connection's own (the receives of @srq): the CQ says
+ *	 which connection, this what of it
  */
 struct upath_conn {
 	struct rdma_event_channel *cm_ch;
 	struct rdma_cm_id *id;
 	struct ibv_pd *pd;
+	bool shared_pd;
+	struct ibv_srq *srq;
 	struct ibv_cq *cq;
 	struct upath_waiter *waiter;
 	bool armed;
@@ -207,6 +226,8 @@ struct upath_conn {
 	uint32_t vendor_id;
 	void (*unbind)(struct upath_conn *c, void *arg);
 	void *unbind_arg;
+	void (*drain)(struct upath_conn *c, const struct ibv_wc *wc);
+	void *ctx;
 };
 
 uint64_t upath_now_ns(void);
@@ -221,6 +242,9 @@ uint32_t upath_conn_recv_room(const struct ibv_device_attr *dattr,
 int upath_conn_create(struct upath_conn *c, const struct upath_conn_attr *attr);
 int upath_conn_post_recvs(struct upath_conn *c);
 int upath_conn_alloc_data(struct upath_conn *c, size_t len, int access);
+int upath_buf_reg(struct ibv_pd *pd, struct upath_buf *b, size_t len,
+		  int access, const char **why);
+void upath_buf_free(struct upath_buf *b);
 int upath_conn_set_rnr_timer(struct upath_conn *c);
 void upath_conn_close(struct upath_conn *c);
 int upath_conn_post_recv(struct upath_conn *c);

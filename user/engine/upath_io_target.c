@@ -17,12 +17,23 @@
  * too, as in the module, so that a host that keeps to its credits never
  * meets receiver-not-ready.
  *
+ * A server started with srq N gives its I/O connections no receives of
+ * their own: one shared receive queue of N capsules (struct
+ * upath_io_srq, on a protection domain of the server's that the
+ * connections share) serves them all, as nvmet-rdma's use_srq. A
+ * receive's completion lands on the CQ of the connection whose QP took
+ * it, so it is that connection's thread that queues and serves the
+ * command and posts the receive back to the shared queue once the command
+ * is copied out; the receives a connection took and did not post back
+ * when it ends (waiting for a context, or still on its CQ) go back then.
+ *
  * Every response carries the CPU time of that thread since the
  * connection's first response (CLOCK_THREAD_CPUTIME_ID): it does all the
  * target's work, and the host only takes differences.
  */
 #include <endian.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -34,14 +45,21 @@
 /**
  * struct upath_io_trx - one receive, for a command capsule and its data
  * @cqe: its completion
- * @t: the target
- * @index: its place in the receive buffer
+ * @t: the target whose QP it is posted to; NULL for a receive of @srq,
+ *     whose connection is the one its completion arrives at
+ * @srq: the shared receive queue it is posted to, or NULL
+ * @p: its bytes, in the connection's receive buffer or @srq's
+ * @size: how many
+ * @lkey: their registration's
  * @len: bytes the command had
  */
 struct upath_io_trx {
 	struct upath_cqe cqe;
 	struct upath_io_target *t;
-	uint32_t index;
+	struct upath_io_srq *srq;
+	uint8_t *p;
+	uint32_t size;
+	uint32_t lkey;
 	uint32_t len;
 };
 
@@ -80,9 +98,11 @@ struct upath_io_tctx {
  * @ctx: the contexts
  * @free: the free contexts' indices, a stack
  * @nfree: entries in @free
- * @nrx: receives
+ * @srq: the shared receive queue its commands arrive in, or NULL
+ * @nrx: receives of its own (none with @srq)
  * @rx: the receives
- * @wait: arrived receives waiting for a context, a ring of @nrx
+ * @wait: arrived receives waiting for a context, a ring of @nwait_max
+ * @nwait_max: the receives that may wait at most: @nrx, or all of @srq's
  * @wait_head: the oldest in @wait
  * @nwait: entries in @wait
  * @cpu0: the thread's CPU time at the first response, 0 before it
@@ -103,9 +123,11 @@ struct upath_io_target {
 	struct upath_io_tctx *ctx;
 	uint32_t *free;
 	uint32_t nfree;
+	struct upath_io_srq *srq;
 	uint32_t nrx;
 	struct upath_io_trx *rx;
-	uint32_t *wait;
+	struct upath_io_trx **wait;
+	uint32_t nwait_max;
 	uint32_t wait_head;
 	uint32_t nwait;
 	uint64_t cpu0;
@@ -114,23 +136,33 @@ struct upath_io_target {
 
 /**
  * upath_io_target_conn_attr() - the connection a target needs
- * @r: the request
+ * @r: the request, admitted (its credits decided)
+ * @srq: the server's shared receive queue when @r->srq, else NULL
  * @attr: has the server's choices (poll) and receives the rest
  *
  * A response and a READ or WRITE per segment for every context, and a
- * receive per receive buffer; nothing goes inline.
+ * receive per receive buffer; nothing goes inline. With @srq, the QP
+ * takes its receives from it, on its protection domain, and the CQ has
+ * room for the completions of every one of them, so that even a host
+ * that sends beyond its credits cannot overflow it.
  */
 void upath_io_target_conn_attr(const struct upath_req *r,
+			       const struct upath_io_srq *srq,
 			       struct upath_conn_attr *attr)
 {
-	uint32_t n = upath_wire_io_ctxs(r->tx_depth);
+	uint32_t n = upath_wire_io_ctxs(r->credits);
 
 	attr->size_max = upath_wire_io_buf_len(r);
 	attr->inline_size = 0;
 	attr->send_depth = n * (1 + r->post_list) + 1;
-	attr->recv_depth = upath_wire_io_rxs(r->tx_depth);
+	attr->recv_depth = upath_wire_io_rxs(r->credits);
 	attr->recv_slack = 0;
 	attr->any_vector = true;
+	if (!srq)
+		return;
+	attr->recv_depth = srq->depth;
+	attr->pd = srq->pd;
+	attr->srq = srq->srq;
 }
 
 static uint64_t upath_io_thread_cpu_ns(void)
@@ -144,11 +176,6 @@ static uint64_t upath_io_thread_cpu_ns(void)
 static uint8_t *upath_io_block(struct upath_io_target *t, uint32_t i)
 {
 	return t->c->data.p + (size_t)i * t->bs;
-}
-
-static uint8_t *upath_io_rx_ptr(struct upath_io_target *t, uint32_t i)
-{
-	return t->c->rx.p + (size_t)i * t->rx_stride;
 }
 
 static void upath_io_fill(uint8_t *p, uint32_t len, uint32_t seed)
@@ -172,20 +199,21 @@ static bool upath_io_check(uint8_t *p, uint32_t len, uint32_t seed)
 	return true;
 }
 
+/* Post a receive to its connection's QP, or back to its shared queue. */
 static int upath_io_post_recv(struct upath_io_trx *r)
 {
-	struct upath_io_target *t = r->t;
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)upath_io_rx_ptr(t, r->index),
-		.length = t->rx_stride,
-		.lkey = t->c->rx.mr->lkey,
+		.addr = (uintptr_t)r->p,
+		.length = r->size,
+		.lkey = r->lkey,
 	};
 	struct ibv_recv_wr wr = {
 		.wr_id = (uintptr_t)&r->cqe,
 		.sg_list = &sge,
 		.num_sge = 1,
 	}, *bad;
-	int err = ibv_post_recv(t->c->id->qp, &wr, &bad);
+	int err = r->srq ? ibv_post_srq_recv(r->srq->srq, &wr, &bad) :
+			   ibv_post_recv(r->t->c->id->qp, &wr, &bad);
 
 	return err > 0 ? -err : err;
 }
@@ -224,12 +252,13 @@ static bool upath_io_cmd_ok(const struct upath_io_target *t,
 
 /*
  * Copy @r's command into @x, judge it, check its in-capsule data
- * (verify), and receive the next one into @r.
+ * (verify), and receive the next one into @r (post it back to the shared
+ * receive queue).
  */
-static int upath_io_take_cmd(struct upath_io_trx *r, struct upath_io_tctx *x)
+static int upath_io_take_cmd(struct upath_io_target *t,
+			     struct upath_io_trx *r, struct upath_io_tctx *x)
 {
-	struct upath_io_target *t = r->t;
-	uint8_t *p = upath_io_rx_ptr(t, r->index);
+	uint8_t *p = r->p;
 	uint32_t len = r->len < sizeof(x->cmd) ? r->len : sizeof(x->cmd);
 
 	/* what the host did not send reads as zero: a malformed command */
@@ -367,11 +396,11 @@ static void upath_io_dispatch(struct upath_io_target *t)
 	int err;
 
 	while (t->nfree && t->nwait && !c->error) {
-		r = &t->rx[t->wait[t->wait_head]];
-		t->wait_head = (t->wait_head + 1) % t->nrx;
+		r = t->wait[t->wait_head];
+		t->wait_head = (t->wait_head + 1) % t->nwait_max;
 		t->nwait--;
 		x = &t->ctx[t->free[--t->nfree]];
-		err = upath_io_take_cmd(r, x);
+		err = upath_io_take_cmd(t, r, x);
 		if (!err)
 			err = upath_io_handle_cmd(x);
 		if (err)
@@ -385,9 +414,13 @@ static void upath_io_cmd_done(struct upath_conn *c, const struct ibv_wc *wc)
 	struct upath_io_trx *r = container_of((struct upath_cqe *)
 					      (uintptr_t)wc->wr_id,
 					      struct upath_io_trx, cqe);
-	struct upath_io_target *t = r->t;
+	/* a shared receive's connection is the one whose CQ it is on */
+	struct upath_io_target *t = r->t ?: c->ctx;
 
 	if (wc->status != IBV_WC_SUCCESS) {
+		/* a shared receive the QP took goes back for the others */
+		if (r->srq)
+			upath_io_post_recv(r);
 		upath_conn_fail(c, -EIO, wc->status == IBV_WC_WR_FLUSH_ERR ?
 				"receive queue flushed" :
 				"receive completion error");
@@ -396,7 +429,7 @@ static void upath_io_cmd_done(struct upath_conn *c, const struct ibv_wc *wc)
 	c->data_recvs++;
 	r->len = wc->byte_len;
 	/* at most every receive waits: the ring has room for each */
-	t->wait[(t->wait_head + t->nwait) % t->nrx] = r->index;
+	t->wait[(t->wait_head + t->nwait) % t->nwait_max] = r;
 	t->nwait++;
 	upath_io_dispatch(t);
 }
@@ -442,17 +475,41 @@ static void upath_io_rsp_sent(struct upath_conn *c, const struct ibv_wc *wc)
 	upath_io_dispatch(t);
 }
 
+/*
+ * What upath_conn_close() finds on the CQ once the QP is gone: the shared
+ * receives the QP took and nobody reaped go back to their queue.
+ */
+static void upath_io_drain(struct upath_conn *c, const struct ibv_wc *wc)
+{
+	struct upath_cqe *cqe = (struct upath_cqe *)(uintptr_t)wc->wr_id;
+	struct upath_io_trx *r;
+
+	(void)c;
+	if (cqe->done != upath_io_cmd_done)
+		return;
+	r = container_of(cqe, struct upath_io_trx, cqe);
+	if (r->srq)
+		upath_io_post_recv(r);
+}
+
 /**
  * upath_io_target_create() - the target side of an I/O connection
  * @c: the connection, created with upath_io_target_conn_attr()
- * @r: what the host asked for, a valid I/O request
+ * @r: what the host asked for, a valid I/O request, admitted
+ * @srq: the shared receive queue its commands arrive in when @r->srq
+ *	 (the one @c's QP was created on), else NULL
  * @served: counts the I/Os answered
+ *
+ * With @srq the target posts no receives of its own; it answers the
+ * commands of the shared receives its QP takes and gives them back (see
+ * upath_io_target_free()).
  *
  * Return: the target, or NULL with @c->reason set. Its data blocks are
  * the connection's and go with it.
  */
 struct upath_io_target *upath_io_target_create(struct upath_conn *c,
 					       const struct upath_req *r,
+					       struct upath_io_srq *srq,
 					       uint64_t *served)
 {
 	struct upath_io_target *t = calloc(1, sizeof(*t));
@@ -465,18 +522,20 @@ struct upath_io_target *upath_io_target_create(struct upath_conn *c,
 	t->op = r->op;
 	t->mixed = r->flags & KVPERF_WIRE_IO_MIXED;
 	t->bs = r->size_max;
-	t->credits = r->tx_depth;
+	t->credits = r->credits;
 	t->segs = r->post_list;
 	t->verify = r->flags & KVPERF_WIRE_VERIFY;
 	t->inv_local = r->flags & KVPERF_WIRE_IO_INV_LOCAL;
-	t->inline_data = r->inline_size;
+	t->inline_data = srq ? 0 : r->inline_size;
 	t->rx_stride = upath_wire_io_rx_stride(r);
-	t->nctx = upath_wire_io_ctxs(r->tx_depth);
-	t->nrx = upath_wire_io_rxs(r->tx_depth);
+	t->nctx = upath_wire_io_ctxs(r->credits);
+	t->srq = srq;
+	t->nrx = srq ? 0 : upath_wire_io_rxs(r->credits);
+	t->nwait_max = srq ? srq->depth : t->nrx;
 	t->ctx = calloc(t->nctx, sizeof(*t->ctx));
 	t->free = calloc(t->nctx, sizeof(*t->free));
-	t->rx = calloc(t->nrx, sizeof(*t->rx));
-	t->wait = calloc(t->nrx, sizeof(*t->wait));
+	t->rx = calloc(t->nrx ?: 1, sizeof(*t->rx));
+	t->wait = calloc(t->nwait_max, sizeof(*t->wait));
 	if (!t->ctx || !t->free || !t->rx || !t->wait)
 		goto nomem;
 	if (upath_conn_alloc_data(c, (size_t)t->nctx * t->bs,
@@ -495,8 +554,14 @@ struct upath_io_target *upath_io_target_create(struct upath_conn *c,
 	}
 	for (i = 0; i < t->nrx; i++) {
 		t->rx[i].t = t;
-		t->rx[i].index = i;
+		t->rx[i].p = c->rx.p + (size_t)i * t->rx_stride;
+		t->rx[i].size = t->rx_stride;
+		t->rx[i].lkey = c->rx.mr->lkey;
 		t->rx[i].cqe.done = upath_io_cmd_done;
+	}
+	if (srq) {
+		c->ctx = t;
+		c->drain = upath_io_drain;
 	}
 	return t;
 
@@ -508,7 +573,7 @@ nomem:
 
 /**
  * upath_io_target_start() - post every receive
- * @t: the target
+ * @t: the target; with a shared receive queue there is nothing to post
  *
  * Return: 0 or a negative errno with the connection's reason set.
  */
@@ -547,15 +612,141 @@ int upath_io_target_serve(struct upath_io_target *t)
 
 /**
  * upath_io_target_free() - free the target side
- * @t: the target, or NULL
+ * @t: the target, or NULL; its connection closed (upath_conn_close())
+ *
+ * The shared receives whose commands still waited for a context go back
+ * to their queue (those still on the CQ went back as the connection
+ * closed).
  */
 void upath_io_target_free(struct upath_io_target *t)
 {
 	if (!t)
 		return;
+	while (t->srq && t->nwait) {
+		upath_io_post_recv(t->wait[t->wait_head]);
+		t->wait_head = (t->wait_head + 1) % t->nwait_max;
+		t->nwait--;
+	}
 	free(t->wait);
 	free(t->rx);
 	free(t->free);
 	free(t->ctx);
 	free(t);
+}
+
+/**
+ * upath_io_srq_create() - a server's shared receive queue for I/O runs
+ * @ctx: the device of the server's listener
+ * @depth: its receives, command capsules
+ * @srqp: receives it
+ * @why: receives what went wrong, naming the device
+ * @why_len: room in @why
+ *
+ * A protection domain of its own, which the connections that take their
+ * receives from it share; one buffer of @depth capsules registered on
+ * it; every receive posted. The device must have shared receive queues
+ * of @depth receives (max_srq, max_srq_wr).
+ *
+ * Return: 0, or a negative errno with @why set.
+ */
+int upath_io_srq_create(struct ibv_context *ctx, uint32_t depth,
+			struct upath_io_srq **srqp, char *why, size_t why_len)
+{
+	const char *dev = ibv_get_device_name(ctx->device);
+	struct ibv_srq_init_attr sa = {
+		.attr = { .max_wr = depth, .max_sge = 1 },
+	};
+	struct ibv_device_attr dattr;
+	struct upath_io_srq *q;
+	const char *reason;
+	uint32_t i;
+	int err;
+
+	*srqp = NULL;
+	if (ibv_query_device(ctx, &dattr)) {
+		snprintf(why, why_len, "cannot query the RDMA device %s", dev);
+		return -EIO;
+	}
+	if (dattr.max_srq <= 0 || dattr.max_srq_wr <= 0) {
+		snprintf(why, why_len,
+			 "srq: device %s has no shared receive queues (max_srq %d)",
+			 dev, dattr.max_srq);
+		return -EOPNOTSUPP;
+	}
+	if (depth > (uint32_t)dattr.max_srq_wr) {
+		snprintf(why, why_len,
+			 "srq %u: device %s takes at most %d receives in a shared receive queue (max_srq_wr)",
+			 depth, dev, dattr.max_srq_wr);
+		return -EINVAL;
+	}
+	q = calloc(1, sizeof(*q));
+	if (q)
+		q->rx = calloc(depth, sizeof(*q->rx));
+	if (!q || !q->rx) {
+		snprintf(why, why_len, "srq: out of memory");
+		err = -ENOMEM;
+		goto err;
+	}
+	q->depth = depth;
+	q->pd = ibv_alloc_pd(ctx);
+	if (!q->pd) {
+		snprintf(why, why_len,
+			 "srq: cannot allocate a protection domain on %s", dev);
+		err = -ENOMEM;
+		goto err;
+	}
+	err = upath_buf_reg(q->pd, &q->buf,
+			    (size_t)depth * KVPERF_WIRE_IO_CAPSULE,
+			    IBV_ACCESS_LOCAL_WRITE, &reason);
+	if (err) {
+		snprintf(why, why_len, "srq: %s", reason);
+		goto err;
+	}
+	q->srq = ibv_create_srq(q->pd, &sa);
+	if (!q->srq) {
+		snprintf(why, why_len,
+			 "srq %u: cannot create a shared receive queue on %s: %s",
+			 depth, dev, strerror(errno));
+		err = errno ? -errno : -ENOMEM;
+		goto err;
+	}
+	for (i = 0; i < depth && !err; i++) {
+		struct upath_io_trx *r = &q->rx[i];
+
+		r->srq = q;
+		r->p = q->buf.p + (size_t)i * KVPERF_WIRE_IO_CAPSULE;
+		r->size = KVPERF_WIRE_IO_CAPSULE;
+		r->lkey = q->buf.mr->lkey;
+		r->cqe.done = upath_io_cmd_done;
+		err = upath_io_post_recv(r);
+	}
+	if (err) {
+		snprintf(why, why_len,
+			 "srq %u: cannot post its receives on %s: %s", depth,
+			 dev, strerror(-err));
+		goto err;
+	}
+	*srqp = q;
+	return 0;
+
+err:
+	upath_io_srq_free(q);
+	return err;
+}
+
+/**
+ * upath_io_srq_free() - free a shared receive queue
+ * @q: the queue, or NULL; every QP that took receives from it destroyed
+ */
+void upath_io_srq_free(struct upath_io_srq *q)
+{
+	if (!q)
+		return;
+	if (q->srq)
+		ibv_destroy_srq(q->srq);
+	upath_buf_free(&q->buf);
+	if (q->pd)
+		ibv_dealloc_pd(q->pd);
+	free(q->rx);
+	free(q);
 }

@@ -8,6 +8,13 @@
  * disconnects. Each accepted connection's CM id moves to an event channel
  * of its own, so that its thread follows its events itself and tears it
  * down; this thread only listens and collects the threads that ended.
+ *
+ * With srq N, the I/O connections take their receives from one shared
+ * receive queue of the listener's (upath_io_srq_create()), made when it
+ * starts and freed when it stops, after every connection: this thread
+ * grants each I/O connection its credits out of N as it accepts it and
+ * takes them back as it collects its thread, when the connection has
+ * given back every receive it held.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -91,6 +98,9 @@ struct upath_sconn {
  * @conns_max: most connections at once
  * @peer_conns_max: most connections at once from one address
  * @count: the counters, as the module's listeners keep them
+ * @srq: the shared receive queue of the I/O connections, or NULL
+ * @srq_depth: its receives, 0 without one
+ * @srq_granted: of which the connections not collected hold as credits
  */
 struct upath_server {
 	const struct upath_server_ops *ops;
@@ -110,6 +120,9 @@ struct upath_server {
 	unsigned int conns_max;
 	unsigned int peer_conns_max;
 	struct upath_server_counts count;
+	struct upath_io_srq *srq;
+	uint32_t srq_depth;
+	uint32_t srq_granted;
 };
 
 /* What a connect request event said, kept past its acknowledgement. */
@@ -198,6 +211,7 @@ static void upath_refuse(struct upath_server *srv, struct rdma_cm_id *id,
 {
 	switch (why) {
 	case KVPERF_WIRE_REJ_BAD_REQUEST:
+	case KVPERF_WIRE_REJ_SRQ_INLINE:
 		srv->count.refused_request++;
 		break;
 	case KVPERF_WIRE_REJ_ADDRESS:
@@ -208,6 +222,7 @@ static void upath_refuse(struct upath_server *srv, struct rdma_cm_id *id,
 		break;
 	case KVPERF_WIRE_REJ_TOO_MANY:
 	case KVPERF_WIRE_REJ_PEER_BUSY:
+	case KVPERF_WIRE_REJ_SRQ_FULL:
 		srv->count.refused_busy++;
 		break;
 	default:
@@ -268,6 +283,9 @@ static void upath_server_reap(struct upath_server *srv, bool all)
 		*pp = sc->next;
 		srv->nconns--;
 		srv->pinned -= sc->pinned;
+		/* its shared receives all went back as it ended */
+		if (sc->req.srq)
+			srv->srq_granted -= sc->req.credits;
 		free(sc);
 	}
 }
@@ -284,7 +302,7 @@ static void upath_sconn_attr(const struct upath_server *srv,
 	attr->send_depth = UPATH_SEND_DEPTH;
 	attr->recv_depth = UPATH_RECV_DEPTH;
 	if (r->type == KVPERF_RUN_TYPE_IO)
-		upath_io_target_conn_attr(r, attr);
+		upath_io_target_conn_attr(r, r->srq ? srv->srq : NULL, attr);
 	if (r->type != KVPERF_RUN_TYPE_BW)
 		return;
 	attr->any_vector = true;
@@ -319,13 +337,15 @@ static int upath_sconn_init_bw(struct upath_sconn *sc)
 
 /*
  * The receives of a new connection: an I/O run's target posts its own,
- * one per command capsule.
+ * one per command capsule, or takes them from the shared receive queue.
  */
 static int upath_sconn_recvs(struct upath_sconn *sc)
 {
 	if (sc->req.type != KVPERF_RUN_TYPE_IO)
 		return upath_conn_post_recvs(&sc->conn);
-	sc->io = upath_io_target_create(&sc->conn, &sc->req, &sc->served);
+	sc->io = upath_io_target_create(&sc->conn, &sc->req,
+					sc->req.srq ? sc->srv->srq : NULL,
+					&sc->served);
 	return sc->io ? upath_io_target_start(sc->io) : -ENOMEM;
 }
 
@@ -352,10 +372,13 @@ static int upath_sconn_accept(struct upath_sconn *sc,
 	struct rdma_conn_param param;
 	struct kvperf_wire_rep rep;
 
-	/* an I/O run's host may keep as many I/Os outstanding as it asked */
+	/*
+	 * an I/O run's host may keep as many I/Os outstanding as it asked,
+	 * or as the shared receive queue had left
+	 */
 	upath_wire_rep_put(c->rx.mr->rkey, (uintptr_t)c->rx.p,
 			   sc->req.type == KVPERF_RUN_TYPE_IO ?
-			   sc->req.tx_depth : 0, &rep);
+			   sc->req.credits : 0, &rep);
 	memset(&param, 0, sizeof(param));
 	param.private_data = &rep;
 	param.private_data_len = sizeof(rep);
@@ -421,6 +444,8 @@ static void upath_server_accept(struct upath_server *srv,
 	srv->conns = sc;
 	srv->nconns++;
 	srv->pinned += pinned;
+	if (sc->req.srq)
+		srv->srq_granted += sc->req.credits;
 	srv->count.accepted++;
 	return;
 
@@ -475,6 +500,8 @@ static void upath_server_request(struct upath_server *srv,
 		.conns_max = srv->conns_max,
 		.peer_conns_max = srv->peer_conns_max,
 		.pinned_max = UPATH_PINNED_MAX,
+		.srq = srv->srq_depth,
+		.srq_granted = srv->srq_granted,
 	};
 	struct upath_req req;
 	size_t pinned = 0, peer_len;
@@ -553,6 +580,7 @@ static int upath_server_listen(struct upath_server *srv,
 {
 	struct sockaddr_storage ss;
 	const char *dev;
+	char why[192];
 	int fl, err;
 
 	srv->ch = rdma_create_event_channel();
@@ -595,6 +623,14 @@ static int upath_server_listen(struct upath_server *srv,
 		}
 		srv->nallow = 1;
 	}
+	if (srv->srq_depth) {
+		err = upath_io_srq_create(srv->listen_id->verbs, srv->srq_depth,
+					  &srv->srq, why, sizeof(why));
+		if (err) {
+			upath_server_error(srv, "%s", why);
+			return err;
+		}
+	}
 	if (rdma_listen(srv->listen_id, UPATH_SERVER_CONNS_MAX)) {
 		upath_server_error(srv, "rdma_listen failed: %s",
 			      strerror(errno));
@@ -613,6 +649,7 @@ static void upath_report_listening(struct upath_server *srv,
 		.poll = srv->poll, .allow = srv->allow, .nallow = srv->nallow,
 		.conns_max = srv->conns_max,
 		.peer_conns_max = srv->peer_conns_max, .keyed = srv->keyed,
+		.srq = srv->srq_depth,
 	};
 
 	if (srv->ops->listening)
@@ -638,6 +675,7 @@ static void upath_server_init(struct upath_server *srv,
 	/* one client may take them all, as a run of 16 queue pairs does */
 	srv->peer_conns_max = upath_given(o, KVPERF_A_SERVER_PEER_CONNS_MAX) ?
 			      o->peer_conns_max : srv->conns_max;
+	srv->srq_depth = upath_given(o, KVPERF_A_SERVER_SRQ) ? o->srq : 0;
 }
 
 static bool upath_server_should_stop(struct upath_server *srv)
@@ -654,7 +692,8 @@ static bool upath_server_should_stop(struct upath_server *srv)
  * Serves kvperf clients, kernel or user path, until a signal caught by
  * upath_catch_signals() arrives or @ops->should_stop says so. Reports
  * when it listens (the settings in force: the poll mode, the allow list,
- * the limits, whether a key is checked, never the key), each connection
+ * the limits, the shared receive queue's depth, whether a key is
+ * checked, never the key), each connection
  * accepted or refused, and when it stops, its counters. The allow list
  * defaults to the listening address's subnet, as getifaddrs() has it.
  * There is no idle timeout on this path. Reports come from this thread
@@ -686,6 +725,8 @@ int upath_serve(const struct kv_server_cfg *o,
 	upath_server_reap(&srv, true);
 	if (srv.listen_id && srv.listen_id->verbs && !err && ops->stopped)
 		ops->stopped(ops->arg, &srv.count);
+	/* every QP that took its receives is gone */
+	upath_io_srq_free(srv.srq);
 	if (srv.listen_id)
 		rdma_destroy_id(srv.listen_id);
 	if (srv.ch)

@@ -84,6 +84,7 @@ int upath_wire_req_get(const void *data, size_t len, struct upath_req *r)
 	r->rkey = be32toh(w.rkey);
 	r->addr = be64toh(w.addr);
 	r->tx_depth = be16toh(w.tx_depth);
+	r->credits = r->tx_depth;
 	r->post_list = be16toh(w.post_list);
 	r->signal_every = be16toh(w.signal_every);
 	if (w.flags & KVPERF_WIRE_TIMED)
@@ -255,6 +256,10 @@ const char *upath_wire_reject_name(uint8_t why)
 		return "key missing or wrong";
 	case KVPERF_WIRE_REJ_PEER_BUSY:
 		return "too many connections from this address";
+	case KVPERF_WIRE_REJ_SRQ_FULL:
+		return "shared receive queue all granted";
+	case KVPERF_WIRE_REJ_SRQ_INLINE:
+		return "in-capsule data with a shared receive queue";
 	default:
 		return "out of resources";
 	}
@@ -304,7 +309,8 @@ uint32_t upath_wire_io_rxs(uint32_t credits)
  * upath_wire_io_rx_stride() - the bytes of one of an I/O target's receives
  * @r: the request
  *
- * Return: a command capsule and the most in-capsule data after it.
+ * Return: a command capsule and the most in-capsule data after it (none
+ * from a shared receive queue: such a request is refused).
  */
 uint32_t upath_wire_io_rx_stride(const struct upath_req *r)
 {
@@ -313,16 +319,17 @@ uint32_t upath_wire_io_rx_stride(const struct upath_req *r)
 
 /**
  * upath_wire_io_buf_len() - an I/O target's connection buffers
- * @r: the request
+ * @r: the request, its credits decided
  *
- * Return: the bytes of each: the receives, or a response capsule per
- * context, whichever is larger.
+ * Return: the bytes of each: the receives (none of the connection's own
+ * with a shared receive queue), or a response capsule per context,
+ * whichever is larger.
  */
 uint32_t upath_wire_io_buf_len(const struct upath_req *r)
 {
-	size_t rx = (size_t)upath_wire_io_rxs(r->tx_depth) *
-		    upath_wire_io_rx_stride(r);
-	size_t tx = (size_t)upath_wire_io_ctxs(r->tx_depth) *
+	size_t rx = r->srq ? 0 : (size_t)upath_wire_io_rxs(r->credits) *
+				 upath_wire_io_rx_stride(r);
+	size_t tx = (size_t)upath_wire_io_ctxs(r->credits) *
 		    KVPERF_WIRE_IO_CAPSULE;
 
 	return rx > tx ? rx : tx;
@@ -330,14 +337,32 @@ uint32_t upath_wire_io_buf_len(const struct upath_req *r)
 
 /**
  * upath_wire_io_pinned() - what an I/O connection of a server pins
- * @r: the request, a valid I/O run's
+ * @r: the request, a valid I/O run's, its credits decided
  *
- * Return: bytes: the two connection buffers and a block per context.
+ * Return: bytes: the two connection buffers and a block per context (the
+ * shared receive queue's are the server's own).
  */
 size_t upath_wire_io_pinned(const struct upath_req *r)
 {
 	return upath_wire_pinned(upath_wire_io_buf_len(r)) +
-	       (size_t)upath_wire_io_ctxs(r->tx_depth) * r->size_max;
+	       (size_t)upath_wire_io_ctxs(r->credits) * r->size_max;
+}
+
+/*
+ * An I/O run from a server with a shared receive queue: no in-capsule
+ * data (its receives hold a capsule only), and the credits not granted
+ * yet, at most what the host asked for; none left is a refusal.
+ */
+static uint8_t upath_wire_admit_srq(const struct upath_admit *a,
+				    struct upath_req *req)
+{
+	uint32_t left = a->srq > a->srq_granted ? a->srq - a->srq_granted : 0;
+
+	if (req->inline_size)
+		return KVPERF_WIRE_REJ_SRQ_INLINE;
+	req->srq = true;
+	req->credits = req->tx_depth < left ? req->tx_depth : left;
+	return req->credits ? 0 : KVPERF_WIRE_REJ_SRQ_FULL;
 }
 
 /**
@@ -353,8 +378,11 @@ size_t upath_wire_io_pinned(const struct upath_req *r)
  * The checks go in this order, each before the next: the peer's address
  * (the allow list), the request's length and version, the key (compared
  * in constant time), the run's parameters, then the server's room:
- * connections, connections from that address, pinned memory. A peer that
- * is not allowed, or has no key, learns nothing more.
+ * connections, connections from that address, for an I/O run from a
+ * server with a shared receive queue its in-capsule data (none) and the
+ * credits left, pinned memory. A peer that is not allowed, or has no
+ * key, learns nothing more. An I/O run's @req->credits are its
+ * @req->tx_depth, or from a shared receive queue what is left of it.
  *
  * Return: 0 to accept, or the KVPERF_WIRE_REJ_* reason to refuse with.
  */
@@ -362,6 +390,8 @@ uint8_t upath_wire_admit(const struct upath_admit *a, const void *peer,
 			 size_t peer_len, const void *data, size_t len,
 			 struct upath_req *req, size_t *pinned)
 {
+	uint8_t why;
+
 	if (!access_allowed(a->allow, a->nallow, peer, peer_len))
 		return KVPERF_WIRE_REJ_ADDRESS;
 	if (upath_wire_req_get(data, len, req))
@@ -370,13 +400,18 @@ uint8_t upath_wire_admit(const struct upath_admit *a, const void *peer,
 		return KVPERF_WIRE_REJ_KEY;
 	if (!upath_wire_req_ok(req))
 		return KVPERF_WIRE_REJ_BAD_REQUEST;
-	*pinned = req->type == KVPERF_RUN_TYPE_IO ?
-		  upath_wire_io_pinned(req) :
-		  upath_wire_pinned(req->size_max);
 	if (a->conns >= a->conns_max)
 		return KVPERF_WIRE_REJ_TOO_MANY;
 	if (a->peer_conns >= a->peer_conns_max)
 		return KVPERF_WIRE_REJ_PEER_BUSY;
+	if (req->type == KVPERF_RUN_TYPE_IO && a->srq) {
+		why = upath_wire_admit_srq(a, req);
+		if (why)
+			return why;
+	}
+	*pinned = req->type == KVPERF_RUN_TYPE_IO ?
+		  upath_wire_io_pinned(req) :
+		  upath_wire_pinned(req->size_max);
 	if (a->pinned + *pinned > a->pinned_max)
 		return KVPERF_WIRE_REJ_MEMORY;
 	return 0;

@@ -32,8 +32,13 @@
  * @warmup: bandwidth, warm-up messages
  * @warmup_ms: bandwidth, warm-up time instead
  * @key: the server's shared secret, zero when there is none
+ * @credits: I/O runs, the I/Os the server lets the host keep outstanding:
+ *	     @tx_depth, or fewer when the server's receives are a shared
+ *	     receive queue (upath_wire_admit())
+ * @srq: I/O runs, the server's receives are its shared receive queue's
  *
- * @poll is the side's own choice; the wire does not carry it.
+ * @poll, @credits and @srq are the side's own choice; the wire does not
+ * carry them in the request.
  */
 struct upath_req {
 	uint8_t op;
@@ -52,6 +57,8 @@ struct upath_req {
 	uint32_t warmup;
 	uint32_t warmup_ms;
 	uint8_t key[KVPERF_WIRE_KEY_LEN];
+	uint32_t credits;
+	bool srq;
 };
 
 /* A bandwidth block's report, host order. */
@@ -91,6 +98,9 @@ const char *upath_wire_reject_name(uint8_t why);
  * @peer_conns_max: most connections at once from one address
  * @pinned: bytes the connections hold now
  * @pinned_max: most bytes they may hold
+ * @srq: the receives of the server's shared receive queue for I/O runs,
+ *	 0 for none
+ * @srq_granted: of which the live connections hold as credits
  */
 struct upath_admit {
 	const struct access_prefix *allow;
@@ -102,6 +112,8 @@ struct upath_admit {
 	unsigned int peer_conns_max;
 	size_t pinned;
 	size_t pinned_max;
+	uint32_t srq;
+	uint32_t srq_granted;
 };
 
 /*

@@ -104,6 +104,8 @@ static const struct attr_spec server_attrs[KVPERF_A_SERVER_MAX + 1] = {
 	[KVPERF_A_SERVER_CLOSED_IDLE]	= { "closed-idle", ATTR_U64 },
 	[KVPERF_A_SERVER_CLOSED_DEAD]	= { "closed-dead", ATTR_U64 },
 	[KVPERF_A_SERVER_PAD]		= { "pad", ATTR_PAD },
+	[KVPERF_A_SERVER_SRQ]		= { "srq", ATTR_U32 },
+	[KVPERF_A_SERVER_SRQ_GRANTED]	= { "srq-granted", ATTR_U32 },
 };
 
 static const struct attr_spec result_attrs[KVPERF_A_RESULT_MAX + 1] = {

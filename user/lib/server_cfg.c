@@ -53,7 +53,7 @@ static bool given(const struct kv_server_cfg *cfg, int attr)
  *
  * Address and port always, the device when named; the rest only when
  * given, so that the kernel's defaults apply: poll, idle-timeout-ms, one
- * allow nest per prefix, the key, conns-max and peer-conns-max.
+ * allow nest per prefix, the key, conns-max, peer-conns-max and srq.
  *
  * Return: 0, or -ENOMEM.
  */
@@ -77,7 +77,9 @@ int server_cfg_put(struct nl_msg *msg, const struct kv_server_cfg *cfg)
 	     nla_put_u32(msg, KVPERF_A_SERVER_CONNS_MAX, cfg->conns_max) < 0) ||
 	    (given(cfg, KVPERF_A_SERVER_PEER_CONNS_MAX) &&
 	     nla_put_u32(msg, KVPERF_A_SERVER_PEER_CONNS_MAX,
-			 cfg->peer_conns_max) < 0))
+			 cfg->peer_conns_max) < 0) ||
+	    (given(cfg, KVPERF_A_SERVER_SRQ) &&
+	     nla_put_u32(msg, KVPERF_A_SERVER_SRQ, cfg->srq) < 0))
 		return -ENOMEM;
 	return 0;
 }

@@ -34,6 +34,8 @@ struct nl_msg;
  * @key: the shared secret peers must send, never printed
  * @conns_max: most connections at once
  * @peer_conns_max: most connections at once from one address
+ * @srq: the receives of the shared receive queue of its I/O connections,
+ *	 0 for none (each I/O connection posts its own)
  */
 struct kv_server_cfg {
 	uint64_t has;
@@ -48,6 +50,7 @@ struct kv_server_cfg {
 	uint8_t key[KVPERF_WIRE_KEY_LEN];
 	uint32_t conns_max;
 	uint32_t peer_conns_max;
+	uint32_t srq;
 };
 
 void server_cfg_init(struct kv_server_cfg *cfg);
