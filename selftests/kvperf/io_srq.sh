@@ -123,7 +123,7 @@ credits_split() {
 	srq_is "$sid" conn_count 2 || return 1
 	out=$(kvperf run io addr "$addr" qd 1 iters 10 "${patient[@]}" 2>&1) &&
 		{ echo "a third connection was served: $out"; return 1; }
-	grep -q "the server's shared receive queue has no credits left for another connection" <<<"$out" ||
+	grep -q "the server's shared receive queue has no credits left" <<<"$out" ||
 		{ echo "refused with: $out"; return 1; }
 	srq_is "$sid" refused_busy $((busy + 1)) || return 1
 	kvperf run stop "$id" || return 1
@@ -229,9 +229,21 @@ listening() {
 }
 
 # The user-path target with a queue of 16: a kernel host's two queues of
-# 12 are granted 12 and 4, verified; a write with in-capsule data is
-# refused with the same reason as the module's.
+# 12 are granted 12 and 4, verified, and a third connection meanwhile
+# is refused; a write with in-capsule data is refused with the same
+# reason as the module's.
 user_target() {
+	local id out
+
+	id=$(kv_io_start "$addr" port "$uport" rw read bs 4K qd 12 \
+		queues 2) || return 1
+	out=$(kvperf run io addr "$addr" port "$uport" qd 1 iters 10 \
+		"${patient[@]}" 2>&1) &&
+		{ echo "a third connection was served: $out"; return 1; }
+	grep -q "the server's shared receive queue has no credits left" <<<"$out" ||
+		{ echo "refused with: $out"; return 1; }
+	kvperf run stop "$id" || return 1
+	kv_wait 5 kv_run_ended "$id" || { echo "run $id is $(kv_run_state "$id")"; return 1; }
 	want=(--rw write --qd 12)
 	verify_case ut-w "$uport" 200 rw write bs 4K qd 12 queues 2 || return 1
 	want=(--rw read --qd 12 --segments 4)
@@ -247,11 +259,11 @@ user_target() {
 usage_errors() {
 	local rc=0
 
-	kv_usage_error "srq '0' is out of range \(1 to 4096\)" server start \
+	kv_usage_error "invalid srq '0' \(1 to 4096\)" server start \
 		addr "$addr" srq 0 || rc=1
-	kv_usage_error "srq '4097' is out of range \(1 to 4096\)" server start \
+	kv_usage_error "invalid srq '4097' \(1 to 4096\)" server start \
 		addr "$addr" srq 4097 || rc=1
-	kv_usage_error "invalid srq 'many'" server start addr "$addr" \
+	kv_usage_error "invalid srq 'many' \(1 to 4096\)" server start addr "$addr" \
 		srq many || rc=1
 	return "$rc"
 }
@@ -301,7 +313,7 @@ kvperf server start addr "$addr" port "$uport" path user srq 16 \
 srv_pid=$!
 kv_on_exit "kill $srv_pid 2>/dev/null"
 kv_wait 30 listening "$uport" "$srv_out"
-kv_check "the user-path target with srq 16: the kernel host's 2 queues of 12 verified, inline-data refused" \
+kv_check "the user-path target with srq 16: 2 queues of 12 granted all, a third refused; verified; inline-data refused" \
 	user_target
 kill "$srv_pid"
 kv_check "bad srq values are usage errors naming them" usage_errors

@@ -31,7 +31,7 @@ LITERAL = {
 }
 # At least one, where zero is what absence means (port 0 and id 0 are
 # none; a count, a depth or a time of 0 is nothing to run).
-for _a in ('id', 'port', 'conns-max', 'peer-conns-max'):
+for _a in ('id', 'port', 'conns-max', 'peer-conns-max', 'srq'):
     LITERAL[('server', _a, 'min')] = 1
 for _a in ('id', 'port', 'iterations', 'duration-ms', 'tx-depth', 'qps',
            'post-list', 'signal-every', 'warmup-ms'):

@@ -1081,7 +1081,7 @@ static void upath_server_admits_srq(void)
 	CHECK_STR(upath_wire_reject_name(KVPERF_WIRE_REJ_SRQ_INLINE),
 		  "in-capsule data with a shared receive queue");
 	CHECK_STR(kvperf_wire_reject_text(KVPERF_WIRE_REJ_SRQ_FULL),
-		  "the server's shared receive queue has no credits left for another connection");
+		  "the server's shared receive queue has no credits left");
 }
 
 /* A key given to a user-path run goes into its wire request. */

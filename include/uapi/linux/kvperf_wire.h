@@ -285,7 +285,7 @@ static inline const char *kvperf_wire_reject_text(__u8 why)
 	case KVPERF_WIRE_REJ_PEER_BUSY:
 		return "the server has too many connections from this address";
 	case KVPERF_WIRE_REJ_SRQ_FULL:
-		return "the server's shared receive queue has no credits left for another connection";
+		return "the server's shared receive queue has no credits left";
 	case KVPERF_WIRE_REJ_SRQ_INLINE:
 		return "the server's shared receive queue takes no in-capsule data (inline-data)";
 	default:
