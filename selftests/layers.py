@@ -37,7 +37,8 @@ LAYERS = {
         "model": ["kvperf", "proto", "compat", "stats"],
         # the run and server engine, devices, and the events it publishes
         "engine": ["pin", "conn", "lat", "bw", "io", "io_slots", "io_host",
-                   "io_target", "run", "run_bw", "run_io", "run_events",
+                   "io_target", "io_srq", "run", "run_bw", "run_io",
+                   "run_events",
                    "device", "server", "server_acl"],
         # the interfaces to user space: netlink, sysfs, debugfs
         "front": ["nl", "nl_dev", "nl_server", "nl_run", "sysfs",
@@ -76,10 +77,12 @@ MODULES = {
         "nl_server": "nl",
         "nl_run": "nl",
         "run_sysfs": "sysfs",
-        # the I/O runs' host, target and data blocks, in io.h
+        # the I/O runs' host, target, shared receive queue and data
+        # blocks, in io.h
         "io_slots": "io",
         "io_host": "io",
         "io_target": "io",
+        "io_srq": "io",
         "run_io": "run",
     },
     "user": {

@@ -387,8 +387,10 @@ static void cmp_timeout(void)
 
 	CMP_ERR(LAT, "timeout '0' is out of range (10ms to 600s)",
 		"op", "send", "timeout", "0");
-	CMP_ERR(BW, "timeout '601' is out of range (10ms to 600s)",
+	CMP_ERR(BW, "timeout '601' is out of range (10ms to 600s): a number without a unit is seconds; for milliseconds write 601ms",
 		"op", "send", "timeout", "601");
+	CMP_ERR(BW, "timeout '600001' is out of range (10ms to 600s)",
+		"op", "send", "timeout", "600001");
 	CMP_ERR(LAT, "invalid timeout 'soon' (a time such as 10, 0.5, 2s or 500ms; no unit is seconds)",
 		"op", "send", "timeout", "soon");
 }

@@ -502,7 +502,7 @@ static void run_lat_kernel_limits(void)
 		"o", "send", "a", "1.2.3.4", "inline", "5000");
 	LAT_ERR("timeout '1ms' is out of range (10ms to 600s)",
 		"o", "send", "a", "1.2.3.4", "timeout", "1ms");
-	LAT_ERR("timeout '601' is out of range (10ms to 600s)",
+	LAT_ERR("timeout '601' is out of range (10ms to 600s): a number without a unit is seconds; for milliseconds write 601ms",
 		"o", "send", "a", "1.2.3.4", "timeout", "601");
 	LAT_ERR("inline applies to send and write only",
 		"o", "read", "a", "1.2.3.4", "inline", "64");

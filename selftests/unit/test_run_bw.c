@@ -142,7 +142,8 @@ static void bw_parse_ranges(void)
 	       "9ms");
 	BW_ERR("interval '60001ms' is out of range (10ms to 60s)",
 	       "interval", "60001ms");
-	BW_ERR("interval '61' is out of range (10ms to 60s)", "interval", "61");
+	BW_ERR("interval '61' is out of range (10ms to 60s): a number without a unit is seconds; for milliseconds write 61ms",
+	       "interval", "61");
 	BW_ERR("invalid tx-depth 'deep' (a number)", "tx-depth", "deep");
 	BW_ERR("invalid qps '-1' (a number)", "qps", "-1");
 	BW_ERR("invalid interval '1x' (a time such as 10, 0.5, 2s or 500ms; no unit is seconds)",

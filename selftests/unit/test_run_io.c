@@ -52,6 +52,23 @@ static void io_parse_randmix(void)
 		"50", "rw", "write");
 }
 
+/*
+ * interval is a time: a bare number is seconds; one out of range that
+ * would fit as milliseconds says how to write them, one that would not
+ * only the range.
+ */
+static void io_parse_interval(void)
+{
+	RUN_OK(IO, "type=2 op=2 addr=198.18.0.1 port=18515 duration-ms=5000 interval-ms=1000",
+	       "addr", "198.18.0.1", "time", "5", "interval", "1000ms");
+	RUN_ERR(IO, "interval '1000' is out of range (10ms to 60s): a number without a unit is seconds; for milliseconds write 1000ms",
+		"addr", "198.18.0.1", "time", "5", "interval", "1000");
+	RUN_ERR(IO, "interval '100000' is out of range (10ms to 60s)",
+		"addr", "198.18.0.1", "time", "5", "interval", "100000");
+	RUN_ERR(IO, "interval '5ms' is out of range (10ms to 60s)",
+		"addr", "198.18.0.1", "time", "5", "interval", "5ms");
+}
+
 static void io_parse_reg(void)
 {
 	RUN_OK(IO, "type=2 op=1 addr=198.18.0.1 port=18515 segments=4 reg=1",
@@ -533,6 +550,7 @@ const struct unit_test unit_tests[] = {
 	UNIT(io_parse_minimal),
 	UNIT(io_parse_every_keyword),
 	UNIT(io_parse_randmix),
+	UNIT(io_parse_interval),
 	UNIT(io_parse_reg),
 	UNIT(io_keywords_refused),
 	UNIT(io_print_done),

@@ -117,6 +117,12 @@ int cli_parse_run_ranged(struct kvperf *kv, const char *obj, const char *kw,
 		*val = v;
 		return KVPERF_EXIT_OK;
 	}
+	/* in range as milliseconds: the grammar before units had them */
+	if (r->time && s[0] && strspn(s, "0123456789") == strlen(s) &&
+	    !parse_u32(s, &v) && v >= r->min && v <= r->max)
+		return kvperf_usage(kv, obj, "%s '%s' is out of range (%s to %s): a number without a unit is seconds; for milliseconds write %sms",
+				    kw, s, fmt_time_ms(lo, sizeof(lo), r->min),
+				    fmt_time_ms(hi, sizeof(hi), r->max), s);
 	if (r->time)
 		return kvperf_usage(kv, obj, "%s '%s' is out of range (%s to %s)",
 				    kw, s, fmt_time_ms(lo, sizeof(lo), r->min),
