@@ -14,10 +14,11 @@
  *
  * A queue pair that takes its receives from the queue gives back, when
  * it ends, those whose commands it received and its target had not read
- * yet. Since 6.11 ib_drain_qp() also waits for the last receive a queue
- * pair took from the queue to complete (IB_EVENT_QP_LAST_WQE_REACHED);
- * before, one the queue pair was in the middle of receiving when it
- * failed may never complete, and the queue then has one receive fewer
+ * yet. On 6.12 (not on 6.1) ib_drain_qp() also waits for the last
+ * receive a queue pair took from the queue to complete
+ * (IB_EVENT_QP_LAST_WQE_REACHED); on 6.1 one the queue pair was in the
+ * middle of receiving when it failed may never complete, and the queue
+ * then has one receive fewer
  * until the listener stops: hosts that keep to their credits may meet
  * receiver-not-ready (and retry) where they would not otherwise.
  */
