@@ -230,8 +230,8 @@ listening() {
 
 # The user-path target with a queue of 16: a kernel host's two queues of
 # 12 are granted 12 and 4, verified, and a third connection meanwhile
-# is refused; a write with in-capsule data is refused with the same
-# reason as the module's.
+# is refused; the user host's mix is verified too; a write with
+# in-capsule data is refused with the same reason as the module's.
 user_target() {
 	local id out
 
@@ -249,6 +249,9 @@ user_target() {
 	want=(--rw read --qd 12 --segments 4)
 	verify_case ut-r "$uport" 200 rw read bs 128K qd 12 queues 2 \
 		segments 4 || return 1
+	want=(--rw read --read-pct 50 --qd 8 --reg pre)
+	verify_case uu-mix "$uport" 200 rw randmix 50 bs 16K qd 8 path user ||
+		return 1
 	out=$(kvperf run io addr "$addr" port "$uport" rw write bs 4K \
 		inline-data 4K iters 10 "${patient[@]}" 2>&1) &&
 		{ echo "served: $out"; return 1; }
@@ -313,7 +316,7 @@ kvperf server start addr "$addr" port "$uport" path user srq 16 \
 srv_pid=$!
 kv_on_exit "kill $srv_pid 2>/dev/null"
 kv_wait 30 listening "$uport" "$srv_out"
-kv_check "the user-path target with srq 16: 2 queues of 12 granted all, a third refused; verified; inline-data refused" \
+kv_check "the user-path target with srq 16: 2 queues of 12 granted all, a third refused; both hosts verified; inline-data refused" \
 	user_target
 kill "$srv_pid"
 kv_check "bad srq values are usage errors naming them" usage_errors
