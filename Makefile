@@ -46,11 +46,16 @@ KSRC_FILES := scripts/checkpatch.pl scripts/spelling.txt scripts/kernel-doc \
 	Documentation/netlink/genetlink-c.yaml \
 	Documentation/netlink/genetlink-legacy.yaml
 
+# The release version: the module's, plus the commit outside a tag (see
+# user/version.sh); evaluated only by the targets that need it.
+VERSION = $(shell user/version.sh)
+DIST := build/kvperf-$(VERSION).tar.gz
+
 SPEC := Documentation/netlink/specs/kvperf.yaml
 UAPI := include/uapi/linux/kvperf.h
 
 .PHONY: all modules tools install clean help deps lint check check-load check-pair demo bench bench-check \
-	uapi ksrc vm-module selftests kdir check-debug
+	uapi ksrc vm-module selftests kdir check-debug dist
 
 all: modules tools
 
@@ -75,6 +80,19 @@ clean:
 	$(Q)$(MAKE) -C user clean
 	$(Q)$(MAKE) -C selftests/kvperf clean KSRC=$(KSRC)
 	$(Q)rm -rf build
+
+# The release tarball: the committed tree (with uncommitted changes to
+# tracked files, when there are any, as the version's .dirty says) and
+# a VERSION file, so that the tool built from it knows its version
+# without git. DKMS and packagers build from it alone.
+dist:
+	$(Q)mkdir -p build/dist
+	$(Q)echo '$(VERSION)' >build/dist/VERSION
+	@echo "  DIST    $(DIST)"
+	$(Q)tree=$$(git stash create) && \
+	git archive --format=tar --prefix=kvperf-$(VERSION)/ \
+		--add-file=build/dist/VERSION $${tree:-HEAD} | \
+		gzip -n -9 >$(DIST).tmp && mv $(DIST).tmp $(DIST)
 
 # Build the module for an installed kernel in a private copy of the
 # sources, so several kernels' builds live side by side. Prints the .ko.
@@ -159,4 +177,5 @@ help:
 	@echo '  bench          the benchmark matrix in the VM, into Documentation/benchmarks/'
 	@echo '  bench-check    the short deterministic bench against selftests/bench-baseline/'
 	@echo '  uapi           regenerate include/uapi/linux/kvperf.h from the spec'
+	@echo '  dist           build/kvperf-VERSION.tar.gz from git archive (user/version.sh)'
 	@echo 'Variables: KDIR, KVER, V=1, PREFIX, DESTDIR'
