@@ -51,11 +51,15 @@ KSRC_FILES := scripts/checkpatch.pl scripts/spelling.txt scripts/kernel-doc \
 VERSION = $(shell user/version.sh)
 DIST := build/kvperf-$(VERSION).tar.gz
 
+# kvperf(8), from Documentation/kvperf.8.rst with docutils' rst2man
+RST2MAN ?= rst2man
+MAN8 := build/man/kvperf.8
+
 SPEC := Documentation/netlink/specs/kvperf.yaml
 UAPI := include/uapi/linux/kvperf.h
 
 .PHONY: all modules tools install clean help deps lint check check-load check-pair demo bench bench-check \
-	uapi ksrc vm-module selftests kdir check-debug dist
+	uapi ksrc vm-module selftests kdir check-debug dist man
 
 all: modules tools
 
@@ -80,6 +84,25 @@ clean:
 	$(Q)$(MAKE) -C user clean
 	$(Q)$(MAKE) -C selftests/kvperf clean KSRC=$(KSRC)
 	$(Q)rm -rf build
+
+# The man page, with the version in its footer; build/man/VERSION
+# changes only when the version does, so the page is rebuilt only then.
+man: $(MAN8)
+
+build/man/VERSION: FORCE
+	$(Q)mkdir -p $(@D)
+	$(Q)echo '$(VERSION)' >$@.tmp
+	$(Q)cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+$(MAN8): Documentation/kvperf.8.rst build/man/VERSION
+	@echo "  RST2MAN $@"
+	$(Q)sed "s/^:Manual group:.*/&\n:Version: $$(cat build/man/VERSION)/" $< \
+		>$@.rst
+	$(Q)$(RST2MAN) --halt=warning $@.rst >$@.tmp && mv $@.tmp $@
+	$(Q)rm -f $@.rst
+
+.PHONY: FORCE
+FORCE:
 
 # The release tarball: the committed tree (with uncommitted changes to
 # tracked files, when there are any, as the version's .dirty says) and
@@ -177,5 +200,6 @@ help:
 	@echo '  bench          the benchmark matrix in the VM, into Documentation/benchmarks/'
 	@echo '  bench-check    the short deterministic bench against selftests/bench-baseline/'
 	@echo '  uapi           regenerate include/uapi/linux/kvperf.h from the spec'
+	@echo '  man            build/man/kvperf.8 from Documentation/kvperf.8.rst (rst2man)'
 	@echo '  dist           build/kvperf-VERSION.tar.gz from git archive (user/version.sh)'
 	@echo 'Variables: KDIR, KVER, V=1, PREFIX, DESTDIR'

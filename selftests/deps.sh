@@ -25,6 +25,8 @@ pkgs=(
 	gnuplot-nox
 	# selftests/kvperf/compare.sh: the programs kvperf compare runs
 	strace
+	# the man page: rst2man (make man, make install)
+	python3-docutils
 	# make check-debug builds a kernel from linux-source-6.12
 	bc flex bison libelf-dev libssl-dev
 )
