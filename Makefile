@@ -5,6 +5,11 @@
 
 PREFIX ?= /usr/local
 DESTDIR ?=
+MANDIR ?= $(PREFIX)/share/man
+INSTALL ?= install
+# extra/ as out-of-tree modules go; depmod searches every folder under
+# /lib/modules/KVER (DKMS uses updates/dkms/, searched first)
+INSTALL_MOD_DIR ?= extra
 PYTHON ?= /usr/bin/python3
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 
@@ -58,7 +63,8 @@ MAN8 := build/man/kvperf.8
 SPEC := Documentation/netlink/specs/kvperf.yaml
 UAPI := include/uapi/linux/kvperf.h
 
-.PHONY: all modules tools install clean help deps lint check check-load check-pair demo bench bench-check \
+.PHONY: all modules tools install install-module install-tools uninstall \
+	uninstall-module uninstall-tools clean help deps lint check check-load check-pair demo bench bench-check \
 	uapi ksrc vm-module selftests kdir check-debug dist man
 
 all: modules tools
@@ -74,9 +80,41 @@ modules: kdir
 tools:
 	$(Q)$(MAKE) -C user $(if $(V),V=$(V))
 
-install: all
-	$(Q)$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_DIR=extra modules_install
+# make install: the module for KDIR's kernel, where modprobe finds it,
+# then the tool, its man page and its bash completion under PREFIX.
+# With DESTDIR (a staging tree, as packaging uses), the module goes
+# under DESTDIR/lib/modules/ and depmod is left to the installed
+# system (DKMS or a package's postinst runs it), so that DESTDIR holds
+# only what was installed. make uninstall removes exactly that.
+install: install-module install-tools
+
+install-module: modules
+	$(Q)$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR) DEPMOD=true) \
+		modules_install
+
+install-tools: tools man
 	$(Q)$(MAKE) -C user install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	@echo "  INSTALL $(DESTDIR)$(MANDIR)/man8/kvperf.8"
+	$(Q)$(INSTALL) -d $(DESTDIR)$(MANDIR)/man8
+	$(Q)$(INSTALL) -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8/kvperf.8
+
+uninstall: uninstall-module uninstall-tools
+
+# where modules_install puts it: M's path to it (kmod/), compressed as
+# the kernel's configuration says (.ko.xz on Debian's 6.12)
+MOD_INSTALLED = $(DESTDIR)/lib/modules/$(KDIR_KVER)/$(INSTALL_MOD_DIR)/kmod
+
+uninstall-module: kdir
+	@echo "  RM      $(MOD_INSTALLED)/kvperf.ko*"
+	$(Q)rm -f $(MOD_INSTALLED)/kvperf.ko*
+	$(Q)rmdir $(MOD_INSTALLED) 2>/dev/null || true
+	$(Q)$(if $(DESTDIR),:,depmod -a $(KDIR_KVER))
+
+uninstall-tools:
+	$(Q)$(MAKE) -C user uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	@echo "  RM      $(DESTDIR)$(MANDIR)/man8/kvperf.8"
+	$(Q)rm -f $(DESTDIR)$(MANDIR)/man8/kvperf.8
 
 clean:
 	$(Q)if [ -n "$(KDIR)" ] && [ -f "$(KDIR)/Makefile" ]; then \
@@ -188,7 +226,9 @@ help:
 	@echo '  all (default)  build kmod/kvperf.ko and user/kvperf'
 	@echo '  modules        the kernel module only (KDIR=, KVER= pick the kernel)'
 	@echo '  tools          the kvperf command only'
-	@echo '  install        module to /lib/modules/KVER/extra, tool to PREFIX/sbin'
+	@echo '  install        module to /lib/modules/KVER/extra/kmod, tool to PREFIX/sbin,'
+	@echo '                 man page, bash completion (install-module, install-tools)'
+	@echo '  uninstall      remove what install installed (uninstall-module, -tools)'
 	@echo '  clean          remove everything built'
 	@echo '  deps           install every Debian package kvperf needs'
 	@echo '  lint           checkpatch, W=1 and sparse on both Debian kernels, layers'
@@ -202,4 +242,4 @@ help:
 	@echo '  uapi           regenerate include/uapi/linux/kvperf.h from the spec'
 	@echo '  man            build/man/kvperf.8 from Documentation/kvperf.8.rst (rst2man)'
 	@echo '  dist           build/kvperf-VERSION.tar.gz from git archive (user/version.sh)'
-	@echo 'Variables: KDIR, KVER, V=1, PREFIX, DESTDIR'
+	@echo 'Variables: KDIR, KVER, V=1, PREFIX, DESTDIR, MANDIR, INSTALL_MOD_DIR'
