@@ -64,7 +64,7 @@ SPEC := Documentation/netlink/specs/kvperf.yaml
 UAPI := include/uapi/linux/kvperf.h
 
 .PHONY: all modules tools install install-module install-tools uninstall \
-	uninstall-module uninstall-tools clean help deps lint check check-load check-pair demo bench bench-check \
+	uninstall-module uninstall-tools check-packaging clean help deps lint check check-load check-pair demo bench bench-check \
 	uapi ksrc vm-module selftests kdir check-debug dist man
 
 all: modules tools
@@ -192,6 +192,11 @@ lint: $(KSRC_STAMP)
 check:
 	$(Q)selftests/check.sh
 
+# make check's packaging group alone: man page, completion, install,
+# dist (selftests/packaging/run.sh); no VM.
+check-packaging: tools
+	$(Q)selftests/packaging/run.sh
+
 # The VM suite on one kernel (KVER, default the newest 6.12) while a
 # second guest keeps the host busy; see selftests/check.sh.
 check-load:
@@ -233,6 +238,7 @@ help:
 	@echo '  deps           install every Debian package kvperf needs'
 	@echo '  lint           checkpatch, W=1 and sparse on both Debian kernels, layers'
 	@echo '  check          every test: unit, spec, lint, VM suite on 6.1 and 6.12'
+	@echo '  check-packaging  man page, completion, install and dist tests (no VM)'
 	@echo '  check-load     the VM suite on one kernel beside a busy second guest'
 	@echo '  check-pair     the two-guest suite: a 6.12 and a 6.1 guest joined by a link'
 	@echo '  check-debug    the VM suite on a KASAN/lockdep/kmemleak debug kernel'

@@ -3,7 +3,8 @@
 #
 # make check: every test kvperf has. Installs what is missing, builds,
 # then runs the host unit tests, the spec checks, the static checks, the
-# harness's own tests, the VM suite on each Debian kernel (and its
+# harness's own tests, the packaging tests (selftests/packaging/), the
+# VM suite on each Debian kernel (and its
 # data-path part again on the DMA lane, vmtest.sh -d, where
 # selftests/rxe-dma/ has a patch for the kernel's series), the two-guest
 # suite (vmpair.sh) and the short
@@ -183,6 +184,9 @@ run_phase unit "$(ls selftests/unit/test_*.c | wc -l)" make -s -C user test
 run_phase spec 1 selftests/spec/spec_test.sh
 run_phase lint 1 selftests/lint.sh
 run_phase harness 1 selftests/harness_test.sh
+# the man page, completion, make install and make dist (no VM)
+run_phase packaging "$(selftests/packaging/run.sh --count)" \
+	selftests/packaging/run.sh
 for kver in "${kvers[@]}"; do
 	run_phase "vm-$kver" 1 selftests/vmtest.sh -k "$kver"
 done

@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The packaging tests, one KTAP stream each, in this order: the man
+# page against kvperf help (man_check.py), the bash completion
+# (completion.sh), make install and uninstall into a temporary DESTDIR
+# (install.sh), the make dist tarball built and tested elsewhere
+# (dist.sh). make check runs them as its "packaging" group, after the
+# build; make check-packaging alone. Needs user/kvperf built; no VM, no
+# root, no module loaded. Exits 1 when any of them failed. --count:
+# print how many streams it prints, for make check's tally.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+here=$top/selftests/packaging
+tests=(man_check.py completion.sh install.sh dist.sh)
+if [ "${1:-}" = --count ]; then
+	echo "${#tests[@]}"
+	exit 0
+fi
+rc=0
+for t in "${tests[@]}"; do
+	"$here/$t" || rc=1
+done
+exit $rc
