@@ -5,9 +5,9 @@
 # page in share/man/man8 (where man finds it), the completion in
 # share/bash-completion/completions and the module under lib/modules/
 # KVER/extra (where depmod and modprobe find it; with version 0.1.0 and
-# the parameters the man page's modprobe.d example sets); make uninstall
-# with the same variables leaves no file behind; PREFIX defaults to
-# /usr/local. The module's part is skipped without kernel headers. Needs
+# the parameters the modprobe.d example of the man page and the README
+# sets); make uninstall with the same variables leaves no file behind;
+# PREFIX defaults to /usr/local. The module's part is skipped without kernel headers. Needs
 # no root: everything goes under a temporary DESTDIR. KTAP.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -68,7 +68,7 @@ result $? "the completion is usr/share/bash-completion/completions/kvperf, and w
 if [ -z "$kver" ]; then
 	skip "the module is under lib/modules/KVER/extra and depmod finds it" \
 		"no kernel headers"
-	skip "the module's parameters are those of the man page's modprobe.d example" \
+	skip "the module's parameters are those of the modprobe.d example (man page, README)" \
 		"no kernel headers"
 else
 	ko=$(find "$dest/lib/modules/$kver/extra" -name 'kvperf.ko*' 2>/dev/null)
@@ -85,17 +85,21 @@ else
 	result $? "the module is under lib/modules/$kver/extra and depmod finds it" \
 		"$(diag "$tmp/mod")"
 
-	# the options line of the example, and every parameter the module has
-	sed -n 's/^ *options kvperf //p' "$top/Documentation/kvperf.8.rst" |
-		tr ' ' '\n' | sed 's/=.*//' | sort >"$tmp/example"
+	# the options line of the example, the same in the README, and
+	# every parameter the module has
+	sed -n 's/^ *options kvperf //p' "$top/Documentation/kvperf.8.rst" \
+		>"$tmp/options"
+	sed -n 's/^options kvperf //p' "$top/README.md" >"$tmp/readme"
+	tr ' ' '\n' <"$tmp/options" | sed 's/=.*//' | sort >"$tmp/example"
 	{
+		diff -u "$tmp/options" "$tmp/readme"
 		modinfo -F parm "$ko" | sed 's/:.*//' | sort >"$tmp/parms"
 		diff -u "$tmp/parms" "$tmp/example"
 		modinfo -F version "$ko" | grep -qx "$("$top/user/version.sh" |
 			sed 's/+.*//')" || echo "modinfo version is not the release's"
 	} >"$tmp/parm" 2>&1
 	[ -s "$tmp/parms" ] && [ ! -s "$tmp/parm" ]
-	result $? "the module's parameters are those of the man page's modprobe.d example" \
+	result $? "the module's parameters are those of the modprobe.d example (man page, README)" \
 		"$(diag "$tmp/parm")"
 fi
 
