@@ -147,6 +147,8 @@ FORCE:
 # a VERSION file, so that the tool built from it knows its version
 # without git. DKMS and packagers build from it alone.
 dist:
+	@test "$$(git -C $(TOP) rev-parse --show-toplevel 2>/dev/null)" = "$(TOP)" || { \
+	  echo "kvperf: make dist needs the git checkout (this is not one)" >&2; exit 2; }
 	$(Q)mkdir -p build/dist
 	$(Q)echo '$(VERSION)' >build/dist/VERSION
 	@echo "  DIST    $(DIST)"
