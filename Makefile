@@ -52,8 +52,8 @@ KSRC_FILES := scripts/checkpatch.pl scripts/spelling.txt scripts/kernel-doc \
 	Documentation/netlink/genetlink-legacy.yaml
 
 # The release version: the module's, plus the commit outside a tag (see
-# user/version.sh); evaluated only by the targets that need it.
-VERSION = $(shell user/version.sh)
+# user/version.sh); asked for once, by the first target that needs it.
+VERSION = $(eval VERSION := $$(shell $(TOP)/user/version.sh))$(VERSION)
 DIST := build/kvperf-$(VERSION).tar.gz
 
 # kvperf(8), from Documentation/kvperf.8.rst with docutils' rst2man
@@ -64,8 +64,9 @@ SPEC := Documentation/netlink/specs/kvperf.yaml
 UAPI := include/uapi/linux/kvperf.h
 
 .PHONY: all modules tools install install-module install-tools uninstall \
-	uninstall-module uninstall-tools check-packaging clean help deps lint check check-load check-pair demo bench bench-check \
-	uapi ksrc vm-module selftests kdir check-debug dist man
+	uninstall-module uninstall-tools clean help deps lint check \
+	check-packaging check-load check-pair demo bench bench-check uapi \
+	ksrc vm-module selftests kdir check-debug dist man
 
 all: modules tools
 
