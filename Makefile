@@ -66,7 +66,8 @@ UAPI := include/uapi/linux/kvperf.h
 .PHONY: all modules tools install install-module install-tools uninstall \
 	uninstall-module uninstall-tools clean help deps lint check \
 	check-packaging check-load check-pair demo bench bench-check uapi \
-	ksrc vm-module selftests kdir check-debug dist man
+	ksrc vm-module selftests kdir check-debug dist man dkms \
+	install-dkms uninstall-dkms
 
 all: modules tools
 
@@ -143,6 +144,14 @@ $(MAN8): Documentation/kvperf.8.rst build/man/VERSION
 .PHONY: FORCE
 FORCE:
 
+# $(call write,TEXT): a shell command that prints TEXT, a multi-line
+# variable (a define), as it is
+define newline
+
+
+endef
+write = printf '%s\n' '$(subst $(newline),' ',$(subst ','\'',$(1)))'
+
 # The release tarball: the committed tree (with uncommitted changes to
 # tracked files, when there are any, as the version's .dirty says) and
 # a VERSION file, so that the tool built from it knows its version
@@ -158,15 +167,56 @@ dist:
 		--add-file=build/dist/VERSION $${tree:-HEAD} | \
 		gzip -n -9 >$(DIST).tmp && mv $(DIST).tmp $(DIST)
 
+# What the module builds from, and all that DKMS gets: the Kbuild files,
+# kmod/'s sources and the UAPI headers.
+MOD_SRCS = Kbuild kmod/Kbuild $(filter-out %.mod.c,$(wildcard kmod/*.[ch])) \
+	$(wildcard include/uapi/linux/*.h)
+
 # Build the module for an installed kernel in a private copy of the
 # sources, so several kernels' builds live side by side. Prints the .ko.
 vm-module: kdir
 	$(Q)mkdir -p build/mod-$(KDIR_KVER)
-	$(Q)cp -p -u --parents Kbuild kmod/Kbuild \
-		$(filter-out %.mod.c,$(wildcard kmod/*.[ch])) \
-		$(wildcard include/uapi/linux/*.h) build/mod-$(KDIR_KVER)/
+	$(Q)cp -p -u --parents $(MOD_SRCS) build/mod-$(KDIR_KVER)/
 	$(Q)$(MAKE) -s -C $(KDIR) M=$(TOP)/build/mod-$(KDIR_KVER) modules >&2
 	@echo $(TOP)/build/mod-$(KDIR_KVER)/kmod/kvperf.ko
+
+# DKMS: build/dkms/kvperf-VERSION holds the module's sources and a
+# dkms.conf, as DKMS wants them in /usr/src/kvperf-VERSION (make
+# install-dkms; the kvperf-dkms package). DKMS builds them with kbuild
+# alone (this Makefile is not there), for every installed kernel with
+# RDMA and again for each new one (AUTOINSTALL), into updates/dkms/,
+# which depmod searches before extra/.
+DKMS_TREE = build/dkms/kvperf-$(VERSION)
+DKMS_SRC_DIR = /usr/src/kvperf-$(VERSION)
+
+define DKMS_CONF
+# dkms.conf for kvperf $(VERSION), written by make dkms
+PACKAGE_NAME="kvperf"
+PACKAGE_VERSION="$(VERSION)"
+BUILT_MODULE_NAME[0]="kvperf"
+BUILT_MODULE_LOCATION[0]="kmod/"
+DEST_MODULE_LOCATION[0]="/updates/dkms"
+MAKE[0]="make -C $${kernel_source_dir} M=$${dkms_tree}/$${PACKAGE_NAME}/$${PACKAGE_VERSION}/build modules"
+CLEAN="make -C $${kernel_source_dir} M=$${dkms_tree}/$${PACKAGE_NAME}/$${PACKAGE_VERSION}/build clean"
+BUILD_EXCLUSIVE_CONFIG="CONFIG_INFINIBAND CONFIG_INFINIBAND_ADDR_TRANS"
+AUTOINSTALL="yes"
+endef
+
+dkms:
+	@echo "  DKMS    $(DKMS_TREE)"
+	$(Q)rm -rf $(DKMS_TREE) && mkdir -p $(DKMS_TREE)
+	$(Q)cp -p --parents $(MOD_SRCS) $(DKMS_TREE)/
+	$(Q)$(call write,$(DKMS_CONF)) >$(DKMS_TREE)/dkms.conf
+
+install-dkms: dkms
+	@echo "  INSTALL $(DESTDIR)$(DKMS_SRC_DIR)"
+	$(Q)rm -rf $(DESTDIR)$(DKMS_SRC_DIR)
+	$(Q)$(INSTALL) -d $(dir $(DESTDIR)$(DKMS_SRC_DIR))
+	$(Q)cp -R $(DKMS_TREE) $(DESTDIR)$(DKMS_SRC_DIR)
+
+uninstall-dkms:
+	@echo "  RM      $(DESTDIR)$(DKMS_SRC_DIR)"
+	$(Q)rm -rf $(DESTDIR)$(DKMS_SRC_DIR)
 
 $(KSRC_STAMP): Makefile
 	@test -n "$(KSRC_TAR)" || { \
@@ -251,4 +301,7 @@ help:
 	@echo '  uapi           regenerate include/uapi/linux/kvperf.h from the spec'
 	@echo '  man            build/man/kvperf.8 from Documentation/kvperf.8.rst (rst2man)'
 	@echo '  dist           build/kvperf-VERSION.tar.gz from git archive (user/version.sh)'
+	@echo '  dkms           build/dkms/kvperf-VERSION: the module sources and dkms.conf'
+	@echo '  install-dkms   them in /usr/src/kvperf-VERSION, for dkms install kvperf/VERSION'
+	@echo '                 (uninstall-dkms removes them)'
 	@echo 'Variables: KDIR, KVER, V=1, PREFIX, DESTDIR, MANDIR, INSTALL_MOD_DIR'
