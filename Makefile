@@ -67,7 +67,7 @@ UAPI := include/uapi/linux/kvperf.h
 	uninstall-module uninstall-tools clean help deps lint check \
 	check-packaging check-load check-pair demo bench bench-check uapi \
 	ksrc vm-module selftests kdir check-debug dist man dkms \
-	install-dkms uninstall-dkms
+	install-dkms uninstall-dkms deb
 
 all: modules tools
 
@@ -218,6 +218,153 @@ uninstall-dkms:
 	@echo "  RM      $(DESTDIR)$(DKMS_SRC_DIR)"
 	$(Q)rm -rf $(DESTDIR)$(DKMS_SRC_DIR)
 
+# make deb: the Debian packages kvperf (the tool, its man page and
+# completion) and kvperf-dkms (the module's sources and dkms.conf, built
+# by DKMS on the installed kernels), with dpkg-buildpackage, debhelper
+# and dh-dkms, from the make dist tarball unpacked in build/deb/, into
+# build/deb/. The debian/ folder is written here, as the kernel's own
+# deb-pkg writes it, and not kept in the tree: its contents are a few
+# lines each, and all of their values (version, date, maintainer) come
+# from this tree. Its install steps are this Makefile's (install-tools,
+# install-dkms). DEBFULLNAME and DEBEMAIL name the maintainer (as dch
+# takes them); by default the author of the last commit.
+DEB_DIR := build/deb
+DEB_SRC = $(DEB_DIR)/kvperf-$(VERSION)
+DEB_VERSION = $(VERSION)-1
+DEB_DATE = $(shell git -C $(TOP) log -1 --format=%cD)
+DEB_YEAR = $(shell git -C $(TOP) log -1 --format=%cd --date=format:%Y)
+DEBFULLNAME ?= $(shell git -C $(TOP) log -1 --format=%an)
+DEBEMAIL ?= $(shell git -C $(TOP) log -1 --format=%ae)
+DEB_MAINT = $(DEBFULLNAME) <$(DEBEMAIL)>
+
+define DEB_CONTROL
+Source: kvperf
+Section: net
+Priority: optional
+Maintainer: $(DEB_MAINT)
+Build-Depends: debhelper-compat (= 13), dh-sequence-dkms, pkgconf | pkg-config,
+ libnl-3-dev, libnl-genl-3-dev, libibverbs-dev, librdmacm-dev,
+ python3-docutils
+Standards-Version: 4.6.2
+Rules-Requires-Root: no
+
+Package: kvperf
+Architecture: linux-any
+Depends: $${shlibs:Depends}, $${misc:Depends}
+Recommends: kvperf-dkms (= $${binary:Version})
+Description: RDMA benchmark driving the kernel's and user space's verbs
+ kvperf measures RDMA latency, bandwidth and storage-shaped I/O from a
+ kernel module (the kernel's RDMA verbs, as NVMe-oF and SMB Direct use
+ them) and from user space (libibverbs), side by side, and compares them
+ with perftest.
+ .
+ This package holds the kvperf command, its manual page kvperf(8) and
+ its bash completion. The kernel path needs the module of kvperf-dkms.
+
+Package: kvperf-dkms
+Section: kernel
+Architecture: all
+Depends: $${misc:Depends}
+Description: RDMA benchmark driving the kernel's and user space's verbs (DKMS module)
+ kvperf measures RDMA latency, bandwidth and storage-shaped I/O from a
+ kernel module (the kernel's RDMA verbs, as NVMe-oF and SMB Direct use
+ them) and from user space (libibverbs), side by side, and compares them
+ with perftest.
+ .
+ This package holds the sources of the module kvperf.ko, which DKMS
+ builds for the installed kernels and again for each new one.
+endef
+
+# the flags of dpkg-buildflags (hardening) for the tool; the man page
+# and the unit tests as make check builds them; the installs as make
+# install-tools and install-dkms do them; no -dbgsym package, so that
+# build/deb/*.deb is the two packages to install
+define DEB_RULES
+#!/usr/bin/make -f
+export DEB_BUILD_MAINT_OPTIONS = hardening=+all
+DPKG_EXPORT_BUILDFLAGS = 1
+include /usr/share/dpkg/buildflags.mk
+
+%:
+	dh $$@
+
+override_dh_auto_clean:
+	$$(MAKE) -C user clean
+	rm -rf build
+
+override_dh_auto_build:
+	$$(MAKE) V=1 tools man
+
+override_dh_auto_test:
+ifeq (,$$(filter nocheck,$$(DEB_BUILD_OPTIONS)))
+	$$(MAKE) -C user V=1 test
+endif
+
+override_dh_auto_install:
+	$$(MAKE) install-tools install-dkms PREFIX=/usr \
+		DESTDIR=$$(CURDIR)/debian/tmp
+
+override_dh_dkms:
+	dh_dkms -pkvperf-dkms -- debian/tmp/usr/src/kvperf-$(VERSION)/dkms.conf
+
+override_dh_strip:
+	dh_strip --no-automatic-dbgsym
+endef
+
+define DEB_CHANGELOG
+kvperf ($(DEB_VERSION)) UNRELEASED; urgency=medium
+
+  * kvperf $(VERSION), packaged by make deb.
+
+ -- $(DEB_MAINT)  $(DEB_DATE)
+endef
+
+define DEB_COPYRIGHT
+Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: kvperf
+
+Files: *
+Copyright: $(DEB_YEAR) The kvperf authors (git log)
+License: GPL-2
+ This program is free software; you can redistribute it and/or modify
+ it under the terms of the GNU General Public License version 2 as
+ published by the Free Software Foundation.
+ .
+ On Debian systems, the complete text of the GNU General Public License
+ version 2 can be found in /usr/share/common-licenses/GPL-2.
+endef
+
+# lintian's one remaining tag: make deb builds for the host it runs on,
+# it is no upload to Debian, which an ITP bug would announce
+define DEB_OVERRIDES
+# a local build (make deb), not an upload to Debian: no ITP bug to close
+initial-upload-closes-no-bugs [usr/share/doc/*/changelog.Debian.gz:1]
+endef
+
+define DEB_KVPERF_INSTALL
+usr/sbin/kvperf
+usr/share/bash-completion/completions/kvperf
+usr/share/man/man8/kvperf.8
+endef
+
+deb: dist
+	$(Q)rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)/debian/source
+	$(Q)tar -xzf $(DIST) -C $(DEB_DIR)
+	@echo "  DEBIAN  $(DEB_SRC)/debian"
+	$(Q)cd $(DEB_SRC)/debian && \
+	$(call write,$(DEB_CONTROL)) >control && \
+	$(call write,$(DEB_RULES)) >rules && chmod +x rules && \
+	$(call write,$(DEB_CHANGELOG)) >changelog && \
+	$(call write,$(DEB_COPYRIGHT)) >copyright && \
+	$(call write,$(DEB_KVPERF_INSTALL)) >kvperf.install && \
+	echo usr/src >kvperf-dkms.install && \
+	$(call write,$(DEB_OVERRIDES)) >kvperf.lintian-overrides && \
+	$(call write,$(DEB_OVERRIDES)) >kvperf-dkms.lintian-overrides && \
+	echo '3.0 (quilt)' >source/format
+	@echo "  DPKG    $(DEB_DIR)/kvperf_$(DEB_VERSION)_*.deb, kvperf-dkms_$(DEB_VERSION)_all.deb"
+	$(Q)cd $(DEB_SRC) && dpkg-buildpackage -b --no-sign \
+		$(if $(V),,>../build.log 2>&1 || { tail -n 40 ../build.log; exit 1; })
+
 $(KSRC_STAMP): Makefile
 	@test -n "$(KSRC_TAR)" || { \
 	  echo "kvperf: linux-source-6.12 is not installed (make deps)" >&2; exit 2; }
@@ -304,4 +451,6 @@ help:
 	@echo '  dkms           build/dkms/kvperf-VERSION: the module sources and dkms.conf'
 	@echo '  install-dkms   them in /usr/src/kvperf-VERSION, for dkms install kvperf/VERSION'
 	@echo '                 (uninstall-dkms removes them)'
-	@echo 'Variables: KDIR, KVER, V=1, PREFIX, DESTDIR, MANDIR, INSTALL_MOD_DIR'
+	@echo '  deb            build/deb/: the Debian packages kvperf and kvperf-dkms'
+	@echo 'Variables: KDIR, KVER, V=1, PREFIX, DESTDIR, MANDIR, INSTALL_MOD_DIR,'
+	@echo '  DEBFULLNAME, DEBEMAIL (make deb)'

@@ -27,6 +27,9 @@ pkgs=(
 	strace
 	# the man page: rst2man (make man, make install)
 	python3-docutils
+	# make deb: Debian's package tools, DKMS (the packaging tests
+	# build the module with it in a private tree) and lintian
+	dpkg-dev debhelper dh-dkms dkms lintian
 	# make check-debug builds a kernel from linux-source-6.12
 	bc flex bison libelf-dev libssl-dev
 )
