@@ -293,7 +293,7 @@ override_dh_auto_clean:
 	rm -rf build
 
 override_dh_auto_build:
-	$$(MAKE) V=1 tools man
+	dh_auto_build -- V=1 tools man
 
 override_dh_auto_test:
 ifeq (,$$(filter nocheck,$$(DEB_BUILD_OPTIONS)))
