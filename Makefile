@@ -196,7 +196,7 @@ PACKAGE_VERSION="$(VERSION)"
 BUILT_MODULE_NAME[0]="kvperf"
 BUILT_MODULE_LOCATION[0]="kmod/"
 DEST_MODULE_LOCATION[0]="/updates/dkms"
-MAKE[0]="make -C $${kernel_source_dir} M=$${dkms_tree}/$${PACKAGE_NAME}/$${PACKAGE_VERSION}/build modules"
+MAKE[0]="make -C $${kernel_source_dir} M=$${dkms_tree}/$${PACKAGE_NAME}/$${PACKAGE_VERSION}/build$(if $(OFED), OFED=$(OFED)) modules"
 CLEAN="make -C $${kernel_source_dir} M=$${dkms_tree}/$${PACKAGE_NAME}/$${PACKAGE_VERSION}/build clean"
 BUILD_EXCLUSIVE_CONFIG="CONFIG_INFINIBAND CONFIG_INFINIBAND_ADDR_TRANS"
 AUTOINSTALL="yes"
@@ -204,7 +204,7 @@ endef
 
 dkms:
 	@echo "  DKMS    $(DKMS_TREE)"
-	$(Q)rm -rf $(DKMS_TREE) && mkdir -p $(DKMS_TREE)
+	$(Q)rm -rf build/dkms && mkdir -p $(DKMS_TREE)
 	$(Q)cp -p --parents $(MOD_SRCS) $(DKMS_TREE)/
 	$(Q)$(call write,$(DKMS_CONF)) >$(DKMS_TREE)/dkms.conf
 
@@ -393,7 +393,7 @@ check:
 	$(Q)selftests/check.sh
 
 # make check's packaging group alone: man page, completion, install,
-# dist (selftests/packaging/run.sh); no VM.
+# dist, OFED, deb and DKMS (selftests/packaging/run.sh); no VM.
 check-packaging: tools
 	$(Q)selftests/packaging/run.sh
 
@@ -438,7 +438,7 @@ help:
 	@echo '  deps           install every Debian package kvperf needs'
 	@echo '  lint           checkpatch, W=1 and sparse on both Debian kernels, layers'
 	@echo '  check          every test: unit, spec, lint, VM suite on 6.1 and 6.12'
-	@echo '  check-packaging  man page, completion, install and dist tests (no VM)'
+	@echo '  check-packaging  man page, completion, install, dist, deb, DKMS tests (no VM)'
 	@echo '  check-load     the VM suite on one kernel beside a busy second guest'
 	@echo '  check-pair     the two-guest suite: a 6.12 and a 6.1 guest joined by a link'
 	@echo '  check-debug    the VM suite on a KASAN/lockdep/kmemleak debug kernel'
@@ -453,4 +453,5 @@ help:
 	@echo '                 (uninstall-dkms removes them)'
 	@echo '  deb            build/deb/: the Debian packages kvperf and kvperf-dkms'
 	@echo 'Variables: KDIR, KVER, V=1, PREFIX, DESTDIR, MANDIR, INSTALL_MOD_DIR,'
-	@echo '  DEBFULLNAME, DEBEMAIL (make deb)'
+	@echo '  OFED (MLNX_OFED: make OFED=/usr/src/ofa_kernel/default), DEBFULLNAME,'
+	@echo '  DEBEMAIL (make deb)'
