@@ -18,3 +18,11 @@ result() {
 		[ -n "${3:-}" ] && [ -s "$3" ] && sed 's/^/# /' "$3" | head -n 60
 	fi
 }
+
+# diag FILE: a copy of FILE whose lines no KTAP reader takes for a
+# result (a program's own "ok" lines among them), and print its name,
+# for result's diagnostics
+diag() {
+	sed 's/^/| /' "$1" >"$1.diag"
+	echo "$1.diag"
+}

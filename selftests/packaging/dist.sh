@@ -15,13 +15,6 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=selftests/ktap.sh
 . "$top/selftests/ktap.sh"
 
-# diag FILE: its lines as diagnostics that no KTAP reader takes for a
-# result (the unit tests' own "ok" lines among them)
-diag() {
-	sed 's/^/| /' "$1" >"$1.diag"
-	echo "$1.diag"
-}
-
 echo "TAP version 13"
 if [ "$(git -C "$top" rev-parse --show-toplevel 2>/dev/null)" != "$top" ]; then
 	echo "1..0 # SKIP not a git checkout (make dist archives one)"

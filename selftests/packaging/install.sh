@@ -18,12 +18,6 @@ dest=$tmp/root
 # shellcheck source=selftests/ktap.sh
 . "$top/selftests/ktap.sh"
 
-# diag FILE: its lines as diagnostics no KTAP reader takes for a result
-diag() {
-	sed 's/^/| /' "$1" >"$1.diag"
-	echo "$1.diag"
-}
-
 # skip DESC REASON
 skip() {
 	n=$((n + 1))

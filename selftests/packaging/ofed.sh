@@ -17,12 +17,6 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=selftests/ktap.sh
 . "$top/selftests/ktap.sh"
 
-# diag FILE: its lines as diagnostics no KTAP reader takes for a result
-diag() {
-	sed 's/^/| /' "$1" >"$1.diag"
-	echo "$1.diag"
-}
-
 mapfile -t kernels < <("$top/selftests/kernels.sh" 2>/dev/null)
 
 echo "TAP version 13"
