@@ -393,7 +393,8 @@ check:
 	$(Q)selftests/check.sh
 
 # make check's packaging group alone: man page, completion, install,
-# dist, OFED, deb and DKMS (selftests/packaging/run.sh); no VM.
+# dist, OFED, deb and DKMS (selftests/packaging/run.sh); as root also
+# the packages installed, a VM per kernel on DKMS's module, and purged.
 check-packaging: tools
 	$(Q)selftests/packaging/run.sh
 
@@ -438,7 +439,7 @@ help:
 	@echo '  deps           install every Debian package kvperf needs'
 	@echo '  lint           checkpatch, W=1 and sparse on both Debian kernels, layers'
 	@echo '  check          every test: unit, spec, lint, VM suite on 6.1 and 6.12'
-	@echo '  check-packaging  man page, completion, install, dist, deb, DKMS tests (no VM)'
+	@echo '  check-packaging  man page, completion, install, dist, deb, DKMS tests (as root: apt install)'
 	@echo '  check-load     the VM suite on one kernel beside a busy second guest'
 	@echo '  check-pair     the two-guest suite: a 6.12 and a 6.1 guest joined by a link'
 	@echo '  check-debug    the VM suite on a KASAN/lockdep/kmemleak debug kernel'

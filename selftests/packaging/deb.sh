@@ -19,6 +19,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 # shellcheck source=selftests/ktap.sh
 . "$top/selftests/ktap.sh"
+# shellcheck source=selftests/packaging/make_deb.sh
+. "$top/selftests/packaging/make_deb.sh"
 
 mapfile -t kernels < <("$top/selftests/kernels.sh" 2>/dev/null)
 
@@ -36,16 +38,7 @@ done
 echo "1..$((5 + ${#kernels[@]}))"
 
 src=$tmp/src
-{
-	git clone -q "$top" "$src" &&
-		git -C "$src" checkout -q --detach "$(git -C "$top" rev-parse HEAD)" &&
-		make -s -C "$src" deb
-} >"$tmp/deb.log" 2>&1
-version=$("$src/user/version.sh" 2>/dev/null)
-deb=$src/build/deb
-tool=$deb/kvperf_${version}-1_$(dpkg --print-architecture).deb
-dkms=$deb/kvperf-dkms_${version}-1_all.deb
-ls "$deb" >>"$tmp/deb.log" 2>&1
+make_deb "$src" "$tmp/deb.log"
 [ -f "$tool" ] && [ -f "$dkms" ]
 result $? "make deb in a clean clone builds kvperf and kvperf-dkms $version-1" \
 	"$(diag "$tmp/deb.log")"

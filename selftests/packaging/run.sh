@@ -7,14 +7,17 @@
 # (install.sh), the make dist tarball built and tested elsewhere
 # (dist.sh), the MLNX_OFED knob on a fake ofa_kernel tree (ofed.sh),
 # make deb in a clean clone: its packages, lintian, and DKMS's builds
-# in a private tree (deb.sh, about three minutes). make check runs them
-# as its "packaging" group, after the build; make check-packaging
-# alone. Needs user/kvperf built; no VM, no root install, no module
-# loaded. Exits 1 when any of them failed. --count: print how many
-# streams it prints, for make check's tally.
+# in a private tree (deb.sh, about three minutes); then, as root only,
+# the packages installed on this machine with apt-get, DKMS's builds, a
+# VM per kernel that modprobes DKMS's module, man, the completion, and
+# apt-get purge leaving nothing (deb_install.sh, about two and a half
+# minutes; a SKIP when not root). make check runs them as its
+# "packaging" group, after the build; make check-packaging alone. Needs
+# user/kvperf built. Exits 1 when any of them failed. --count: print
+# how many streams it prints, for make check's tally.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/selftests/packaging
-tests=(man_check.py completion.sh install.sh dist.sh ofed.sh deb.sh)
+tests=(man_check.py completion.sh install.sh dist.sh ofed.sh deb.sh deb_install.sh)
 if [ "${1:-}" = --count ]; then
 	echo "${#tests[@]}"
 	exit 0

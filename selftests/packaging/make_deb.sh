@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# make_deb SRC LOG, for deb.sh and deb_install.sh: make deb in a clean
+# clone of HEAD of the tree at $top, in SRC, its output in LOG; sets
+# version (the packages' upstream version), deb (their folder), tool and
+# dkms (the paths of kvperf's and kvperf-dkms's .deb, which exist when
+# the build worked).
+# shellcheck disable=SC2034 # the callers' variables
+make_deb() {
+	{
+		git clone -q "${top:?}" "$1" &&
+			git -C "$1" checkout -q --detach "$(git -C "$top" rev-parse HEAD)" &&
+			make -s -C "$1" deb
+	} >"$2" 2>&1
+	version=$("$1/user/version.sh" 2>/dev/null)
+	deb=$1/build/deb
+	tool=$deb/kvperf_${version}-1_$(dpkg --print-architecture).deb
+	dkms=$deb/kvperf-dkms_${version}-1_all.deb
+	ls "$deb" >>"$2" 2>&1
+}
