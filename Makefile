@@ -67,7 +67,7 @@ UAPI := include/uapi/linux/kvperf.h
 	uninstall-module uninstall-tools clean help deps lint check \
 	check-packaging check-load check-pair demo bench bench-check uapi \
 	ksrc vm-module selftests kdir check-debug dist man dkms \
-	install-dkms uninstall-dkms deb
+	install-dkms uninstall-dkms deb deb-build-deps
 
 all: modules tools
 
@@ -347,7 +347,21 @@ usr/share/bash-completion/completions/kvperf
 usr/share/man/man8/kvperf.8
 endef
 
-deb: dist
+# What make deb needs installed: Debian's package tools and control's
+# Build-Depends (dpkg-buildpackage would name those too, but only after
+# the tarball, and not its own package).
+DEB_BUILD_DEPS = dpkg-dev debhelper dh-dkms make gcc libc6-dev pkg-config \
+	libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev python3-docutils
+
+deb-build-deps:
+	@missing=$$(for p in $(DEB_BUILD_DEPS); do \
+	  dpkg-query -W -f='$${db:Status-Status}' $$p 2>/dev/null | \
+	    grep -qx installed || echo $$p; done); \
+	test -z "$$missing" || { \
+	  echo "kvperf: make deb needs Debian packages that are not installed:" $$missing >&2; \
+	  echo "kvperf: install them with: sudo apt-get install" $$missing >&2; exit 2; }
+
+deb: deb-build-deps dist
 	$(Q)rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)/debian/source
 	$(Q)tar -xzf $(DIST) -C $(DEB_DIR)
 	@echo "  DEBIAN  $(DEB_SRC)/debian"

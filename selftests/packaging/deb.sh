@@ -35,13 +35,30 @@ for tool in dpkg-buildpackage dh dh_dkms lintian; do
 		exit 0
 	fi
 done
-echo "1..$((5 + ${#kernels[@]}))"
+echo "1..$((6 + ${#kernels[@]}))"
 
 src=$tmp/src
 make_deb "$src" "$tmp/deb.log"
 [ -f "$tool" ] && [ -f "$dkms" ]
 result $? "make deb in a clean clone builds kvperf and kvperf-dkms $version-1" \
 	"$(diag "$tmp/deb.log")"
+
+# a build dependency missing (one that no Debian has, here): named, with
+# the command that installs it, before anything is built or removed
+sum=$(md5sum "$tool" "$dkms" 2>&1)
+make -s -C "$src" deb DEB_BUILD_DEPS="debhelper kvperf-no-such-package" \
+	>"$tmp/nodep" 2>&1
+rc=$?
+{
+	echo "exit $rc"
+	[ "$sum" = "$(md5sum "$tool" "$dkms" 2>&1)" ] || echo "the packages changed"
+} >>"$tmp/nodep"
+grep -qx 'exit 2' "$tmp/nodep" &&
+	grep -qx 'kvperf: make deb needs Debian packages that are not installed: kvperf-no-such-package' "$tmp/nodep" &&
+	grep -qx 'kvperf: install them with: sudo apt-get install kvperf-no-such-package' "$tmp/nodep" &&
+	! grep -q 'packages changed\|DIST\|DPKG' "$tmp/nodep"
+result $? "make deb without a build dependency names it and its apt-get line, builds nothing" \
+	"$(diag "$tmp/nodep")"
 
 # contents: the tool's three files; the module's sources, each file of
 # the tree's and nothing else, and the dkms.conf
