@@ -20,28 +20,8 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=user/kvperf.bash-completion
 . "$top/user/kvperf.bash-completion"
 
-# offers WORD...: sets got to what the completion offers for the command
-# line WORDS, the last being the word under the cursor
-offers() {
-	COMP_WORDS=("$@")
-	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-	COMPREPLY=()
-	_kvperf
-	got="${COMPREPLY[*]}"
-}
-
-# same WORDS WORDS: whether two lists hold the same words (no forks:
-# this runs a hundred times)
-same() {
-	local -A a=() b=()
-	local w
-	for w in $1; do a[$w]=1; done
-	for w in $2; do b[$w]=1; done
-	[ "${#a[@]}" -eq "${#b[@]}" ] || return 1
-	for w in "${!a[@]}"; do
-		[ -n "${b[$w]:-}" ] || return 1
-	done
-}
+# shellcheck source=selftests/packaging/offers.sh
+. "$top/selftests/packaging/offers.sh"
 
 # expect WANT WORD...: add a line to $tmp/why unless WORDS offer WANT;
 # returns whether they did

@@ -161,26 +161,23 @@ grep -qx /usr/share/man/man8/kvperf.8.gz "$tmp/man"
 result $? "man -w kvperf: /usr/share/man/man8/kvperf.8.gz" "$(diag "$tmp/man")"
 
 # the installed completion, in a plain bash, with the installed kvperf
-PATH=/usr/sbin:/usr/bin:/sbin:/bin bash -c '
-. /usr/share/bash-completion/completions/kvperf || exit 1
-offer() {
-	COMP_WORDS=("$@")
-	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-	COMPREPLY=()
-	_kvperf
-	printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "
-	echo
-}
-offer kvperf ""
-offer kvperf run lat op ""
-' >"$tmp/completion" 2>&1
-for want in dev server run; do
-	sed -n 1p "$tmp/completion" | grep -qw "$want" ||
-		echo "no $want after 'kvperf '" >>"$tmp/completion"
-done
-sed -n 2p "$tmp/completion" | grep -qx 'read send write ' ||
-	echo "want 'read send write' after 'kvperf run lat op '" >>"$tmp/completion"
-! grep -q '^no \|^want ' "$tmp/completion"
+(
+	PATH=/usr/sbin:/usr/bin:/sbin:/bin
+	# shellcheck source=user/kvperf.bash-completion
+	. /usr/share/bash-completion/completions/kvperf || exit 1
+	# shellcheck source=selftests/packaging/offers.sh
+	. "$top/selftests/packaging/offers.sh"
+	offers kvperf ""
+	echo "after 'kvperf ': $got"
+	for want in dev server run; do
+		[[ " $got " == *" $want "* ]] || echo "no $want after 'kvperf '"
+	done
+	offers kvperf run lat op ""
+	echo "after 'kvperf run lat op ': $got"
+	same "read send write" "$got" ||
+		echo "want 'read send write' after 'kvperf run lat op '"
+) >"$tmp/completion" 2>&1
+! grep -q '^no \|^want \|completions/kvperf' "$tmp/completion"
 result $? "installed completion: dev server run after 'kvperf ', send write read after 'kvperf run lat op '" \
 	"$(diag "$tmp/completion")"
 
@@ -196,10 +193,9 @@ DEBIAN_FRONTEND=noninteractive apt-get purge -y kvperf kvperf-dkms \
 	dkms status -m kvperf | sed 's/^/still in dkms: /'
 	grep -l kvperf /lib/modules/*/modules.dep | sed 's/^/modules.dep names kvperf: /'
 	files after
-	comm -13 "$tmp/before" "$tmp/after" |
-		grep -vx '/var/lib/dkms/mok\.\(key\|pub\)' | sed 's/^/new: /'
-	comm -13 "$tmp/before" "$tmp/after" | grep -x '/var/lib/dkms/mok\.\(key\|pub\)' |
-		sed "s/^/DKMS's signing key (kept): /"
+	comm -13 "$tmp/before" "$tmp/after" | sed \
+		-e "s,^/var/lib/dkms/mok\.\(key\|pub\)$,DKMS's signing key (kept): &," \
+		-e "t" -e "s/^/new: /"
 	echo "apt-get purge -y kvperf kvperf-dkms:"
 	tail -n 20 "$tmp/purge.log"
 } >"$tmp/left" 2>&1
