@@ -34,7 +34,7 @@ expect_tally() {
 }
 
 echo "TAP version 13"
-echo "1..30"
+echo "1..31"
 
 # --- the tally ------------------------------------------------------------
 cat >"$tmp/nested.log" <<'EOF'
@@ -379,11 +379,15 @@ cat >"$tmp/check.sh" <<EOF
 ktap_print_header
 ktap_set_plan 2
 kv_check "passes" true && echo "status 0 after a pass"
-kv_check "fails" false || echo "status 1 after a failure"
+kv_check "fails" sh -c 'echo "the reason"; false' ||
+	echo "status 1 after a failure"
 EOF
 bash "$tmp/check.sh" >"$tmp/check.log" 2>&1
 grep -qx "status 0 after a pass" "$tmp/check.log" &&
 	grep -qx "status 1 after a failure" "$tmp/check.log"
 result $? "lib.sh: kv_check returns 0 after a pass, 1 after a failure" "$tmp/check.log"
+# a log's excerpt that starts at the failure shows why
+grep -A1 -x "not ok 2 fails" "$tmp/check.log" | tail -n 1 | grep -qx "# the reason"
+result $? "lib.sh: a failed kv_check's output follows its not ok line" "$tmp/check.log"
 
 [ "$fail" -eq 0 ]

@@ -86,7 +86,8 @@ kv_skip() {
 }
 
 # kv_check DESC CMD [ARGS...]: one test result from CMD's exit status; on
-# failure CMD's output becomes diagnostics.
+# failure CMD's output becomes diagnostics, after the "not ok" line (where
+# a log's excerpt that starts at the failure still shows why).
 kv_check() {
 	local desc=$1 out
 
@@ -95,8 +96,8 @@ kv_check() {
 		ktap_test_pass "$desc"
 		return 0
 	fi
-	[ -n "$out" ] && printf '%s\n' "$out" | kv_diag
 	ktap_test_fail "$desc"
+	[ -n "$out" ] && printf '%s\n' "$out" | kv_diag
 	return 1
 }
 
@@ -106,8 +107,8 @@ kv_result() {
 		ktap_test_pass "$1"
 		return 0
 	fi
-	[ -n "${3:-}" ] && printf '%s\n' "$3" | kv_diag
 	ktap_test_fail "$1"
+	[ -n "${3:-}" ] && printf '%s\n' "$3" | kv_diag
 	return 1
 }
 
@@ -123,8 +124,8 @@ kv_check_known() {
 		ktap_test_pass "$desc"
 		return 0
 	fi
-	[ -n "$out" ] && printf '%s\n' "$out" | kv_diag
 	echo "not ok $KTAP_TESTNO $desc # TODO $why"
+	[ -n "$out" ] && printf '%s\n' "$out" | kv_diag
 	KTAP_TESTNO=$((KTAP_TESTNO + 1))
 	KTAP_CNT_PASS=$((KTAP_CNT_PASS + 1))
 	return 1

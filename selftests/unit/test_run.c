@@ -1240,6 +1240,37 @@ static struct nl_msg *event(uint8_t cmd, uint32_t id, uint8_t state,
 	return msg;
 }
 
+static void count_progress(void *arg, const struct kv_run *ev)
+{
+	uint64_t *last = arg;
+
+	*last = ev->progress;
+}
+
+/*
+ * Once a run-get said run 3 ended: the progress still queued is shown,
+ * the run-finished event keeps the reply that is there.
+ */
+static void late_events(struct run_wait *w)
+{
+	struct nlmsghdr *final = w->final;
+	struct run_wait late = *w;
+	uint64_t last = 0;
+	struct nl_msg *msg;
+
+	late.progress = count_progress;
+	late.arg = &last;
+	msg = event(KVPERF_CMD_RUN_PROGRESS_NTF, 3,
+		    KVPERF_RUN_STATE_RUNNING, 4000);
+	CHECK_INT(run_wait_event(&late, nlmsg_hdr(msg)), 0);
+	nlmsg_free(msg);
+	CHECK_U64(last, 4000);
+	msg = event(KVPERF_CMD_RUN_FINISHED_NTF, 3, KVPERF_RUN_STATE_DONE, 9);
+	CHECK_INT(run_wait_event(&late, nlmsg_hdr(msg)), 1);
+	nlmsg_free(msg);
+	CHECK(late.final == final);
+}
+
 /* What ends the wait for run 3, and what does not. */
 static void run_wait_for_end(void)
 {
@@ -1298,8 +1329,9 @@ static void run_wait_for_end(void)
 	msg = event(KVPERF_CMD_RUN_GET, 3, KVPERF_RUN_STATE_FAILED, 0);
 	CHECK_INT(run_wait_reply(&w, nlmsg_hdr(msg)), 1);
 	CHECK(w.final != NULL);
-	free(w.final);
 	nlmsg_free(msg);
+	late_events(&w);
+	free(w.final);
 	msg = unit_genl_msg(KVPERF_CMD_RUN_GET);
 	nla_put_u32(msg, KVPERF_A_RUN_STATE, KVPERF_RUN_STATE_DONE);
 	CHECK_INT(run_wait_reply(&w, nlmsg_hdr(msg)), -EINVAL);

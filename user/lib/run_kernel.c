@@ -25,6 +25,8 @@
 
 /* How often a wait asks for the run's state: events get lost. */
 #define RUN_CHECK_MS	2000
+/* What a wait reads of the events queued when a run-get saw the end. */
+#define RUN_LATE_READS	64
 
 static int64_t now_ms(void)
 {
@@ -83,8 +85,10 @@ static int run_keep(struct run_wait *w, const struct nlmsghdr *nlh)
  * @nlh: a message from the events group
  *
  * The run-finished event of the run ends the wait: @w->final gets a copy
- * of it. Its progress events go to @w->progress, when set. Everything
- * else (other runs, devices, malformed events) is ignored.
+ * of it, unless a run-get's reply is there already. Its progress events go
+ * to @w->progress, when set, also those read after that reply (they were
+ * sent before the run ended). Everything else (other runs, devices,
+ * malformed events) is ignored.
  *
  * Return: 1 when the run ended, 0 to go on waiting, -ENOMEM.
  */
@@ -101,8 +105,9 @@ int run_wait_event(struct run_wait *w, const struct nlmsghdr *nlh)
 	if (run_peek(nlh, tb, w->err) || !tb[KVPERF_A_RUN_ID] ||
 	    attr_uint(tb[KVPERF_A_RUN_ID]) != w->id)
 		return 0;
+	/* after a run-get that found it ended: only the late progress */
 	if (g->cmd == KVPERF_CMD_RUN_FINISHED_NTF)
-		return run_keep(w, nlh);
+		return w->final ? 1 : run_keep(w, nlh);
 	/* a progress event has no results: nothing to free */
 	if (run_model_decode(&ev, nlh, w->err))
 		return 0;
@@ -136,9 +141,6 @@ static int wait_event_cb(struct nl_msg *msg, void *arg)
 {
 	struct run_wait *w = arg;
 
-	/* once the run has ended, the rest is not ours to look at */
-	if (w->final)
-		return NL_SKIP;
 	return run_wait_event(w, nlmsg_hdr(msg)) < 0 ? NL_STOP : NL_OK;
 }
 
@@ -211,6 +213,20 @@ static int run_drain_events(struct kvperf *kv, struct knl *ev,
 	}
 	kvperf_errorf(kv, "cannot receive events: %s", nl_geterror(err));
 	return KVPERF_EXIT_ERROR;
+}
+
+/*
+ * A run-get found the run ended: its progress events still queued came
+ * before its end (an interval's line, say); show them before its result.
+ * Other runs' events may keep coming: a bounded number of reads.
+ */
+static void run_drain_late_events(struct knl *ev, struct nl_cb *cb)
+{
+	int i;
+
+	for (i = 0; i < RUN_LATE_READS; i++)
+		if (nl_recvmsgs(ev->sk, cb) < 0)
+			break;
 }
 
 /**
@@ -290,6 +306,8 @@ int run_wait_loop(struct kvperf *kv, struct knl *nl, struct knl *ev,
 			ret = knl_request_id(kv, nl, KVPERF_CMD_RUN_GET,
 					      &attrs_run, KVPERF_A_RUN_ID,
 					      w->id, wait_reply_cb, w);
+			if (!ret && w->final)
+				run_drain_late_events(ev, cb);
 		}
 	}
 	nl_cb_put(cb);
