@@ -57,32 +57,37 @@ io_run() {
 		{ echo "kvperf -j run io $*: failed"; cat "$KV_TMP/$name.err" "$KV_TMP/$name.json"; return 1; }
 }
 
+# want N WHAT REGEX: N of $out's lines match REGEX ("3+": 3 or more), or
+# WHAT, the count and N go into the caller's bad.
+want() {
+	local n min=${1%+}
+
+	n=$(grep -cE "$3" "$out")
+	if [ "$min" = "$1" ]; then
+		[ "$n" -eq "$min" ]
+	else
+		[ "$n" -ge "$min" ]
+	fi || bad+=("$2: $n lines, want $1")
+}
+
 # The acceptance command (its interval in this tool's syntax):
 # interval lines, a read and a write block, each with its registration
-# share, its CPU per I/O and a line per queue.
+# share, its CPU per I/O and a line per queue; what is missing is named.
 acceptance() {
-	local out=$KV_TMP/acc.out n q bad=()
+	local out=$KV_TMP/acc.out bad=()
 
 	kv_run "$out" "$KV_TMP/acc.err" timeout "$(kv_scaled 120)" \
 		kvperf run io addr "$addr" rw randmix 70 bs 4K qd 16 queues 2 \
 		time 5 interval 1 "${patient[@]}" ||
 		{ echo "the run failed (exit $?):"; cat "$KV_TMP/acc.err" "$out"; return 1; }
-	n=$(grep -cE '^  \[ *[0-9]+\.[0-9] s\] randmix: IOPS=[0-9]+\.[0-9]{3}, BW=[0-9]+\.[0-9]{3}MiB/s$' "$out")
-	q=$(grep -cE '^  queue [01] \(cpu -\): IOPS=[0-9]+\.[0-9]{3}, [0-9]+ I/Os in [0-9]+\.[0-9]{3} ms, clat \(usec\): avg=[0-9.]+, min=[0-9.]+, 50\.00th=\[[0-9.]+\], 99\.00th=\[[0-9.]+\], max=[0-9.]+$' "$out")
-	[ "$n" -ge 3 ] || bad+=("$n interval lines, want 3 or more")
-	[ "$q" = 4 ] || bad+=("$q queue lines, want 4")
-	grep -qE '^# path kernel, .*queues 2, qd 16, .*read-pct 70' "$out" ||
-		bad+=("no header with queues 2, qd 16, read-pct 70")
-	grep -qE '^ read: IOPS=[0-9.]+, BW=[0-9.]+MiB/s \([0-9]+ I/Os of 4096 bytes' "$out" ||
-		bad+=("no read block")
-	grep -qE '^ write: IOPS=[0-9.]+, BW=[0-9.]+MiB/s \([0-9]+ I/Os of 4096 bytes' "$out" ||
-		bad+=("no write block")
-	[ "$(grep -cE '^  clat percentiles \(usec\): 50\.00th=' "$out")" = 2 ] ||
-		bad+=("not 2 percentile lines")
-	[ "$(grep -cE '^  reg \(usec\): avg=[0-9]+\.[0-9]{2}, [0-9]+\.[0-9]{3}% of clat;' "$out")" = 2 ] ||
-		bad+=("not 2 registration lines")
-	[ "$(grep -cE '^  cpu \(usec/IO\): host=[0-9]+\.[0-9]{2}, target=[0-9]+\.[0-9]{2}$' "$out")" = 2 ] ||
-		bad+=("not 2 CPU lines")
+	want 3+ "interval lines" '^  \[ *[0-9]+\.[0-9] s\] randmix: IOPS=[0-9]+\.[0-9]{3}, BW=[0-9]+\.[0-9]{3}MiB/s$'
+	want 4 "queue lines" '^  queue [01] \(cpu -\): IOPS=[0-9]+\.[0-9]{3}, [0-9]+ I/Os in [0-9]+\.[0-9]{3} ms, clat \(usec\): avg=[0-9.]+, min=[0-9.]+, 50\.00th=\[[0-9.]+\], 99\.00th=\[[0-9.]+\], max=[0-9.]+$'
+	want 1+ "header with queues 2, qd 16, read-pct 70" '^# path kernel, .*queues 2, qd 16, .*read-pct 70'
+	want 1+ "read block" '^ read: IOPS=[0-9.]+, BW=[0-9.]+MiB/s \([0-9]+ I/Os of 4096 bytes'
+	want 1+ "write block" '^ write: IOPS=[0-9.]+, BW=[0-9.]+MiB/s \([0-9]+ I/Os of 4096 bytes'
+	want 2 "percentile lines" '^  clat percentiles \(usec\): 50\.00th='
+	want 2 "registration lines" '^  reg \(usec\): avg=[0-9]+\.[0-9]{2}, [0-9]+\.[0-9]{3}% of clat;'
+	want 2 "CPU lines" '^  cpu \(usec/IO\): host=[0-9]+\.[0-9]{2}, target=[0-9]+\.[0-9]{2}$'
 	[ ${#bad[@]} = 0 ] && return 0
 	printf '%s\n' "${bad[@]}"
 	cat "$out" "$KV_TMP/acc.err"

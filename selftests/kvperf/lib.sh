@@ -92,16 +92,12 @@ kv_check() {
 	local desc=$1 out
 
 	shift
-	if out=$("$@" 2>&1); then
-		ktap_test_pass "$desc"
-		return 0
-	fi
-	ktap_test_fail "$desc"
-	[ -n "$out" ] && printf '%s\n' "$out" | kv_diag
-	return 1
+	out=$("$@" 2>&1)
+	kv_result "$desc" $? "$out"
 }
 
-# kv_result DESC OK [WHY]: report a result computed by the caller.
+# kv_result DESC OK [WHY]: report a result computed by the caller (OK 0
+# for a pass); WHY follows a failure's "not ok" line as diagnostics.
 kv_result() {
 	if [ "$2" = 0 ]; then
 		ktap_test_pass "$1"

@@ -1240,7 +1240,7 @@ static struct nl_msg *event(uint8_t cmd, uint32_t id, uint8_t state,
 	return msg;
 }
 
-static void count_progress(void *arg, const struct kv_run *ev)
+static void keep_progress(void *arg, const struct kv_run *ev)
 {
 	uint64_t *last = arg;
 
@@ -1258,7 +1258,7 @@ static void late_events(struct run_wait *w)
 	uint64_t last = 0;
 	struct nl_msg *msg;
 
-	late.progress = count_progress;
+	late.progress = keep_progress;
 	late.arg = &last;
 	msg = event(KVPERF_CMD_RUN_PROGRESS_NTF, 3,
 		    KVPERF_RUN_STATE_RUNNING, 4000);
