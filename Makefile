@@ -65,7 +65,7 @@ UAPI := include/uapi/linux/kvperf.h
 
 .PHONY: all modules tools install install-module install-tools uninstall \
 	uninstall-module uninstall-tools clean help deps lint check \
-	check-packaging check-load check-pair demo bench bench-check uapi \
+	check-packaging check-load check-pair check-fuzz demo bench bench-check uapi \
 	ksrc vm-module selftests kdir check-debug dist man dkms \
 	install-dkms uninstall-dkms deb deb-build-deps
 
@@ -174,10 +174,13 @@ MOD_SRCS = Kbuild kmod/Kbuild $(filter-out %.mod.c,$(wildcard kmod/*.[ch])) \
 
 # Build the module for an installed kernel in a private copy of the
 # sources, so several kernels' builds live side by side. Prints the .ko.
+# W=1 as make lint builds it in the same folder (selftests/lint.sh), so
+# that the VM tests load lint's build, not a second one.
 vm-module: kdir
 	$(Q)mkdir -p build/mod-$(KDIR_KVER)
 	$(Q)cp -p -u --parents $(MOD_SRCS) build/mod-$(KDIR_KVER)/
-	$(Q)$(MAKE) -s -C $(KDIR) M=$(TOP)/build/mod-$(KDIR_KVER) modules >&2
+	$(Q)$(MAKE) -s -j$(shell nproc) -C $(KDIR) M=$(TOP)/build/mod-$(KDIR_KVER) \
+		W=1 modules >&2
 	@echo $(TOP)/build/mod-$(KDIR_KVER)/kmod/kvperf.ko
 
 # DKMS: build/dkms/kvperf-VERSION holds the module's sources and a
@@ -417,6 +420,11 @@ check-packaging: tools
 check-load:
 	$(Q)selftests/check.sh --load $(KVER)
 
+# The fuzzers' long soak (make check runs their smoke) on each kernel's
+# VM lane; see selftests/check.sh.
+check-fuzz:
+	$(Q)selftests/check.sh --fuzz
+
 # The two-guest suite (6.12 and 6.1 guests joined by a link); see
 # selftests/vmpair.sh and selftests/check.sh.
 check-pair:
@@ -435,9 +443,11 @@ demo:
 bench: all ksrc
 	$(Q)selftests/bench.sh $(if $(KVER),-k $(KVER)) $(if $(CLOCK),--clock $(CLOCK))
 
-# The regression gate: the short deterministic bench against the
-# checked-in baseline of the same kernel (UPDATE=1 rewrites it).
+# The regression gate: the benchmark tools' own tests (bench.sh, the
+# profiler), then the short deterministic bench against the checked-in
+# baseline of the same kernel (UPDATE=1 rewrites it).
 bench-check: all ksrc
+	$(Q)selftests/bench_test.sh
 	$(Q)selftests/bench.sh --short --gate selftests/bench-baseline \
 		$(if $(UPDATE),--update) $(if $(KVER),-k $(KVER))
 
@@ -452,7 +462,9 @@ help:
 	@echo '  clean          remove everything built'
 	@echo '  deps           install every Debian package kvperf needs'
 	@echo '  lint           checkpatch, W=1 and sparse on both Debian kernels, layers'
-	@echo '  check          every test: unit, spec, lint, VM suite on 6.1 and 6.12'
+	@echo '  check          every test: unit, spec, lint, packaging, VM suite on 6.1'
+	@echo '                 and on 6.12 (its DMA lane), two guests, fuzz smoke (40 min)'
+	@echo '  check-fuzz     the fuzzers soak: nl_fuzz.sh, wire_fuzz.sh on both kernels'
 	@echo '  check-packaging  man page, completion, install, dist, deb, DKMS tests (as root: apt install)'
 	@echo '  check-load     the VM suite on one kernel beside a busy second guest'
 	@echo '  check-pair     the two-guest suite: a 6.12 and a 6.1 guest joined by a link'

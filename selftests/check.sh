@@ -4,13 +4,20 @@
 # make check: every test kvperf has. Installs what is missing, builds,
 # then runs the host unit tests, the spec checks, the static checks, the
 # harness's own tests, the packaging tests (selftests/packaging/), the
-# VM suite on each Debian kernel (and its
-# data-path part again on the DMA lane, vmtest.sh -d, where
-# selftests/rxe-dma/ has a patch for the kernel's series), the two-guest
-# suite (vmpair.sh) and the short
-# benchmark, and totals their KTAP results (selftests/ktap_tally.py: every
-# leaf result, nested ones included, plans checked) in a last line
-# "N passed, N failed, N skipped". Logs go to build/check/.
+# VM suite on 6.1 (plain Soft-RoCE, every feature once: KVPERF_LANE=
+# feature) and on 6.12's DMA lane (vmtest.sh -d: an IOMMU and the
+# Soft-RoCE of selftests/rxe-dma/, every test with its full matrices),
+# then the two-guest suite (vmpair.sh, stock 6.12 and 6.1), and totals
+# their KTAP results (selftests/ktap_tally.py: every leaf result, nested
+# ones included, plans checked) in a last line "N passed, N failed, N
+# skipped". A skip that is not on selftests/expected-skips (each there
+# with its reason) counts as a failure. Before that line, a table of
+# every phase's seconds (and every VM script's), with the retries each
+# phase made ("# retry:" lines: a guest booted again, a perftest run
+# repeated). Logs go to build/check/.
+#
+# Long work has targets of its own: make check-fuzz (the fuzzers' soak),
+# make bench-check (the benchmark's gate), make check-debug, check-load.
 #
 # --load [KVER]: make check-load instead: the VM suite on one kernel
 # (default: the newest 6.12) while a second guest keeps both host cores
@@ -27,6 +34,11 @@
 # after rmmod kvperf (selftests/debug-kernel/suite.sh); any report in
 # the kernel log fails it. The same closing line.
 #
+# --fuzz: make check-fuzz instead: the fuzzers' long soak
+# (KVPERF_FUZZ_SOAK=1: nl_fuzz.sh and wire_fuzz.sh, each with a fresh
+# seed it prints for a replay) on each kernel's lane as make check runs
+# it; the same closing line. make check runs their short smoke.
+#
 # Both Debian kernels must be installed (make deps does it): without one
 # of them, the run fails at once, naming it.
 set -u
@@ -37,6 +49,7 @@ load=
 load_kver=
 pair=
 debug=
+fuzz=
 case "${1:-}" in
 --load)
 	load=1 load_kver=${2:-}
@@ -50,15 +63,42 @@ case "${1:-}" in
 	debug=1
 	logs=build/check-debug
 	;;
+--fuzz)
+	fuzz=1
+	logs=build/check-fuzz
+	;;
 '') ;;
-*) echo "usage: $0 [--load [KVER] | --pair | --debug]" >&2; exit 2 ;;
+*) echo "usage: $0 [--load [KVER] | --pair | --debug | --fuzz]" >&2; exit 2 ;;
 esac
 mkdir -p "$logs"
 
 passed=0 failed=0 skipped=0
 start=$(date +%s)
+expected=selftests/expected-skips
+# the closing table: "NAME SECONDS RETRIES" a phase, "+SCRIPT SECONDS"
+# after it for each test program a runner timed
+timing=()
+
+# timing_table: the phases' and scripts' seconds, and the total
+timing_table() {
+	local row name secs retries total=0	# total: of the retries
+
+	echo "# ---- seconds per phase (and per script of a VM phase), retries made"
+	for row in "${timing[@]}"; do
+		read -r name secs retries <<<"$row"
+		case "$name" in
+		+*) printf '#     %-34s %6d s\n' "${name#+}" "$secs" ;;
+		*) printf '#   %-36s %6d s  %d retries\n' "$name" "$secs" "${retries:-0}"
+		   total=$((total + ${retries:-0})) ;;
+		esac
+	done
+	secs=$(( $(date +%s) - start ))
+	printf '#   %-36s %6d s  %d retries (%d min %02d s)\n' total "$secs" \
+		"$total" $((secs / 60)) $((secs % 60))
+}
 
 totals() {
+	[ ${#timing[@]} -gt 0 ] && timing_table
 	echo "$passed passed, $failed failed, $skipped skipped"
 }
 
@@ -68,13 +108,14 @@ totals() {
 # a shortfall, a plan not kept or a skip without a reason is a failure,
 # and so is a command that fails without reporting a failed test.
 run_phase() {
-	local name=$1 streams=$2 log=$logs/$1.log t0 rc p f s tally
+	local name=$1 streams=$2 log=$logs/$1.log t0 rc p f s tally retries t secs
 	shift 2
 	t0=$(date +%s)
 	echo "# ---- $name: $*"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
-	tally=$(python3 selftests/ktap_tally.py --streams "$streams" "$log")
+	tally=$(python3 selftests/ktap_tally.py --streams "$streams" \
+		--phase "$name" --expected "$expected" "$log")
 	printf '%s\n' "$tally" | grep '^# tally:'
 	read -r p f s < <(printf '%s\n' "$tally" | sed -n 's/^tally: //p')
 	if [ -z "${s:-}" ]; then
@@ -90,12 +131,20 @@ run_phase() {
 		f=1
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-	echo "# ---- $name: $p passed, $f failed, $s skipped in $(( $(date +%s) - t0 )) s"
+	retries=$(grep -cE '^(# )+retry: ' "$log")
+	echo "# ---- $name: $p passed, $f failed, $s skipped in $(( $(date +%s) - t0 )) s, $retries retries"
+	timing+=("$name $(( $(date +%s) - t0 )) $retries")
+	# the seconds of each test program a runner timed ("# NAME: N s")
+	while read -r t secs; do
+		timing+=("+${t%:} $secs")
+	done < <(sed -n 's/^# \([A-Za-z0-9_.-]*:\) \([0-9]*\) s$/\1 \2/p' "$log")
 }
 
+t0=$(date +%s)
 if ! selftests/deps.sh --check >/dev/null; then
 	selftests/deps.sh || { echo "not ok - make deps"; failed=1; totals; exit 1; }
 fi
+timing+=("deps $(( $(date +%s) - t0 )) 0")
 
 mapfile -t kvers < <(selftests/kernels.sh)
 if ! selftests/kernels.sh --require >/dev/null; then
@@ -106,13 +155,15 @@ if ! selftests/kernels.sh --require >/dev/null; then
 fi
 
 echo "# ---- build"
-if ! make -s all ksrc selftests >"$logs/build.log" 2>&1; then
+t0=$(date +%s)
+if ! make -s -j"$(nproc)" all ksrc selftests >"$logs/build.log" 2>&1; then
 	cat "$logs/build.log"
 	echo "not ok - build"
 	failed=1
 	totals
 	exit 1
 fi
+timing+=("build $(( $(date +%s) - t0 )) 0")
 
 if [ -n "$load" ]; then
 	# The load: a guest of the other kernel spinning on both vCPUs,
@@ -154,6 +205,36 @@ if [ -n "$pair" ]; then
 	exit
 fi
 
+# The VM suite on each Debian kernel: on its DMA lane (an IOMMU and a
+# Soft-RoCE that maps through it, vmtest.sh -d) where its series has a
+# patch in selftests/rxe-dma/, else on stock Soft-RoCE. The newest
+# kernel runs the whole plan with its full combination matrices; the
+# others every feature once (KVPERF_LANE=feature, see lib.sh's
+# kv_full_lane). Stock 6.12 Soft-RoCE runs in the two-guest suite.
+vm_lanes() {
+	local kver series lane
+
+	for kver in "${kvers[@]}"; do
+		lane=feature
+		[ "$kver" = "${kvers[-1]}" ] && lane=full
+		series=$(sed -n 's/^\([0-9]\+\.[0-9]\+\)[.+-].*/\1/p' <<<"$kver")
+		if [ -e "selftests/rxe-dma/rdma_rxe-$series.patch" ]; then
+			KVPERF_LANE=$lane run_phase "vm-dma-$kver" 1 \
+				selftests/vmtest.sh -d -k "$kver" "$@"
+		else
+			KVPERF_LANE=$lane run_phase "vm-$kver" 1 \
+				selftests/vmtest.sh -k "$kver" "$@"
+		fi
+	done
+}
+
+if [ -n "$fuzz" ]; then
+	KVPERF_FUZZ_SOAK=1 vm_lanes -- selftests/kvperf/run.sh nl_fuzz.sh wire_fuzz.sh
+	echo "# make check-fuzz took $(( $(date +%s) - start )) s; logs in $logs/"
+	totals
+	[ "$failed" -eq 0 ]
+	exit
+fi
 if [ -n "$debug" ]; then
 	echo "# ---- debug kernel: selftests/debug-kernel/build.sh (log: $logs/debug-kernel.log)"
 	if ! kdir=$(selftests/debug-kernel/build.sh 2>"$logs/debug-kernel.log" |
@@ -187,23 +268,8 @@ run_phase harness 1 selftests/harness_test.sh
 # the man page, completion, make install and make dist (no VM)
 run_phase packaging "$(selftests/packaging/run.sh --count)" \
 	selftests/packaging/run.sh
-for kver in "${kvers[@]}"; do
-	run_phase "vm-$kver" 1 selftests/vmtest.sh -k "$kver"
-done
-# The DMA lane (an IOMMU and a Soft-RoCE that maps through it) on each
-# kernel whose series has a patch in selftests/rxe-dma/: every test but
-# the control plane's (DMA_LANE_SKIP in selftests/kvperf/Makefile).
-mapfile -t dma_tests < <(make -s --no-print-directory -C selftests/kvperf \
-			 print-dma-tests)
-for kver in "${kvers[@]}"; do
-	series=$(sed -n 's/^\([0-9]\+\.[0-9]\+\)[.+-].*/\1/p' <<<"$kver")
-	[ -e "selftests/rxe-dma/rdma_rxe-$series.patch" ] || continue
-	run_phase "vm-dma-$kver" 1 selftests/vmtest.sh -d -k "$kver" -- \
-		selftests/kvperf/run.sh "${dma_tests[@]}"
-done
+vm_lanes
 pair_phase
-# make bench works: its short matrix on one kernel, into build/bench/
-run_phase bench-short 1 selftests/bench.sh --short -k "${kvers[-1]}"
 
 echo "# make check took $(( $(date +%s) - start )) s; logs in $logs/"
 totals

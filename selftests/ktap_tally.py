@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Count the results of a KTAP log the way make check reports them.
 
-usage: ktap_tally.py [--streams N] LOG
+usage: ktap_tally.py [--streams N] [--phase NAME --expected FILE] LOG
 
 Every leaf result counts once: a result whose subtests were nested under
 it ("# "-prefixed, kselftest style) counts as its subtests, so a skip
@@ -14,6 +14,11 @@ says why:
   - a result that says "not ok" while all of its subtests passed (a
     script that crashed or timed out after its last result);
   - a skip that does not say why ("# SKIP" with no reason);
+  - with --expected FILE, a skip that no line of FILE matches: FILE
+    holds extended regular expressions, one a line ("#" comments), each
+    matched against "PHASE: WHERE: NAME: WHY" (PHASE from --phase);
+  - an expected failure ("not ok ... # TODO" or "# XFAIL"): the suite
+    has none, so a check reported that way hides a failure;
   - a "Bail out!" line;
   - fewer (or more) top-level KTAP streams than --streams N (a test
     program that did not start), or a stream without a plan.
@@ -51,13 +56,26 @@ class Level:
 
 
 class Tally:
-    def __init__(self, out):
+    def __init__(self, out, phase='', expected=None):
         self.out = out
+        self.phase = phase
+        self.expected = expected    # regexes of the expected skips
         self.roots = []
         self.stack = []         # open levels, index = depth
 
     def note(self, msg):
         self.out.write('# tally: %s\n' % msg)
+
+    # A skip with its reason: 1 skipped if it is expected (or no list
+    # was given), else 1 failed; returns (failed, skipped).
+    def skip(self, text):
+        if self.expected is None or any(
+                r.search('%s: %s' % (self.phase, text)) for r in self.expected):
+            self.note('skip: %s' % text)
+            return 0, 1
+        self.note('skip not on the expected list, counted as failed: %s: %s'
+                  % (self.phase, text))
+        return 1, 0
 
     def where(self, depth):
         names = [lv.name or '?' for lv in self.stack[1:depth + 1]]
@@ -84,8 +102,8 @@ class Tally:
                 lv.failed += 1
                 self.note('%s: skipped without a reason' % where)
             else:
-                lv.skipped += 1
-                self.note('skip: %s: %s' % (where, lv.skip_all))
+                f, sk = self.skip('%s: %s' % (where, lv.skip_all))
+                lv.add(0, f, sk)
         elif lv.plan is None:
             lv.failed += 1
             self.note('%s: no plan (1..N) in %d results' % (where, lv.nresults))
@@ -115,17 +133,16 @@ class Tally:
             lv.add(p, f, s)
             return
         if not ok:
+            lv.add(0, 1, 0)
             if TODO_RE.search(desc):
-                lv.add(1, 0, 0)
-            else:
-                lv.add(0, 1, 0)
+                self.note('an expected failure (TODO) counts as failed: %s'
+                          % desc)
         elif skip:
             why = skip.group(1).strip()
             if why:
-                lv.add(0, 0, 1)
-                self.note('skip: %s%s: %s' %
-                          ('' if depth == 0 else self.where(depth) + ': ',
-                           name, why))
+                f, sk = self.skip('%s%s: %s' % (
+                    '' if depth == 0 else self.where(depth) + ': ', name, why))
+                lv.add(0, f, sk)
             else:
                 lv.add(0, 1, 0)
                 self.note('skip without a reason: %s' % desc)
@@ -207,14 +224,24 @@ class Tally:
 
 def main(argv):
     streams = None
+    phase = ''
+    expected = None
     args = argv[1:]
-    if len(args) >= 2 and args[0] == '--streams':
-        streams = int(args[1])
+    while len(args) >= 2 and args[0] in ('--streams', '--phase', '--expected'):
+        if args[0] == '--streams':
+            streams = int(args[1])
+        elif args[0] == '--phase':
+            phase = args[1]
+        else:
+            with open(args[1]) as f:
+                expected = [re.compile(line.strip()) for line in f
+                            if line.strip() and not line.startswith('#')]
         args = args[2:]
     if len(args) != 1:
-        sys.stderr.write('usage: ktap_tally.py [--streams N] LOG\n')
+        sys.stderr.write('usage: ktap_tally.py [--streams N] '
+                         '[--phase NAME --expected FILE] LOG\n')
         return 2
-    t = Tally(sys.stdout)
+    t = Tally(sys.stdout, phase, expected)
     with open(args[0], errors='replace') as f:
         for raw in f:
             t.line(raw)

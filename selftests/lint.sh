@@ -99,21 +99,24 @@ if want plan; then
 	plan_check selftests/pair 'pairlib\.sh|run\.sh' two-guest
 fi
 
-# Build the module for KVER in build/lint-KVER, from a fresh copy of the
-# sources; the output goes to $tmp/build.
-lint_build() {	# lint_build KVER [MAKE-ARG...]
-	local kver=$1 dir=build/lint-$1
+# lint_build KVER [MAKE-ARG...]: a fresh build of the module for KVER,
+# in parallel, from a fresh copy of the sources, in the folder and with
+# the flags of make vm-module (build/mod-KVER, W=1), so that the VM
+# tests that follow load this build rather than make another; the
+# output goes to $tmp/build.
+lint_build() {
+	local kver=$1 dir=build/mod-$1
 	shift
 	rm -rf "$dir" && mkdir -p "$dir" &&
 		cp -p --parents Kbuild kmod/Kbuild kmod/*.[ch] \
 			include/uapi/linux/*.h "$dir/" &&
-		make -s -C "/lib/modules/$kver/build" M="$top/$dir" "$@" modules \
-			>"$tmp/build" 2>&1
+		make -s -j"$(nproc)" -C "/lib/modules/$kver/build" M="$top/$dir" \
+			W=1 "$@" modules >"$tmp/build" 2>&1
 }
 
 if want build; then
 	for kver in "${kvers[@]}"; do
-		lint_build "$kver" W=1 C=2
+		lint_build "$kver" C=2
 		rc=$?
 		grep -v 'Skipping BTF generation' "$tmp/build" >"$tmp/warn"
 		[ "$rc" -eq 0 ] && [ ! -s "$tmp/warn" ]
@@ -127,7 +130,7 @@ if want layers; then
 	kver=none
 	[ ${#kvers[@]} -gt 0 ] && kver=${kvers[-1]}
 	want build || [ "$kver" = none ] || lint_build "$kver"
-	python3 selftests/layers.py --dir kmod --objdir "build/lint-$kver/kmod" \
+	python3 selftests/layers.py --dir kmod --objdir "build/mod-$kver/kmod" \
 		>"$tmp/layers" 2>&1
 	result $? "no include or call circle, no engine->front-end call in kmod/" "$tmp/layers"
 	# the tool and its unit tests, built as make builds them

@@ -57,6 +57,12 @@ Environment:
                       time_scale in selftests/kvperf/settings ($scale)
   KVPERF_NO_MODULE=1  do not build or load kvperf.ko
   KVPERF_KO=PATH      load this module instead of running make vm-module
+  KVPERF_LANE=feature the guest's tests run each feature once, not their
+                      full combination matrices (make check's 6.1 lane;
+                      see selftests/kvperf/lib.sh, kv_full_lane)
+  KVPERF_FUZZ_SOAK=1  the fuzz tests' long soak (make check-fuzz), not
+                      their smoke; NL_FUZZ_* and KVPERF_WIRE_FUZZ_* too
+                      are passed to the guest
 
 In the guest: PATH starts with $top/user; KVPERF_DEV0/1 (rxe0, rxe1),
 KVPERF_NETDEV0/1, KVPERF_ADDR0/1 (their IPv4 addresses), KVPERF_ADDR6_0/1
@@ -390,6 +396,13 @@ fi
 	printf 'CLOCK=%q\n' "$([ "$icount" = 1 ] && echo icount || echo wall)"
 	printf 'MARK=%q\n' "$mark"
 } >"$run/config"
+# The tests' own knobs, as set here, exported in the guest as they are:
+# KVPERF_LANE (selftests/kvperf/lib.sh), KVPERF_FUZZ_SOAK and the
+# fuzzers' NL_FUZZ_* and KVPERF_WIRE_FUZZ_* (nl_fuzz.sh, wire_fuzz.sh).
+compgen -v | grep -E '^(KVPERF_(LANE|FUZZ_SOAK|WIRE_FUZZ_[A-Z]+)|NL_FUZZ_[A-Z]+)$' |
+	while read -r v; do
+		printf 'export %s=%q\n' "$v" "${!v}"
+	done >"$run/env"
 if [ "$mode" = run ]; then
 	# Words that are just a guest variable ('$KVPERF_ADDR0', quoted on
 	# the host) are expanded in the guest; everything else is literal.
@@ -513,6 +526,8 @@ if [ "$mode" != shell ] && boot_crashed; then
 	    "module (${run#"$top"/}/console-boot-crash.log); booting again, once:"
 	grep -m 3 -E 'Oops|double fault|general protection|Kernel panic|BUG:' \
 		"$run/console-boot-crash.log" | sed 's/^/  /' >&2
+	# and on stdout, a KTAP diagnostic make check counts in its table
+	echo "# retry: vmtest.sh: the $kver guest's kernel crashed while booting; booted again"
 	boot_guest
 fi
 elapsed=$(($(date +%s) - start))

@@ -3,13 +3,16 @@
 #
 # Latency runs that work: against a server on $KVPERF_ADDR0, every op in
 # every poll mode completes with the iterations asked for and ordered
-# statistics; verify finds no mismatches; size ranges and "sizes all" give
+# statistics (on a KVPERF_LANE=feature lane, every op and every poll
+# mode, not every pair: lib.sh's kv_full_lane); size ranges and "sizes
+# all" give
 # one row per power of two under perftest's header; a timed run measures;
 # netlink, sysfs and the debugfs histogram report the same numbers for a
 # run; with stats off a run reports its iterations and their mean and
 # nothing that needs per-iteration samples, on the kernel and the user
 # path; run delete removes its files; and the module's counters are back
-# to 0 once runs are deleted and the server is stopped.
+# to 0 once runs are deleted and the server is stopped. (verify, with no
+# mismatch and with the ones a fault switch makes: verify_fault.sh.)
 
 # shellcheck source=selftests/kvperf/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -84,15 +87,6 @@ op_poll() {
 		--field "addr=$addr" --field port=18515 \
 		--field "dev=$KVPERF_DEV0" --field size=64 \
 		--field iterations=300
-}
-
-verify_op() {
-	local op=$1
-
-	lat_run "verify-$op" op "$op" addr "$addr" size 4096 iters 100 \
-		verify || return 1
-	lat run "$KV_TMP/verify-$op.json" --state 'done' --op "$op" \
-		--iters 100 --sizes 4096 --verify
 }
 
 # stats_off OP: 300 iterations of 64 B with stats off: done, exactly
@@ -250,21 +244,24 @@ clean_up() {
 }
 
 kv_dmesg_mark
-ktap_set_plan 32
+# op and poll mode: every pair, or on the feature lane each op busy (the
+# runs "agree" reads) and the other two modes once each (send softirq,
+# which delete_run deletes)
+if kv_full_lane; then
+	op_polls=(send-busy send-softirq send-workqueue write-busy write-softirq
+		  write-workqueue read-busy read-softirq read-workqueue)
+else
+	op_polls=(send-busy write-busy read-busy send-softirq read-workqueue)
+fi
+ktap_set_plan $((20 + ${#op_polls[@]}))
 
 kv_check "server start addr $addr: 'server N listening on $addr:18515'" \
 	kv_server_start "$addr" || kv_bail "no server, no runs"
 kv_on_exit "kvperf server stop $(cat "$KV_TMP/server")"
 
-for op in send write read; do
-	for poll in busy softirq workqueue; do
-		kv_check "$op, poll $poll: 300 iterations of 64 B, done, min <= p50 <= p99 <= max" \
-			op_poll "$op" "$poll"
-	done
-done
-for op in send write read; do
-	kv_check "$op verify, 100 iterations of 4 KiB: no mismatches" \
-		verify_op "$op"
+for op_poll in "${op_polls[@]}"; do
+	kv_check "${op_poll%-*}, poll ${op_poll#*-}: 300 iterations of 64 B, done, min <= p50 <= p99 <= max" \
+		op_poll "${op_poll%-*}" "${op_poll#*-}"
 done
 kv_check "sizes 2-64 iters 50: perftest's header and rows for 2, 4, ..., 64" \
 	table range 2,4,8,16,32,64 50 op send addr "$addr" sizes 2-64 iters 50

@@ -207,6 +207,9 @@ fi
 # console file, so a guest that hangs still leaves its log behind.
 echo 7 >/proc/sys/kernel/printk
 
+# the tests' knobs vmtest.sh passed on (its list)
+# shellcheck source=/dev/null
+[ -r "$run/env" ] && . "$run/env"
 export KVPERF_KVER=$KVER
 export KVPERF_TOP=$top
 export KVPERF_KO=$KO
