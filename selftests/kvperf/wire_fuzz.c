@@ -1266,19 +1266,23 @@ static void fz_attempt(struct fz *f, uint64_t i)
 	f->trace_len = 0;
 	f->trace[0] = 0;
 	f->st.attempts++;
-	/* by index, so that the other attempts replay as before */
+	/*
+	 * Some kinds go by index, so that a short run of any seed has them:
+	 * every tenth attempt an I/O host, every hundredth a burst. The
+	 * others draw their kind (2 % of them bursts too).
+	 */
 	if (i % 10 == 7) {
 		fz_io_attempt(f);
 		goto out;
 	}
 	kind = fz_rand(f, 100);
-	if (kind < 45)
-		fz_raw_attempt(f);
-	else if (kind < 98)
-		fz_conv_attempt(f);
-	else
+	if (i % 100 == 13 || kind >= 98)
 		fz_burst(f, fz_range(f, FZ_SERVER_CONNS_MAX + 1,
 				     FZ_SERVER_CONNS_MAX + 4), 0);
+	else if (kind < 45)
+		fz_raw_attempt(f);
+	else
+		fz_conv_attempt(f);
 out:
 	if (f->verbose)
 		printf("#%" PRIu64 " %" PRIu64 " ms: %s\n", i,
