@@ -29,8 +29,14 @@
  * and congestion on a large fabric is not mistaken for a dead peer.
  */
 #define KVPERF_SERVER_ACK_TIMEOUT		18
-/* How long a connection that failed at once waits for the client's RTU. */
-#define KVPERF_SERVER_RTU_WAIT_MS		1000
+/*
+ * How long a connection that failed at once waits for the client's RTU:
+ * on an HCA it comes within microseconds; a slow or busy peer (a loaded
+ * virtual machine took over a second) still hears of the failure. A
+ * peer that never sends it holds its connection slot this long, half
+ * of what the default idle timeout (10 s) lets a silent one hold.
+ */
+#define KVPERF_SERVER_RTU_WAIT_MS		5000
 
 /**
  * struct kvperf_prefix - an address prefix

@@ -119,6 +119,32 @@ kv_retry_note() {
 	echo "# retry: $*" >&9
 }
 
+# kv_fuzz_setup PREFIX SMOKE_COUNT WHAT SCRIPT: the bounds and seed of a
+# fuzz test. The smoke (default) stops after SMOKE_COUNT WHAT or 60 s
+# times the time scale; the soak (KVPERF_FUZZ_SOAK=1, make check-fuzz)
+# runs 45 s times the scale (at most 300 s) with no count. PREFIX_COUNT,
+# PREFIX_SECONDS and PREFIX_SEED override; the seed is fresh from
+# /dev/urandom otherwise. Sets fuzz_count, fuzz_secs and fuzz_seed, and
+# prints the seed with the command that replays it on this lane.
+kv_fuzz_setup() {
+	local prefix=$1 smoke=$2 what=$3 script=$4 count secs seed mode soak_env=
+	local lane_opt=
+
+	count=${prefix}_COUNT secs=${prefix}_SECONDS seed=${prefix}_SEED
+	if [ "${KVPERF_FUZZ_SOAK:-0}" = 1 ]; then
+		fuzz_count=${!count:-10000000}
+		fuzz_secs=${!secs:-$((45 * kv_time_scale > 300 ? 300 : 45 * kv_time_scale))}
+		mode="soak, $fuzz_secs s" soak_env="KVPERF_FUZZ_SOAK=1 "
+	else
+		fuzz_count=${!count:-$smoke}
+		fuzz_secs=${!secs:-$((60 * kv_time_scale > 300 ? 300 : 60 * kv_time_scale))}
+		mode="smoke, $fuzz_count $what at most"
+	fi
+	fuzz_seed=${!seed:-0x$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')}
+	[ "${KVPERF_DMA_LANE:-0}" = 1 ] && lane_opt=" -d"
+	echo "# seed $fuzz_seed ($mode); replay: $soak_env$seed=$fuzz_seed selftests/vmtest.sh$lane_opt -k ${KVPERF_KVER:-KVER} -- selftests/kvperf/run.sh $script"
+}
+
 # kv_full_lane: the full combination matrices run here (the default);
 # false on a lane that runs each feature once (KVPERF_LANE=feature, make
 # check's 6.1 lane: the matrices run once, on 6.12's DMA lane).

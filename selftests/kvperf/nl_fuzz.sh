@@ -32,15 +32,6 @@ kv_require_rxe
 [ -x "$KV_DIR/nl_fuzz" ] || kv_skip_all "$KV_DIR/nl_fuzz is not built (make selftests)"
 kv_require_module
 
-soak=${KVPERF_FUZZ_SOAK:-0}
-if [ "$soak" = 1 ]; then
-	count=${NL_FUZZ_COUNT:-10000000}
-	seconds=${NL_FUZZ_SECONDS:-$((45 * kv_time_scale > 300 ? 300 : 45 * kv_time_scale))}
-else
-	count=${NL_FUZZ_COUNT:-4000}
-	seconds=${NL_FUZZ_SECONDS:-$((60 * kv_time_scale > 300 ? 300 : 60 * kv_time_scale))}
-fi
-seed=${NL_FUZZ_SEED:-0x$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')}
 fuzz_out=$KV_TMP/fuzz.out
 sysfs=/sys/kernel/kvperf
 counters="run_count server_count connection_count pinned_bytes"
@@ -75,15 +66,10 @@ num() {
 kv_dmesg_mark
 ktap_set_plan 9
 
-# The seed, and how to replay it on this lane (vmtest.sh passes no
-# environment into the guest: env does).
-lane_opt='' soak_env='' mode="smoke, $count requests at most"
-[ "${KVPERF_DMA_LANE:-0}" = 1 ] && lane_opt=" -d"
-[ "$soak" = 1 ] && soak_env=" KVPERF_FUZZ_SOAK=1" mode="soak, $seconds s"
-echo "# seed $seed ($mode); replay: selftests/vmtest.sh$lane_opt -k ${KVPERF_KVER:-KVER} -- env$soak_env NL_FUZZ_SEED=$seed selftests/kvperf/run.sh nl_fuzz.sh"
+kv_fuzz_setup NL_FUZZ 4000 requests nl_fuzz.sh
 start=$SECONDS
-timeout "$(kv_scaled $((seconds + 120)))" "$KV_DIR/nl_fuzz" -n "$count" \
-	-t "$seconds" -s "$seed" -w "$(kv_scaled 10)" \
+timeout "$(kv_scaled $((fuzz_secs + 120)))" "$KV_DIR/nl_fuzz" -n "$fuzz_count" \
+	-t "$fuzz_secs" -s "$fuzz_seed" -w "$(kv_scaled 10)" \
 	-a "$KVPERF_ADDR0" -a "$KVPERF_ADDR1" ${KVPERF_ADDR6_0:+-a "$KVPERF_ADDR6_0"} \
 	>"$fuzz_out" 2>&1
 rc=$?
@@ -100,7 +86,7 @@ answered() {
 	! grep -q '^# FAIL: request' "$fuzz_out" || return 1
 	[ "$(num failures)" = 0 ]
 }
-kv_check "seed $seed: $sent requests sent, every one answered" answered
+kv_check "seed $fuzz_seed: $sent requests sent, every one answered" answered
 
 reach() {
 	echo "$reached of $sent reached the handlers"

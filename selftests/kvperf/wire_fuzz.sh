@@ -51,15 +51,6 @@ kv_require_module
 addr=$KVPERF_ADDR0
 port=18515
 param=/sys/module/kvperf/parameters/max_server_pinned_mb
-soak=${KVPERF_FUZZ_SOAK:-0}
-if [ "$soak" = 1 ]; then
-	count=${KVPERF_WIRE_FUZZ_COUNT:-10000000}
-	secs=${KVPERF_WIRE_FUZZ_SECONDS:-$((45 * kv_time_scale > 300 ? 300 : 45 * kv_time_scale))}
-else
-	count=${KVPERF_WIRE_FUZZ_COUNT:-200}
-	secs=${KVPERF_WIRE_FUZZ_SECONDS:-$((60 * kv_time_scale > 300 ? 300 : 60 * kv_time_scale))}
-fi
-seed=${KVPERF_WIRE_FUZZ_SEED:-0x$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')}
 # how long the fuzzer waits for one answer of the server
 wait_ms=$(kv_scaled 1000)
 idle=2
@@ -92,16 +83,11 @@ kv_check "$idle idle connections accepted and held open" held
 
 # 2. The fuzz.
 fz_out=$KV_TMP/fuzz.out
-# The seed, and how to replay it on this lane (vmtest.sh passes no
-# environment into the guest: env does).
-lane_opt='' soak_env='' mode="smoke, $count attempts at most"
-[ "${KVPERF_DMA_LANE:-0}" = 1 ] && lane_opt=" -d"
-[ "$soak" = 1 ] && soak_env=" KVPERF_FUZZ_SOAK=1" mode="soak, $secs s"
-echo "# seed $seed ($mode); replay: selftests/vmtest.sh$lane_opt -k ${KVPERF_KVER:-KVER} -- env$soak_env KVPERF_WIRE_FUZZ_SEED=$seed selftests/kvperf/run.sh wire_fuzz.sh"
-echo "# wire_fuzz -a $addr -p $port -s $seed -n $count -t $secs -w $wait_ms"
+kv_fuzz_setup KVPERF_WIRE_FUZZ 200 attempts wire_fuzz.sh
+echo "# wire_fuzz -a $addr -p $port -s $fuzz_seed -n $fuzz_count -t $fuzz_secs -w $wait_ms"
 start=$SECONDS
-timeout "$((secs + $(kv_scaled 60)))" "$fuzz" -a "$addr" -p "$port" \
-	-s "$seed" -n "$count" -t "$secs" -w "$wait_ms" \
+timeout "$((fuzz_secs + $(kv_scaled 60)))" "$fuzz" -a "$addr" -p "$port" \
+	-s "$fuzz_seed" -n "$fuzz_count" -t "$fuzz_secs" -w "$wait_ms" \
 	-l "kvperf -j server show" >"$fz_out" 2>&1
 fz_rc=$?
 fz_secs=$((SECONDS - start))
@@ -129,7 +115,7 @@ ran() {
 	echo "too few attempts: want 100, of them 25 raw, 25 conversations and 10 I/O ones"
 	return 1
 }
-kv_check "fuzzer ran $(val attempts) attempts, $(val messages) messages in $fz_secs s: $(val raw) raw requests, $(val conversations) conversations, $(val io_conversations) I/O hosts, $(val bursts) bursts (seed $seed)" \
+kv_check "fuzzer ran $(val attempts) attempts, $(val messages) messages in $fz_secs s: $(val raw) raw requests, $(val conversations) conversations, $(val io_conversations) I/O hosts, $(val bursts) bursts (seed $fuzz_seed)" \
 	ran
 
 verdicts() {
