@@ -9,7 +9,9 @@
 # each size's I/Os, sysfs shows the last size; a sweep's interval lines
 # say their size; a sweep stopped in its second size ends in bounded time
 # with the first size's results; bad input is refused by name, by the
-# tool and by the kernel; the pinned-memory limit counts the largest size.
+# tool (here a bss it cannot parse; the others on the host, in
+# selftests/usage_test.sh) and by the kernel; the pinned-memory limit
+# counts the largest size.
 
 # shellcheck source=selftests/kvperf/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -164,25 +166,6 @@ EOF
 	kv_all_freed
 }
 
-usage_errors() {
-	local rc=0 msg
-
-	msg="invalid bss '3K' \(powers of two from 512 to 1M: a list such as 512,4K,1M, or a range such as 4K-64K\)"
-	kv_usage_error "$msg" run io addr "$addr" bss 3K || rc=1
-	kv_usage_error "invalid bss '2M'" run io addr "$addr" bss 2M || rc=1
-	kv_usage_error "bss '64K-4K': a range's first size is larger than its last" \
-		run io addr "$addr" bss 64K-4K || rc=1
-	kv_usage_error "bs and bss exclude each other" run io addr "$addr" \
-		bs 4K bss 8K || rc=1
-	kv_usage_error "'bss' is only for run io" run lat op send addr "$addr" \
-		bss 4K || rc=1
-	kv_usage_error "the block does not split into that many segments" \
-		run io addr "$addr" bss 1K,1M segments 4 || rc=1
-	kv_usage_error "'bss' does not apply to compare io" compare io \
-		addr "$addr" bss 4K,8K || rc=1
-	return "$rc"
-}
-
 # Kernel refusals, raw: "DESC|WANT|REQUEST".
 raw_cases=(
 	"io, bss with size|EINVAL: kvperf: bss and size exclude each other: a sweep names its block sizes|run-start type=io op=read addr=$addr size=4096 bss=8192"
@@ -219,7 +202,9 @@ kv_check "bss 4K,8K, interval 0.25: lines of 4096, then of 8192, then a block pe
 	sweep_intervals
 kv_check "run stop in the second size: stopped within 5 s, the first size's result kept, freed" \
 	stop_second
-kv_check "bad bss values are usage errors naming them" usage_errors
+kv_check "bss 3K: a usage error naming the lists and ranges it takes" \
+	kv_usage_error "invalid bss '3K' \(powers of two from 512 to 1M: a list such as 512,4K,1M, or a range such as 4K-64K\)" \
+	run io addr "$addr" bss 3K
 kv_raw_results raw_cases
 # 4 KiB and 1 MiB at qd 256: the largest size's blocks are beyond the
 # pinned-memory limit (max_pinned_mb 256), though the smallest's are not.
