@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: every test kvperf has. Installs what is missing, builds,
-# then runs the host unit tests, the spec checks, the static checks, the
+# then runs the host unit tests, the spec checks, the tool's usage
+# errors (usage_test.sh), the static checks, the
 # harness's own tests, the packaging tests (selftests/packaging/), the
 # VM suite on 6.1 (plain Soft-RoCE, every feature once: KVPERF_LANE=
 # feature) and on 6.12's DMA lane (vmtest.sh -d: an IOMMU and the
@@ -263,6 +264,8 @@ fi
 # test_stats among them), one KTAP stream each
 run_phase unit "$(ls selftests/unit/test_*.c | wc -l)" make -s -C user test
 run_phase spec 1 selftests/spec/spec_test.sh
+# the usage errors the tool reports before it talks to the module
+run_phase usage 1 selftests/usage_test.sh
 run_phase lint 1 selftests/lint.sh
 run_phase harness 1 selftests/harness_test.sh
 # the man page, completion, make install and make dist (no VM)

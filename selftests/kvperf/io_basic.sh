@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # I/O runs (kvperf run io) against the kernel target on $KVPERF_ADDR0:
-# verify passes for reads and writes of 512 B, 4 KiB, 128 KiB and 1 MiB,
-# invalidated by the target or by the host, and in 4 segments, and for
-# reads and writes mixed at random (rw randmix), and on blocks registered
+# verify passes (every size, both invalidations and in 4 segments:
+# io_sweep.sh's sweeps), for reads and writes mixed at random (rw
+# randmix), and on blocks registered
 # once at connect (reg pre), and for writes carried in their commands
 # (inline-data: no registration, no invalidation), with the I/Os, block size,
 # queue depth and rates reported as asked; every poll mode, a timed run
@@ -65,13 +65,6 @@ verify_case() {
 		verify || return 1
 	io run "$KV_TMP/v-$1-$2-$3.json" --rw "$1" --bs "$(numfmt --from=iec "$2")" \
 		--inv "$3" --qd "$4" --ios "$5" --verify
-}
-
-# segments_case RW BS: a verified run whose commands name 4 segments.
-segments_case() {
-	io_run "s-$1-$2" rw "$1" bs "$2" qd 4 segments 4 iters 40 verify || return 1
-	io run "$KV_TMP/s-$1-$2.json" --rw "$1" --bs "$(numfmt --from=iec "$2")" \
-		--segments 4 --qd 4 --ios 40 --verify
 }
 
 # randmix_case INV SEGMENTS: 400 verified I/Os, 70 % of them reads drawn
@@ -286,34 +279,6 @@ raw_cases=(
 	"inline-data on a latency run|EINVAL: kvperf: that attribute applies to I/O runs only|run-start op=send addr=$addr inline_data=64"
 )
 
-usage_errors() {
-	local rc=0
-
-	kv_usage_error "'op' does not apply to run io" run io addr "$addr" op read || rc=1
-	kv_usage_error "'size' does not apply to run io" run io addr "$addr" size 4K || rc=1
-	kv_usage_error "'tx-depth' does not apply to run io" run io addr "$addr" tx-depth 4 || rc=1
-	kv_usage_error "'qd' is only for run io" run lat op send addr "$addr" qd 4 || rc=1
-	kv_usage_error "'inv' is only for run io" run bw op write addr "$addr" inv local || rc=1
-	kv_usage_error "unknown rw 'send' \(write, read or randmix\)" run io addr "$addr" rw send || rc=1
-	kv_usage_error "missing value after 'rw randmix' \(the percentage of reads, 1 to 99\)" run io addr "$addr" rw randmix || rc=1
-	kv_usage_error "rw randmix '100' is out of range \(1 to 99\)" run io addr "$addr" rw randmix 100 || rc=1
-	kv_usage_error "inv applies to reg frwr: a registration made at connect is never invalidated" run io addr "$addr" reg pre inv local || rc=1
-	kv_usage_error "unknown reg 'fmr' \(frwr, pre or mw\)" run io addr "$addr" reg fmr || rc=1
-	kv_usage_error "unknown inv 'both' \(remote or local\)" run io addr "$addr" inv both || rc=1
-	kv_usage_error "block size is a multiple of 512 from 512 B to 1 MiB" run io addr "$addr" bs 1000 || rc=1
-	kv_usage_error "block size is a multiple of 512 from 512 B to 1 MiB" run io addr "$addr" bs 2M || rc=1
-	kv_usage_error "qd '257' is out of range \(1 to 256\)" run io addr "$addr" qd 257 || rc=1
-	kv_usage_error "segments '17' is out of range \(1 to 16\)" run io addr "$addr" segments 17 || rc=1
-	kv_usage_error "the block does not split into that many segments" run io addr "$addr" bs 1K segments 4 || rc=1
-	kv_usage_error "the user path has no FRWR: it registers each block once, at connect \(reg pre\)" run io addr "$addr" reg frwr path user || rc=1
-	kv_usage_error "inv applies to reg mw on the user path: otherwise it registers each block once" run io addr "$addr" inv remote path user || rc=1
-	kv_usage_error "reg mw is the user path's: the kernel host registers with frwr or pre" run io addr "$addr" reg mw || rc=1
-	kv_usage_error "inline-data carries writes: a read run has none" run io addr "$addr" rw read inline-data 4K || rc=1
-	kv_usage_error "inline-data '17K' is out of range \(0 to 16K\)" run io addr "$addr" rw write inline-data 17K || rc=1
-	kv_usage_error "'inline-data' is only for run io" run lat op send addr "$addr" inline-data 64 || rc=1
-	return "$rc"
-}
-
 # delete_runs: every run kept so far (the module keeps 32 at most).
 delete_runs() {
 	local i
@@ -330,29 +295,19 @@ pinned_limit() {
 	kv_io_pinned_refused "$addr" bs 1M qd 256 iters 10
 }
 
+# reg pre at every size; on the feature lane (lib.sh's kv_full_lane)
+# one below a page and the largest
+pre_sizes="512 4K 128K 1M"
+kv_full_lane || pre_sizes="512 1M"
 kv_dmesg_mark
-ktap_set_plan $((16 + 6 + 3 + 9 + 5 + 2 + 6 + ${#raw_cases[@]} + 8))
+ktap_set_plan $((1 + 3 + 2 * $(wc -w <<<"$pre_sizes") + 1 + 5 + 2 + 6 + ${#raw_cases[@]} + 8))
 
 kv_check "server start on $addr" kv_server_start "$addr" ||
 	kv_bail "no server"
-for rw in read write; do
-	for inv in remote local; do
-		kv_check "verify $rw 512 B qd 8, inv $inv: 200 I/Os, no mismatch" \
-			verify_case "$rw" 512 "$inv" 8 200
-		kv_check "verify $rw 4 KiB qd 8, inv $inv: 200 I/Os, no mismatch" \
-			verify_case "$rw" 4K "$inv" 8 200
-		kv_check "verify $rw 128 KiB qd 4, inv $inv: 40 I/Os, no mismatch" \
-			verify_case "$rw" 128K "$inv" 4 40
-		kv_check "verify $rw 1 MiB qd 2, inv $inv: 8 I/Os, no mismatch" \
-			verify_case "$rw" 1M "$inv" 2 8
-	done
-done
-for rw in read write; do
-	for bs in 4K 128K 1M; do
-		kv_check "verify $rw $bs in 4 segments qd 4: 40 I/Os, no mismatch" \
-			segments_case "$rw" "$bs"
-	done
-done
+# (verify of every size, both invalidations, and in 4 segments: one
+# sweep a case in io_sweep.sh; here one run at the depth asked)
+kv_check "verify read 4 KiB qd 8, inv remote: 200 I/Os, no mismatch, the depth as asked" \
+	verify_case read 4K remote 8 200
 kv_check "randmix 70, inv remote: 400 verified I/Os, a read and a write result, about 70 % reads, the histogram agrees" \
 	randmix_case remote 1
 kv_check "randmix 70, inv local, 4 segments: 400 verified I/Os, a read and a write result, the histogram agrees" \
@@ -360,7 +315,7 @@ kv_check "randmix 70, inv local, 4 segments: 400 verified I/Os, a read and a wri
 kv_check "randmix 30, time 2, interval 0.5: randmix lines, then a read and a write block, each with CPU per I/O" \
 	randmix_text
 for rw in read write; do
-	for bs in 512 4K 128K 1M; do
+	for bs in $pre_sizes; do
 		segs=4
 		[ "$bs" = 512 ] && segs=1
 		kv_check "reg pre: verify $rw $bs in $segs segments qd 4, no time registering or invalidating" \
@@ -390,7 +345,10 @@ kv_check "interval 0.5: a line of IOPS and BW per interval, then the summary; no
 kv_check "path user, randmix, 2 queues, interval 0.5: the user host's lines, as the kernel's; none with -j" \
 	user_intervals
 kv_check "sysfs says what JSON says" sysfs_agrees
-kv_check "bad keywords and values are usage errors naming them" usage_errors
+# (the tool's other usage errors: selftests/usage_test.sh, on the host)
+kv_check "bs 1000: a usage error, 'block size is a multiple of 512 from 512 B to 1 MiB'" \
+	kv_usage_error "block size is a multiple of 512 from 512 B to 1 MiB" \
+	run io addr "$addr" bs 1000
 kv_raw_results raw_cases
 kv_check "bs 1M qd 256: refused, pinned-memory limit" pinned_limit
 kv_check "run stop with 32 I/Os in flight: stopped within 5 s, freed" \
