@@ -207,7 +207,8 @@ kv_wait() {
 	done
 }
 
-# kv_start_ready OUT CMD...: start CMD in the background, its stdout in
+# kv_start_ready OUT CMD...: start CMD (a program, not a shell function:
+# the signal must reach it, not a subshell) in the background, its stdout in
 # OUT and its stderr in OUT.err, and wait (30 s, scaled) for its first
 # line, "ready": what it watches can start then. Its pid goes to
 # $KV_READY_PID and it is killed when the test exits; kv_stop_ready ends
