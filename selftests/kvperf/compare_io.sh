@@ -173,7 +173,7 @@ nothing_left() {
 	}
 }
 
-ktap_set_plan 13
+ktap_set_plan 9
 kv_dmesg_mark
 
 kv_check "compare io rw randmix 70 qd 8 queues 2 rounds 2: IOPS, p50, p99, reg+inv blocks, a row per direction, ratios of the medians" \
@@ -186,21 +186,10 @@ kv_check "compare -j io stats off: IOPS in every column, no latency, no share" \
 	stats_off_json
 kv_check "compare io rw write bs 128K segments 4 verify: every pairing verified" \
 	verify_segments
-kv_check "path user: refused, 'does not apply to compare io'" \
-	kv_usage_error "'path' does not apply to compare io" \
-	compare io addr "$addr" path user
-kv_check "interval 1s: refused, 'does not apply to compare io'" \
-	kv_usage_error "'interval' does not apply to compare io" \
-	compare io addr "$addr" interval 1s
+# (its other usage errors: selftests/usage_test.sh, on the host)
 kv_check "port 65535: refused, PORT+1 is the user target's" \
 	kv_usage_error "invalid port '65535' \\(1 to 65534: PORT\\+1 is the user target's\\)" \
 	compare io addr "$addr" port 65535
-kv_check "rounds 0: refused, 'out of range (1 to 100)'" \
-	kv_usage_error "rounds '0' is out of range \\(1 to 100\\)" \
-	compare io addr "$addr" rounds 0
-kv_check "bs 3000: refused with run io's reason" \
-	kv_usage_error "an I/O run's block size is a multiple of 512 from 512 B to 1 MiB" \
-	compare io addr "$addr" bs 3000
 kv_check "SIGTERM while the user host measures: compare ends at once, interrupted, nothing left" \
 	stopped_in_user_host
 kv_check "no kernel server or run left behind, none started by the refused ones" \
