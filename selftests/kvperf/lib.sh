@@ -207,6 +207,44 @@ kv_wait() {
 	done
 }
 
+# kv_start_ready OUT CMD...: start CMD (a program, not a shell function:
+# the signal must reach it, not a subshell) in the background, its stdout in
+# OUT and its stderr in OUT.err, and wait (30 s, scaled) for its first
+# line, "ready": what it watches can start then. Its pid goes to
+# $KV_READY_PID and it is killed when the test exits; kv_stop_ready ends
+# it earlier. Fails, saying why, when it ends or never says so.
+kv_start_ready() {
+	local out=$1
+
+	shift
+	"$@" >"$out" 2>"$out.err" &
+	KV_READY_PID=$!
+	kv_on_exit "kill $KV_READY_PID"
+	kv_wait 30 kv_ready_or_gone "$out" "$KV_READY_PID"
+	[ "$(head -n 1 "$out")" = ready ] && return 0
+	kill "$KV_READY_PID" 2>/dev/null
+	wait "$KV_READY_PID"
+	echo "$*: not ready (exit $?):"
+	cat "$out" "$out.err"
+	return 1
+}
+
+kv_ready_or_gone() {
+	[ "$(head -n 1 "$1")" = ready ] || ! kill -0 "$2" 2>/dev/null
+}
+
+# kv_stop_ready: SIGTERM to the command kv_start_ready started, and its
+# exit status once it ended.
+kv_stop_ready() {
+	kill -TERM "$KV_READY_PID"
+	wait "$KV_READY_PID"
+}
+
+# kv_ms: the time in milliseconds (the epoch's), for measured durations.
+kv_ms() {
+	date +%s%3N
+}
+
 # kv_run OUT ERR CMD...: run CMD with stdout/stderr in files, return its
 # exit status.
 kv_run() {
@@ -480,6 +518,36 @@ kv_io_start() {
 	kv_wait 20 kv_run_measuring "$id" ||
 		{ echo "run $id not measuring:" >&2; kvperf run show "$id" >&2; return 1; }
 	echo "$id"
+}
+
+# kv_interval_lines OUT RW INTERVAL_MS: the text of a timed I/O run in
+# OUT has interval lines of RW ("  [   1.1 s] RW: IOPS=...") with
+# stamps that never go back, as many as the run's measured time (the
+# longest of its blocks' "in X ms") holds intervals, give or take one:
+# the count follows the run's real length, whatever the guest's speed.
+kv_interval_lines() {
+	awk -v rw="$2" -v iv="$3" '
+		$1 == "[" && $3 == "s]" && $4 == rw ":" {
+			if (n && $2 + 0 < last)
+				bad = "stamp " $2 " s after " last " s"
+			last = $2 + 0
+			n++
+		}
+		/^ (read|write): IOPS=.* bytes in [0-9.]+ ms\)$/ {
+			if ($(NF - 1) + 0 > ms)
+				ms = $(NF - 1) + 0
+		}
+		END {
+			if (!ms)
+				bad = "no block with the measured time"
+			else if (n < int(ms / iv + 0.5) - 1 || n > int(ms / iv + 0.5) + 1)
+				bad = sprintf("%d %s interval lines in %.3f ms, want %d +-1 (interval %d ms)",
+					      n, rw, ms, int(ms / iv + 0.5), iv)
+			if (!bad)
+				exit 0
+			print bad
+			exit 1
+		}' "$1"
 }
 
 # kv_io_pinned_refused ADDR ARGS...: run io on ADDR with ARGS is refused
