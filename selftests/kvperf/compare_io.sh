@@ -101,23 +101,43 @@ run_count_is() {
 	[ "$(cat "$sysfs/run_count")" = "$1" ]
 }
 
+# target_conns_accepted: the kernel target's "CONNS ACCEPTED" (the only
+# kernel server: the one compare started)
+target_conns_accepted() {
+	kvperf -j server show |
+		sed -n 's/.*"conn_count":\([0-9]*\).*"accepted":\([0-9]*\).*/\1 \2/p'
+}
+
+# user_host_measures: no kernel run (the kernel column's came and went),
+# and the kernel target has a live connection it accepted after the
+# kernel host's one: the user host's.
+user_host_measures() {
+	local c
+
+	run_count_is 0 || return 1
+	read -r -a c <<<"$(target_conns_accepted)"
+	[ "${c[0]:-0}" -ge 1 ] && [ "${c[1]:-0}" -ge 2 ]
+}
+
 # stopped_in_user_host: SIGTERM while the user host measures (the
-# kernel column's run came and went) ends compare at once (exit 1,
-# "interrupted"), well before that run's 12 s, nothing left.
+# kernel column's run came and went, and the user host is connected to
+# the kernel target, as seen just before the signal) ends compare at
+# once (exit 1, "interrupted"), well before that run's 12 s, nothing
+# left.
 stopped_in_user_host() {
 	local pid rc t0
 
 	kvperf compare io addr "$addr" bs 4K qd 4 time 12 poll softirq \
 		rounds 5 >"$KV_TMP/stop.out" 2>"$KV_TMP/stop.err" &
 	pid=$!
-	if ! kv_wait 120 run_count_is 1 || ! kv_wait 60 run_count_is 0; then
+	if ! kv_wait 120 run_count_is 1 || ! kv_wait 60 user_host_measures; then
 		kill -KILL "$pid"
 		wait "$pid"
-		echo "the kernel column's run did not come and go"
+		echo "the kernel column's run did not come and go, then the user host connect to the kernel target:"
+		echo "run_count $(cat "$sysfs/run_count"), target conns, accepted: $(target_conns_accepted)"
 		cat "$KV_TMP/stop.err"
 		return 1
 	fi
-	sleep 1
 	t0=$SECONDS
 	kill -TERM "$pid"
 	kv_wait 60 sh -c "! kill -0 $pid 2>/dev/null" || {
