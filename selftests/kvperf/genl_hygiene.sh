@@ -109,22 +109,21 @@ delete_stalls_nobody() {
 	id=$(grep -o '"id":[0-9]*' "$KV_TMP/long.json" | head -n 1 | cut -d: -f2)
 	[ -n "$id" ] || { echo "no run id:"; cat "$KV_TMP/long.json"; return 1; }
 	echo "$id" >>"$KV_IDS"
-	running() {
-		grep -qx running "$sysfs/runs/$id/state"
-	}
-	kv_wait 60 running || { echo "run $id: $(cat "$sysfs/runs/$id/state")"; return 1; }
-	sleep 2
-	kv_py "$KV_DIR/genl_watch.py" ctrl-latency 4 >"$watch" &
-	sleep 1
-	t0=$(date +%s%N)
-	kvperf run delete "$id" || return 1
-	t1=$(date +%s%N)
-	wait $! || { cat "$watch"; return 1; }
+	kv_wait 60 kv_run_measuring "$id" || { echo "run $id: $(cat "$sysfs/runs/$id/state")"; return 1; }
+	# the watcher asks from "ready" until the delete has returned
+	kv_start_ready "$watch" "$PY" -S "$KV_DIR/genl_watch.py" ctrl-latency ||
+		return 1
+	t0=$(kv_ms)
+	kvperf run delete "$id" || { kv_stop_ready; return 1; }
+	t1=$(kv_ms)
+	kv_stop_ready || { cat "$watch" "$watch.err"; return 1; }
+	grep -q '^requests=[1-9]' "$watch" ||
+		{ echo "the watcher asked nothing during the delete:"; cat "$watch" "$watch.err"; return 1; }
 	max=$(sed -n 's/.*max_ms=\([0-9]*\).*/\1/p' "$watch")
-	ms=$(((t1 - t0) / 1000000))
+	ms=$((t1 - t0))
 	limit=$((ms / 10))
 	[ "$limit" -ge $((100 * kv_time_scale)) ] || limit=$((100 * kv_time_scale))
-	echo "delete took $ms ms; controller: $(cat "$watch")" >"$KV_TMP/delete.txt"
+	echo "delete took $ms ms; controller: $(tail -n 1 "$watch")" >"$KV_TMP/delete.txt"
 	[ -n "$max" ] && [ "$max" -lt "$limit" ] ||
 		{ echo "the controller took up to ${max:-?} ms (limit $limit)"; return 1; }
 }

@@ -2,9 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 """Raw generic netlink, with no help from the kvperf tool.
 
-usage: genl_watch.py ctrl-latency SECONDS
-         Ask the controller (nlctrl) for the nlctrl family over and over
-         for SECONDS; print "requests=N max_ms=X" (the slowest answer).
+usage: genl_watch.py ctrl-latency
+         Ask the controller (nlctrl) for the nlctrl family over and over;
+         after the first answer print "ready" (flushed), and on SIGTERM
+         print "requests=N max_ms=X": the requests made after "ready" and
+         the slowest answer among them.
+       genl_watch.py runs
+         Subscribe to kvperf's events group, print "ready" (flushed) once
+         subscribed, then until SIGTERM one JSON line per run-finished
+         event: {"id", "type", "op", "state", "size", "iterations",
+         "results": [...]}, a latency result as {"size", "iterations",
+         "p50_ns"}, a bandwidth one (all queue pairs') as
+         {"size", "messages", "bytes", "elapsed_ns"}.
        genl_watch.py dump-runs BUFSIZE
          Dump kvperf's runs reading with a BUFSIZE-byte buffer; print one
          line per run, "id=N messages=M results=R", results counted over
@@ -13,7 +22,9 @@ usage: genl_watch.py ctrl-latency SECONDS
          error or a message cut short.
 """
 
+import json
 import os
+import signal
 import socket
 import struct
 import sys
@@ -26,6 +37,11 @@ GENL_ID_CTRL = 0x10
 CTRL_CMD_GETFAMILY = 3
 CTRL_ATTR_FAMILY_ID = 1
 CTRL_ATTR_FAMILY_NAME = 2
+CTRL_ATTR_MCAST_GROUPS = 7
+CTRL_ATTR_MCAST_GRP_NAME = 1
+CTRL_ATTR_MCAST_GRP_ID = 2
+SOL_NETLINK = 270
+NETLINK_ADD_MEMBERSHIP = 1
 NLM_F_REQUEST = 1
 NLM_F_DUMP = 0x300
 NLMSG_ERROR = 2
@@ -72,21 +88,109 @@ def family_id(sk, name, bufsize=65536):
     raise OSError(0, "no family id for " + name)
 
 
-def ctrl_latency(seconds):
-    """The slowest controller answer over some seconds."""
+class Stop(Exception):
+    """SIGTERM: the caller has what it wanted watched."""
+
+
+def on_term(*_):
+    raise Stop()
+
+
+def ctrl_latency():
+    """The slowest controller answer from "ready" until SIGTERM."""
     worst, n = 0.0, 0
-    end = time.monotonic() + seconds
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
+                           NETLINK_GENERIC) as sk:
+            sk.bind((0, 0))
+            family_id(sk, "nlctrl")
+            print("ready", flush=True)
+            while True:
+                t0 = time.monotonic()
+                family_id(sk, "nlctrl")
+                worst = max(worst, time.monotonic() - t0)
+                n += 1
+                time.sleep(0.005)
+    except Stop:
+        pass
+    print(f"requests={n} max_ms={worst * 1000:.1f}")
+    return 0
+
+
+def uint(data):
+    """An unsigned attribute of 1, 2, 4 or 8 bytes."""
+    fmt = {1: "=B", 2: "=H", 4: "=I", 8: "=Q"}[len(data)]
+    return struct.unpack(fmt, data)[0]
+
+
+def events_group(sk):
+    """kvperf's family id and the id of its "events" group."""
+    sk.send(request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
+                    str_attr(CTRL_ATTR_FAMILY_NAME, "kvperf")))
+    fam = grp = None
+    for kind, _, payload in messages(sk.recv(65536)):
+        if kind == NLMSG_ERROR:
+            raise OSError(-struct.unpack_from("=i", payload)[0], "kvperf")
+        for akind, data in attrs(payload[4:]):
+            if akind == CTRL_ATTR_FAMILY_ID:
+                fam = struct.unpack_from("=H", data)[0]
+            elif akind == CTRL_ATTR_MCAST_GROUPS:
+                for _, g in attrs(data):
+                    f = dict(attrs(g))
+                    if f.get(CTRL_ATTR_MCAST_GRP_NAME) == b"events\0":
+                        grp = uint(f[CTRL_ATTR_MCAST_GRP_ID])
+    if fam is None or grp is None:
+        raise OSError(0, "no kvperf family or events group")
+    return fam, grp
+
+
+# include/uapi/linux/kvperf.h
+RUN_FINISHED_NTF = 11
+RUN = {1: "id", 2: "type", 3: "op", 7: "size", 9: "iterations",
+       17: "state"}
+RUN_RESULT, RUN_BW_RESULT = 19, 32
+LAT_RESULT = {1: "size", 2: "iterations", 7: "p50_ns"}
+BW_RESULT = {1: "size", 2: "messages", 3: "bytes", 4: "elapsed_ns"}
+
+
+def finished_run(payload):
+    """The fields of a run-finished notification."""
+    run = {"results": []}
+    for akind, data in attrs(payload[4:]):
+        if akind in RUN:
+            run[RUN[akind]] = uint(data)
+        elif akind in (RUN_RESULT, RUN_BW_RESULT):
+            names = LAT_RESULT if akind == RUN_RESULT else BW_RESULT
+            sub = dict(attrs(data))
+            run["results"].append({names[k]: uint(v) for k, v in sub.items()
+                                   if k in names})
+    return run
+
+
+def runs():
+    """A JSON line per run-finished event until SIGTERM, and then those
+    already queued."""
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
                        NETLINK_GENERIC) as sk:
         sk.bind((0, 0))
-        while time.monotonic() < end:
-            t0 = time.monotonic()
-            family_id(sk, "nlctrl")
-            worst = max(worst, time.monotonic() - t0)
-            n += 1
-            time.sleep(0.005)
-    print(f"requests={n} max_ms={worst * 1000:.1f}")
-    return 0
+        _, grp = events_group(sk)
+        sk.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+        sk.setsockopt(SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, grp)
+        print("ready", flush=True)
+        sk.settimeout(0.2)
+        while True:
+            try:
+                buf = sk.recv(1 << 20)
+            except socket.timeout:
+                if stop:
+                    return 0
+                continue
+            for _, _, payload in messages(buf):
+                if payload[:1] == bytes([RUN_FINISHED_NTF]):
+                    print(json.dumps(finished_run(payload)), flush=True)
 
 
 def dump_runs(bufsize):
@@ -131,11 +235,13 @@ def dump_runs(bufsize):
 
 
 def main():
+    if sys.argv[1:] == ["ctrl-latency"]:
+        return ctrl_latency()
+    if sys.argv[1:] == ["runs"]:
+        return runs()
     if len(sys.argv) != 3:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    if sys.argv[1] == "ctrl-latency":
-        return ctrl_latency(float(sys.argv[2]))
     if sys.argv[1] == "dump-runs":
         return dump_runs(int(sys.argv[2]))
     print(__doc__.strip(), file=sys.stderr)
