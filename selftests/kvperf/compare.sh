@@ -53,15 +53,21 @@ perftest_only() {
 # crashes or hangs, which compare rightly reports as a failed
 # measurement: that case is perftest's, and gets up to two more tries.
 # Everything compare says about the kernel and the user path still has
-# to hold.
+# to hold. With $watch set, the module's runs that finish during the
+# (last) try go to $KV_TMP/NAME.runs (genl_watch.py runs).
 compare() {
 	local name=$1 rc try
 
 	shift
 	for try in 1 2 3; do
+		if [ -n "${watch:-}" ]; then
+			kv_start_ready "$KV_TMP/$name.runs" \
+				"$PY" -S "$KV_DIR/genl_watch.py" runs || return 1
+		fi
 		kv_run "$KV_TMP/$name.out" "$KV_TMP/$name.err" \
 			timeout "$(kv_scaled 600)" kvperf "$@"
 		rc=$?
+		[ -n "${watch:-}" ] && kv_stop_ready
 		[ "$rc" = 0 ] && return 0
 		perftest_only "$KV_TMP/$name.err" || break
 		[ "$try" = 3 ] && break
@@ -89,10 +95,17 @@ lat_send() {
 		check lat-send table lat send 3 kernel,user,perftest 64
 }
 
+# The kernel column is the module's: its runs, one per round, of the
+# size and iterations asked, measured its values; the user column is
+# not (the module ran nothing more).
 lat_write_json() {
+	local watch=1
+
 	compare lat-write -j compare lat op write addr "$addr" size 64 \
 		rounds 2 iters 300 plot "$KV_TMP/lat.svg" &&
-		check lat-write json lat write 2 kernel,user,perftest 64
+		check lat-write json lat write 2 kernel,user,perftest 64 &&
+		check lat-write kernel-runs "$KV_TMP/lat-write.runs" lat write \
+			2 64 300
 }
 
 # softirq: with busy polling (compare's default), the client and the
@@ -100,11 +113,14 @@ lat_write_json() {
 # work waits for the scheduler's tick; on the debug kernel no completion
 # came for 5 s. perftest's ib_write_bw still busy-polls (it refuses -e).
 bw_write_json() {
+	local watch=1 sizes=4096,8192,16384,32768,65536
+
 	compare bw-write -j compare bw op write addr "$addr" \
 		sizes 4096-65536 rounds 2 iters 300 poll softirq \
 		plot "$KV_TMP/bw.png" &&
-		check bw-write json bw write 2 kernel,user,perftest \
-			4096,8192,16384,32768,65536
+		check bw-write json bw write 2 kernel,user,perftest "$sizes" &&
+		check bw-write kernel-runs "$KV_TMP/bw-write.runs" bw write \
+			2 "$sizes" 300
 }
 
 lat_read_no_perftest() {
@@ -366,11 +382,11 @@ kv_dmesg_mark
 
 kv_check "compare lat op send size 64 rounds 3: kernel, user and perftest columns, ratios of the medians" \
 	lat_send
-kv_check "compare -j lat op write size 64 rounds 2: every round, medians, ratios, environment" \
+kv_check "compare -j lat op write size 64 rounds 2 iters 300: every round, medians, ratios, environment; the kernel column the module's 2 runs" \
 	lat_write_json
-kv_check "plot lat.svg: an SVG with a curve per path" \
-	cmp svg "$KV_TMP/lat.svg" kernel,user,perftest
-kv_check "compare -j bw op write sizes 4K-64K rounds 2 poll softirq: a row per size, each consistent" \
+kv_check "plot lat.svg: an SVG with a curve per path through its median round's points" \
+	cmp svg "$KV_TMP/lat.svg" kernel,user,perftest "$KV_TMP/lat-write.out"
+kv_check "compare -j bw op write sizes 4K-64K rounds 2 iters 300 poll softirq: a row per size, each consistent; the kernel column the module's 2 runs" \
 	bw_write_json
 kv_check "plot bw.png: a PNG" cmp png "$KV_TMP/bw.png"
 kv_check "compare lat op read no-perftest poll softirq: kernel and user columns only" \

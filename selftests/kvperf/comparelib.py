@@ -19,13 +19,24 @@ usage:
         of the medians; for lat each round's distribution is ordered;
         the environment is recorded; post_context is "both" exactly
         when PATHS has kernel-bh (the kernel path with post-context bh)
-  comparelib.py svg FILE WORD[,WORD..]
-        an SVG gnuplot drew: XML, with curves, and each WORD in its text
+  comparelib.py kernel-runs FILE EVENTS TYPE OP ROUNDS SIZE[,SIZE..] ITERS
+        the kernel column of the JSON in FILE was measured by the
+        module: EVENTS (genl_watch.py runs, over the compare) has
+        exactly ROUNDS kvperf runs, one per round, done, of TYPE and OP,
+        ITERS iterations of each SIZE, and each size's kernel values are
+        those runs' (lat: p50; bw: bytes over elapsed time), in round
+        order: so the user column was measured elsewhere
+  comparelib.py svg FILE WORD[,WORD..] [JSON]
+        an SVG gnuplot drew: XML, with curves, and each WORD in its text;
+        with JSON (the compare's, of one latency size), the curve of
+        each WORD (a path) goes through that path's points of its median
+        round, read back through the x axis' tick labels
   comparelib.py png FILE
         a PNG: the signature and an IHDR of a non-empty image
 """
 
 import json
+import math
 import re
 import struct
 import sys
@@ -200,7 +211,137 @@ def cmd_json(path, typ, op, rounds, paths, sizes):
     return bad
 
 
-def cmd_svg(path, words):
+TYPES = {"lat": 0, "bw": 1}
+OPS = {"send": 0, "write": 1, "read": 2}
+STATE_DONE = 2
+
+
+def run_value(typ, res):
+    """A kernel run's result as compare reads it (usec or MiB/s)."""
+    if typ == "lat":
+        return res["p50_ns"] / 1000.0
+    return res["bytes"] * 1e9 / res["elapsed_ns"] / 1048576.0
+
+
+def cmd_kernel_runs(path, events, typ, op, rounds, sizes, iters):
+    with open(path, encoding="utf-8") as f:
+        c = json.load(f)
+    with open(events, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    if not lines or lines[0] != "ready":
+        return [f"{events}: the watcher never subscribed: {lines[:3]}"]
+    runs = sorted((json.loads(ln) for ln in lines[1:]), key=lambda r: r["id"])
+    bad = []
+    if len(runs) != rounds:
+        bad.append(f"{len(runs)} kernel runs, want {rounds} (one per round): "
+                   f"{[r.get('id') for r in runs]}")
+    count = "iterations" if typ == "lat" else "messages"
+    for r in runs:
+        want = {"type": TYPES[typ], "op": OPS[op], "state": STATE_DONE,
+                "iterations": iters}
+        got = {k: r.get(k) for k in want}
+        if got != want:
+            bad.append(f"run {r['id']}: {got}, want {want}")
+        rs = [(x.get("size"), x.get(count)) for x in r["results"]]
+        if rs != [(sz, iters) for sz in sizes]:
+            bad.append(f"run {r['id']}: (size, {count}) {rs}, want "
+                       f"{iters} of each of {sizes}")
+    if bad:
+        return bad
+    d = 2 if typ == "bw" else 3
+    for i, sz in enumerate(sizes):
+        row = next((x for x in c.get("rows", []) if x.get("size") == sz), {})
+        got = (row.get("kernel") or {}).get("values")
+        want = [run_value(typ, r["results"][i]) for r in runs]
+        if not isinstance(got, list) or len(got) != len(want) or \
+           not all(close(g, w, d) for g, w in zip(got, want)):
+            bad.append(f"size {sz}: the kernel column {got}, the module's "
+                       f"runs measured {[round(w, d) for w in want]}")
+    return bad
+
+
+def ticks(root, anchor):
+    """(position, value) of the numeric tick labels with this anchor: x
+    for "middle" (the x axis), from the label's translate()."""
+    out = []
+    for g in root.iter():
+        if not g.tag.endswith("g") or g.get("text-anchor") != anchor:
+            continue
+        m = re.match(r"translate\(([-0-9.]+),([-0-9.]+)\)",
+                     g.get("transform", ""))
+        text = "".join(g.itertext()).strip()
+        if m and re.fullmatch(r"-?[0-9.]+(e[-+]?[0-9]+)?", text):
+            out.append((float(m.group(1)), float(text)))
+    return out
+
+
+def x_axis(root):
+    """The function of a value to its x pixel, fitted to the x tick
+    labels (linear or log 10, whichever fits), or None."""
+    tk = ticks(root, "middle")
+    if len(tk) < 2:
+        return None
+    best = None
+    for f in (lambda v: v, lambda v: math.log10(v) if v > 0 else None):
+        pts = [(px, f(v)) for px, v in tk]
+        if any(v is None for _, v in pts):
+            continue
+        (p0, v0), (p1, v1) = pts[0], pts[-1]
+        if v1 == v0:
+            continue
+        k = (p1 - p0) / (v1 - v0)
+        err = max(abs(p0 + k * (v - v0) - px) for px, v in pts)
+        if best is None or err < best[0]:
+            best = (err, f, p0, v0, k)
+    if best is None or best[0] > 1.0:
+        return None
+    _, f, p0, v0, k = best
+    return lambda v: p0 + k * (f(v) - v0)
+
+
+def curves(root):
+    """{title: [(x, y)...]}: each plot's data points, from its path (the
+    first move is the key's sample line)."""
+    out = {}
+    for g in root.iter():
+        if not g.tag.endswith("g") or \
+           not (g.get("id") or "").startswith("gnuplot_plot_"):
+            continue
+        title = " ".join("".join(t.itertext()).strip() for t in g.iter()
+                         if t.tag.endswith("text")).strip()
+        pts = []
+        for p in g.iter():
+            if p.tag.endswith("path") and p.get("d"):
+                for sub in p.get("d").split("M")[2:]:
+                    pts += [(float(x), float(y)) for x, y in
+                            re.findall(r"([-0-9.]+),([-0-9.]+)", sub)]
+        out[title] = pts
+    return out
+
+
+def svg_data(root, cmp_json, words):
+    """The curves of the words go through their median round's points."""
+    with open(cmp_json, encoding="utf-8") as f:
+        row = json.load(f)["rows"][0]
+    to_px = x_axis(root)
+    if to_px is None:
+        return ["no x axis to read the points by"]
+    bad = []
+    got = curves(root)
+    keys = ("min", "p50", "p90", "p99", "p999", "max")
+    for w in words:
+        cell = row.get(w) or {}
+        pt = cell["points"][cell["median_round"]]
+        want = [to_px(pt[k]) for k in keys if (pt.get(k) or 0) > 0]
+        xs = [x for x, _ in got.get(w, [])]
+        if len(xs) != len(want) or \
+           not all(abs(a - b) <= 1.0 for a, b in zip(xs, want)):
+            bad.append(f"curve {w}: x {xs}, want {[round(v, 2) for v in want]}"
+                       f" (its points {pt})")
+    return bad
+
+
+def cmd_svg(path, words, cmp_json=None):
     try:
         root = ET.parse(path).getroot()
     except (ET.ParseError, OSError) as e:
@@ -216,6 +357,8 @@ def cmd_svg(path, words):
     for w in words:
         if w not in text:
             bad.append(f"no {w!r} in the text of the SVG: {text[:300]!r}")
+    if cmp_json and not bad:
+        bad = svg_data(root, cmp_json, words)
     return bad
 
 
@@ -235,8 +378,12 @@ def main():
             fn = cmd_table if a[0] == "table" else cmd_json
             bad = fn(a[1], a[2], a[3], int(a[4]), a[5].split(","),
                      [int(s) for s in a[6].split(",")])
-        elif len(a) == 3 and a[0] == "svg":
-            bad = cmd_svg(a[1], a[2].split(","))
+        elif len(a) == 8 and a[0] == "kernel-runs":
+            bad = cmd_kernel_runs(a[1], a[2], a[3], a[4], int(a[5]),
+                                  [int(x) for x in a[6].split(",")],
+                                  int(a[7]))
+        elif len(a) in (3, 4) and a[0] == "svg":
+            bad = cmd_svg(a[1], a[2].split(","), *a[3:])
         elif len(a) == 2 and a[0] == "png":
             bad = cmd_png(a[1])
         else:
