@@ -19,7 +19,9 @@ make_deb() {
 				make -s -C "$1" deb
 		} >"$2" 2>&1
 	fi
-	version=$("$1/user/version.sh" 2>/dev/null)
+	# by the tree's real path: version.sh asks git for its top, which
+	# a link's path is not
+	version=$("$(readlink -f "$1")/user/version.sh" 2>/dev/null)
 	deb=$1/build/deb
 	tool=$deb/kvperf_${version}-1_$(dpkg --print-architecture).deb
 	dkms=$deb/kvperf-dkms_${version}-1_all.deb
