@@ -135,6 +135,11 @@ sweep_intervals() {
 	return 1
 }
 
+# first_size_done ID: run ID completed a size, or it ended.
+first_size_done() {
+	grep -qx '[1-9][0-9]*' "$sysfs/runs/$1/iterations" || kv_run_ended "$1"
+}
+
 # A sweep stopped while it measures its second size (64 KiB): it ends
 # within 5 s, stopped, with the first size's result, and frees everything.
 stop_second() {
@@ -146,7 +151,9 @@ stop_second() {
 	id=$(sed -n 's/^{"id":\([0-9]\+\)}$/\1/p' <<<"$out")
 	[ -n "$id" ] || { echo "no-wait printed '$out'"; return 1; }
 	# sysfs shows the last size completed: 4 KiB's I/Os once it is done
-	kv_wait 60 grep -qx '[1-9][0-9]*' "$sysfs/runs/$id/iterations" ||
+	# (a run that ended before that fails the check at once)
+	kv_wait 60 first_size_done "$id" &&
+		grep -qx '[1-9][0-9]*' "$sysfs/runs/$id/iterations" ||
 		{ echo "run $id: no size completed"; kvperf run show "$id"; return 1; }
 	[ "$(cat "$sysfs/runs/$id/size")" = 4096 ] ||
 		{ echo "size $(cat "$sysfs/runs/$id/size") after the first size"; return 1; }
