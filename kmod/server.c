@@ -188,9 +188,11 @@ static void kvperf_sconn_teardown(struct kvperf_sconn *sc)
 	 * Accepted but not established yet (the connection failed at once):
 	 * a disconnect now sends no DREQ, and the client, established on
 	 * its side, ignores the reject that destroying the id sends. Give
-	 * the client's RTU a moment to arrive, so that it is told.
+	 * the client's RTU a moment to arrive, so that it is told. The CM
+	 * handler wakes c->notify (a bandwidth connection's worker queue,
+	 * not c->wq): wait there, or the wait always runs to its end.
 	 */
-	wait_event_timeout(c->wq, READ_ONCE(sc->established) ||
+	wait_event_timeout(*c->notify, READ_ONCE(sc->established) ||
 			   READ_ONCE(sc->cm_ended),
 			   msecs_to_jiffies(KVPERF_SERVER_RTU_WAIT_MS));
 	rdma_disconnect(c->cm_id);
