@@ -36,7 +36,7 @@ expect_tally() {
 }
 
 echo "TAP version 13"
-echo "1..24"
+echo "1..28"
 
 # --- the tally ------------------------------------------------------------
 cat >"$tmp/nested.log" <<'EOF'
@@ -135,6 +135,25 @@ expect_tally "an expected failure (# TODO) is a failure" "1 1 0" "$tmp/todo.log"
 printf '%s\n' '# comment' '^vm-x: a\.sh: two: no such device$' >"$tmp/expected"
 expect_tally "a skip on the expected list counts as a skip, any other as a failure" \
 	"2 1 1" --phase vm-x --expected "$tmp/expected" "$tmp/nested.log"
+
+# the checked-in list: a check that rxe's REG_MR fault spoiled (lib.sh's
+# kv_check skips it with this reason) is expected on 6.1's lane only
+why=$(sed -n 's/^kv_rxe_fault_why="\(.*\)"$/\1/p' selftests/kvperf/lib.sh)
+cat >"$tmp/rxefault.log" <<EOF
+TAP version 13
+1..1
+# selftests: kvperf: io_srq.sh
+# TAP version 13
+# 1..1
+# ok 1 a run stopped: freed, with its reason # SKIP ${why:?}
+ok 1 selftests: kvperf: io_srq.sh
+EOF
+expect_tally "rxe's REG_MR fault: an expected skip on the 6.1 lane" "0 0 1" \
+	--phase vm-6.1.0-57-amd64 --expected selftests/expected-skips \
+	"$tmp/rxefault.log"
+expect_tally "rxe's REG_MR fault: a failure on the 6.12 DMA lane" "0 1 0" \
+	--phase vm-dma-6.12.118+deb12-amd64 --expected selftests/expected-skips \
+	"$tmp/rxefault.log"
 
 # --- the VM suite's runner keeps its plan ----------------------------------
 suite=$tmp/suite
@@ -281,5 +300,24 @@ result $? "lib.sh: kv_check returns 0 after a pass, 1 after a failure" "$tmp/che
 # a log's excerpt that starts at the failure shows why
 grep -A1 -x "not ok 2 fails" "$tmp/check.log" | tail -n 1 | grep -qx "# the reason"
 result $? "lib.sh: a failed kv_check's output follows its not ok line" "$tmp/check.log"
+
+# --- kv_check and rxe's REG_MR fault -----------------------------------------
+# A failure while the kernel log gained rxe's "not free" line is a skip
+# with kv_rxe_fault_why; without that line, still a failure.
+cat >"$tmp/fault.sh" <<EOF
+. "$top/selftests/kvperf/lib.sh"
+kv_klog() { cat "$tmp/klog"; }
+ktap_print_header
+ktap_set_plan 2
+kv_check "spoiled" sh -c 'echo "[ 9.1] rdma_rxe: rxe_reg_fast_mr: mr->lkey = 0x2889 not free" >>"$tmp/klog"; echo "REG_MR failed"; false'
+kv_check "broken" sh -c 'echo "[ 9.2] rdma_rxe: some other line" >>"$tmp/klog"; false'
+EOF
+echo "[ 1.0] boot" >"$tmp/klog"
+bash "$tmp/fault.sh" >"$tmp/fault.log" 2>&1
+grep -qxF "ok 1 spoiled # SKIP $why" "$tmp/fault.log" &&
+	grep -qx "# rdma_rxe: rxe_reg_fast_mr: mr->lkey = 0x2889 not free" "$tmp/fault.log"
+result $? "lib.sh: a kv_check failure with rxe's REG_MR fault in the kernel log is a skip naming it" "$tmp/fault.log"
+grep -qx "not ok 2 broken" "$tmp/fault.log"
+result $? "lib.sh: a kv_check failure with no such line is still a failure" "$tmp/fault.log"
 
 [ "$fail" -eq 0 ]

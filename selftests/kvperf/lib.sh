@@ -89,11 +89,42 @@ kv_skip() {
 # failure CMD's output becomes diagnostics, after the "not ok" line (where
 # a log's excerpt that starts at the failure still shows why).
 kv_check() {
-	local desc=$1 out
+	local desc=$1 out rc lines fault
 
 	shift
+	lines=$(kv_klog | wc -l)
 	out=$("$@" 2>&1)
-	kv_result "$desc" $? "$out"
+	rc=$?
+	if [ "$rc" != 0 ] &&
+	   fault=$(kv_klog | tail -n +"$((lines + 1))" | kv_rxe_fault); then
+		kv_skip "$desc" "$kv_rxe_fault_why"
+		printf '%s\n' "$out" "${fault#*] }" | kv_diag
+		return 0
+	fi
+	kv_result "$desc" "$rc" "$out"
+}
+
+# Soft-RoCE 6.1 (rxe) retransmits by walking its send queue again from
+# the oldest unacknowledged request, and runs a REG_MR it already ran
+# once more: the MR is valid, not free, so the request fails
+# (IB_WC_LOC_QP_OP_ERR) and the I/O with it; rxe says so in the kernel
+# log. A loopback device retransmits only when its peer stopped
+# answering (a queue pair torn down, a device being removed), so a run
+# that is being stopped may fail this way instead. An HCA never runs a
+# completed work request again, and kvperf's own double registration
+# would show on every run of the 6.12 lane (whose rxe keeps the line
+# out of the log). A check that failed while it did is skipped with
+# this reason; selftests/expected-skips allows it on 6.1 only.
+kv_rxe_fault_why="rdma_rxe re-ran a completed REG_MR when it retransmitted (its 'not free' line in the kernel log): the device failed the I/O, so the check could not judge kvperf"
+
+# kv_klog: the kernel log, as dmesg prints it.
+kv_klog() {
+	dmesg 2>/dev/null
+}
+
+# kv_rxe_fault: the first such line of the kernel log lines on stdin.
+kv_rxe_fault() {
+	grep -m1 -E 'rdma_rxe: rxe_reg_fast_mr: mr->lkey = 0x[0-9a-f]+ not free'
 }
 
 # kv_result DESC OK [WHY]: report a result computed by the caller (OK 0
@@ -323,14 +354,14 @@ kv_require_rxe() {
 
 # The kernel log is read once per test: note where it ends now...
 kv_dmesg_mark() {
-	kv_dmesg_lines=$(dmesg | wc -l)
+	kv_dmesg_lines=$(kv_klog | wc -l)
 }
 
 # ...and report whatever bad lines came after, as one more result.
 kv_dmesg_check() {
 	local bad
 
-	bad=$(dmesg | tail -n +"$((kv_dmesg_lines + 1))" | klog_scan -)
+	bad=$(kv_klog | tail -n +"$((kv_dmesg_lines + 1))" | klog_scan -)
 	kv_result "kernel log has no warnings, oopses or stalls" \
 		"$([ -z "$bad" ]; echo $?)" "$bad"
 }
