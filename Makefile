@@ -432,8 +432,9 @@ check-pair:
 
 # The VM suite on a debug kernel (KASAN, lockdep, kmemleak, UBSAN,
 # DMA-API debug), built once and cached; see selftests/check.sh.
+# TESTS="module.sh io_basic.sh": those scripts of the suite only.
 check-debug:
-	$(Q)selftests/check.sh --debug
+	$(Q)selftests/check.sh --debug $(TESTS)
 
 demo:
 	$(Q)selftests/demo.sh

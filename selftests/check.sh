@@ -33,7 +33,8 @@
 # selftests/debug-kernel/build.sh and cached outside the clone, at a
 # larger time scale (KVPERF_TIME_SCALE, default 10), then a kmemleak scan
 # after rmmod kvperf (selftests/debug-kernel/suite.sh); any report in
-# the kernel log fails it. The same closing line.
+# the kernel log fails it. The same closing line. TEST.sh...: those
+# scripts of the suite only (make check-debug TESTS="module.sh ...").
 #
 # --fuzz: make check-fuzz instead: the fuzzers' long soak
 # (KVPERF_FUZZ_SOAK=1: nl_fuzz.sh and wire_fuzz.sh, each with a fresh
@@ -50,6 +51,7 @@ load=
 load_kver=
 pair=
 debug=
+debug_tests=()
 fuzz=
 case "${1:-}" in
 --load)
@@ -63,13 +65,16 @@ case "${1:-}" in
 --debug)
 	debug=1
 	logs=build/check-debug
+	shift
+	debug_tests=("$@")
 	;;
 --fuzz)
 	fuzz=1
 	logs=build/check-fuzz
 	;;
 '') ;;
-*) echo "usage: $0 [--load [KVER] | --pair | --debug | --fuzz]" >&2; exit 2 ;;
+*) echo "usage: $0 [--load [KVER] | --pair | --debug [TEST.sh...] | --fuzz]" >&2
+   exit 2 ;;
 esac
 mkdir -p "$logs"
 
@@ -253,7 +258,7 @@ if [ -n "$debug" ]; then
 	scale=${KVPERF_TIME_SCALE:-10}
 	KVPERF_TIME_SCALE=$scale run_phase vm-debug 2 \
 		selftests/vmtest.sh -K "$kdir" -t $((3600 * scale)) -- \
-		selftests/debug-kernel/suite.sh
+		selftests/debug-kernel/suite.sh "${debug_tests[@]}"
 	echo "# make check-debug took $(( $(date +%s) - start )) s; logs in $logs/"
 	totals
 	[ "$failed" -eq 0 ]
