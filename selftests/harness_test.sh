@@ -36,7 +36,7 @@ expect_tally() {
 }
 
 echo "TAP version 13"
-echo "1..28"
+echo "1..29"
 
 # --- the tally ------------------------------------------------------------
 cat >"$tmp/nested.log" <<'EOF'
@@ -288,7 +288,10 @@ result $? "lib.sh: exit hooks run once each, last registered first" "$tmp/hooks.
 cat >"$tmp/check.sh" <<EOF
 . "$top/selftests/kvperf/lib.sh"
 ktap_print_header
-ktap_set_plan 2
+ktap_set_plan 3
+rc=7 out=kept
+globals() { [ "\$rc" = 7 ] && [ "\$out" = kept ]; }
+kv_check "a check's function sees the caller's rc and out" globals && echo "globals seen"
 kv_check "passes" true && echo "status 0 after a pass"
 kv_check "fails" sh -c 'echo "the reason"; false' ||
 	echo "status 1 after a failure"
@@ -297,8 +300,10 @@ bash "$tmp/check.sh" >"$tmp/check.log" 2>&1
 grep -qx "status 0 after a pass" "$tmp/check.log" &&
 	grep -qx "status 1 after a failure" "$tmp/check.log"
 result $? "lib.sh: kv_check returns 0 after a pass, 1 after a failure" "$tmp/check.log"
+grep -qx "globals seen" "$tmp/check.log"
+result $? "lib.sh: a kv_check's command sees the script's globals (rc, out), not kv_check's own" "$tmp/check.log"
 # a log's excerpt that starts at the failure shows why
-grep -A1 -x "not ok 2 fails" "$tmp/check.log" | tail -n 1 | grep -qx "# the reason"
+grep -A1 -x "not ok 3 fails" "$tmp/check.log" | tail -n 1 | grep -qx "# the reason"
 result $? "lib.sh: a failed kv_check's output follows its not ok line" "$tmp/check.log"
 
 # --- kv_check and rxe's REG_MR fault -----------------------------------------

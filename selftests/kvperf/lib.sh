@@ -89,19 +89,21 @@ kv_skip() {
 # failure CMD's output becomes diagnostics, after the "not ok" line (where
 # a log's excerpt that starts at the failure still shows why).
 kv_check() {
-	local desc=$1 out rc lines fault
+	# kv_-prefixed: CMD runs in this function's scope and may read
+	# globals of the same plain names (rc, out)
+	local kv_desc=$1 kv_out kv_rc kv_lines kv_fault
 
 	shift
-	lines=$(kv_klog | wc -l)
-	out=$("$@" 2>&1)
-	rc=$?
-	if [ "$rc" != 0 ] &&
-	   fault=$(kv_klog | tail -n +"$((lines + 1))" | kv_rxe_fault); then
-		kv_skip "$desc" "$kv_rxe_fault_why"
-		printf '%s\n' "$out" "${fault#*] }" | kv_diag
+	kv_lines=$(kv_klog | wc -l)
+	kv_out=$("$@" 2>&1)
+	kv_rc=$?
+	if [ "$kv_rc" != 0 ] &&
+	   kv_fault=$(kv_klog | tail -n +"$((kv_lines + 1))" | kv_rxe_fault); then
+		kv_skip "$kv_desc" "$kv_rxe_fault_why"
+		printf '%s\n' "$kv_out" "${kv_fault#*] }" | kv_diag
 		return 0
 	fi
-	kv_result "$desc" "$rc" "$out"
+	kv_result "$kv_desc" "$kv_rc" "$kv_out"
 }
 
 # Soft-RoCE 6.1 (rxe) retransmits by walking its send queue again from
