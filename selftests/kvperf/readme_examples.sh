@@ -5,7 +5,9 @@
 # between the "<!-- readme-examples begin -->" and "<!-- readme-examples
 # end -->" comments, read from README.md itself so that the two cannot
 # drift, runs here in order, printed as run; a variable assignment (the
-# address) is kept, or replaced by this guest's address and printed so.
+# address) is kept, or replaced by this guest's address and printed so;
+# on a guest slowed beyond the suite's time scale, runs get a longer
+# timeout, printed so.
 # Each command must exit 0 and its output must show what it asked for:
 # its op, sizes, iteration counts, duration, queue pairs and their CPUs,
 # interval lines, post list, polling, path, I/O mix, block size, depth and
@@ -216,6 +218,14 @@ for l in "${lines[@]}"; do
 		fi
 		export "${BASH_REMATCH[1]}=$v"
 		continue
+	fi
+	# On a guest slowed beyond the suite's default time scale (the debug
+	# kernel's lane: 5-10 times slower), a run that names no timeout
+	# gets the default (5 s) times the scale, and says so.
+	if [ "$kv_time_scale" -gt 3 ] && [[ $l =~ ^kvperf\ run\ (lat|bw|io)\  ]] &&
+	   [[ ! $l =~ (^|\ )timeout(\ |$) ]]; then
+		l+=" timeout $((5 * kv_time_scale))s"
+		ktap_print_msg "scaled for time scale $kv_time_scale:"
 	fi
 	ktap_print_msg "as run: $l"
 	t0=${EPOCHREALTIME/./}
