@@ -268,7 +268,16 @@ fi
 # the unit-test programs, one per selftests/unit/test_*.c (kmod/stats.c's
 # test_stats among them), one KTAP stream each
 run_phase unit "$(ls selftests/unit/test_*.c | wc -l)" make -s -C user test
-run_phase spec 1 selftests/spec/spec_test.sh
+# the spec's own checks, then the user documentation's units and limits
+# against the spec and the tool's help: two KTAP streams
+spec_phase() {
+	local rc=0
+
+	selftests/spec/spec_test.sh || rc=1
+	selftests/spec/readme_test.sh || rc=1
+	return "$rc"
+}
+run_phase spec 2 spec_phase
 # the usage errors the tool reports before it talks to the module
 run_phase usage 1 selftests/usage_test.sh
 run_phase lint 1 selftests/lint.sh

@@ -252,6 +252,15 @@ EOF
 fi
 export KV_KVPERF=${KV_KVPERF:-kvperf}
 
+# kv_bytes N: a size as the tool reads it (4096, 64K, 1M), in bytes.
+kv_bytes() {
+	case $1 in
+	*K) echo $((${1%K} << 10)) ;;
+	*M) echo $((${1%M} << 20)) ;;
+	*) echo "$1" ;;
+	esac
+}
+
 # kv_wait SECONDS CMD [ARGS...]: poll CMD every 0.1 s until it succeeds,
 # for at most SECONDS times the time scale.
 kv_wait() {
