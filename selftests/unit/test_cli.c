@@ -403,7 +403,15 @@ static void cli_real_objects_usage(void)
 	RUN(&r, real_objects, "monitor", "now");
 	CHECK_INT(r.ret, KVPERF_EXIT_USAGE);
 	CHECK_STR(r.err.buf,
+		  "kvperf: unexpected argument 'now' (want progress or help) "
+		  "(try 'kvperf monitor help')\n");
+	run_done(&r);
+
+	RUN(&r, real_objects, "monitor", "progress", "now");
+	CHECK_INT(r.ret, KVPERF_EXIT_USAGE);
+	CHECK_STR(r.err.buf,
 		  "kvperf: unexpected argument 'now' (try 'kvperf monitor help')\n");
+	CHECK_STR(r.out.buf, "");
 	run_done(&r);
 
 	RUN(&r, real_objects, "monitor", "help", "now");
@@ -433,13 +441,17 @@ static void cli_real_objects_help(void)
 
 	RUN(&r, real_objects, "m", "help");
 	CHECK_INT(r.ret, KVPERF_EXIT_OK);
-	CHECK(!strncmp(r.out.buf, "Usage: kvperf [-j [-p]] monitor\n", 32));
-	CHECK(strstr(r.out.buf, "{\"event\":\"dev-add\",\"index\":3,\"name\":\"rxe2\"}") != NULL);
+	CHECK(!strncmp(r.out.buf, "Usage: kvperf [-j [-p]] monitor [progress]\n",
+		       43));
+	/* the keys monitor_print_event() prints */
+	CHECK(strstr(r.out.buf, "{\"event\":\"dev-add\",\"ifindex\":3,\"ifname\":\"rxe2\"}") != NULL);
+	CHECK(strstr(r.out.buf, "  kvperf monitor progress\n") != NULL);
 	run_done(&r);
 
 	RUN(&r, real_objects, "help", "monitor");
 	CHECK_INT(r.ret, KVPERF_EXIT_OK);
-	CHECK(!strncmp(r.out.buf, "Usage: kvperf [-j [-p]] monitor\n", 32));
+	CHECK(!strncmp(r.out.buf, "Usage: kvperf [-j [-p]] monitor [progress]\n",
+		       43));
 	run_done(&r);
 }
 
