@@ -5,7 +5,9 @@
  * table records what ran; the real dev and monitor objects are driven
  * only down paths that end before any netlink socket is opened.
  */
+#include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -455,6 +457,54 @@ static void cli_real_objects_help(void)
 	run_done(&r);
 }
 
+/*
+ * Progress lines ("\r", "\033[K") only on a terminal that takes them: a
+ * pty with TERM set; never a file or a pipe, nor TERM=dumb or no TERM.
+ */
+static void cli_terminal_only(void)
+{
+	const char *saved = getenv("TERM");
+	char *term = saved ? strdup(saved) : NULL;
+	FILE *file = tmpfile(), *pipe_w, *tty = NULL;
+	int fds[2], master;
+
+	CHECK(file != NULL);
+	CHECK(pipe(fds) == 0);
+	pipe_w = fdopen(fds[1], "w");
+	setenv("TERM", "xterm", 1);
+	CHECK(!cli_terminal(file));
+	CHECK(!cli_terminal(pipe_w));
+	CHECK(!cli_terminal(NULL));
+
+	master = posix_openpt(O_RDWR | O_NOCTTY);
+	if (master >= 0 && !grantpt(master) && !unlockpt(master))
+		tty = fopen(ptsname(master), "w");
+	if (!tty) {
+		unit_skip("no pseudo-terminal");
+		goto out;
+	}
+	CHECK(cli_terminal(tty));
+	setenv("TERM", "dumb", 1);
+	CHECK(!cli_terminal(tty));
+	unsetenv("TERM");
+	CHECK(!cli_terminal(tty));
+	setenv("TERM", "", 1);
+	CHECK(!cli_terminal(tty));
+out:
+	if (tty)
+		fclose(tty);
+	if (master >= 0)
+		close(master);
+	fclose(pipe_w);
+	close(fds[0]);
+	fclose(file);
+	if (term)
+		setenv("TERM", term, 1);
+	else
+		unsetenv("TERM");
+	free(term);
+}
+
 const struct unit_test unit_tests[] = {
 	UNIT(cli_global_options),
 	UNIT(cli_bad_options),
@@ -465,5 +515,6 @@ const struct unit_test unit_tests[] = {
 	UNIT(cli_help_levels),
 	UNIT(cli_real_objects_usage),
 	UNIT(cli_real_objects_help),
+	UNIT(cli_terminal_only),
 	{ NULL },
 };

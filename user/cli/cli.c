@@ -4,7 +4,9 @@
  * help, version, and the usage errors every level reports.
  */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/kvperf.h>
 
 #include "access.h"
@@ -353,4 +355,22 @@ int access_key_arg(struct kvperf *kv, const char *obj, bool file,
 		return KVPERF_EXIT_ERROR;
 	}
 	return KVPERF_EXIT_OK;
+}
+
+/**
+ * cli_terminal() - may @f get terminal control sequences?
+ * @f: an output stream
+ *
+ * Only a terminal that can take them: @f is one (isatty()), and TERM is
+ * set and not "dumb" (as Emacs' shell and CI runners say). A pipe, a file
+ * or a log gets plain lines, never "\r" or "\033[K".
+ *
+ * Return: true if a progress line may be drawn and erased on @f.
+ */
+bool cli_terminal(FILE *f)
+{
+	const char *term = getenv("TERM");
+
+	return f && isatty(fileno(f)) && term && *term &&
+	       strcmp(term, "dumb") != 0;
 }

@@ -720,7 +720,8 @@ static int run_start(struct kvperf *kv, const struct run_opts *o)
 				 "messages" :
 				 o->cfg.type == KVPERF_RUN_TYPE_IO ? "I/Os" :
 				 "iterations",
-		.tty = isatty(fileno(kv->err)) ? kv->err : NULL,
+		/* "\r" and "\033[K" only where a terminal shows them */
+		.tty = cli_terminal(kv->err) ? kv->err : NULL,
 		.rw = run_cfg_rw_name(&o->cfg),
 		.bss = KV_HAS(&o->cfg, KVPERF_A_RUN_BSS),
 	};
