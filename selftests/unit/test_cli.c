@@ -189,15 +189,32 @@ static void cli_bad_options(void)
 		  "kvperf: unknown option '--js' (try 'kvperf help')\n");
 	run_done(&r);
 
-	/* "--" ends the options; options after the object are arguments */
+	/* "--" ends the options */
 	RUN(&r, fake_objects, "--", "-j");
 	CHECK_INT(r.ret, KVPERF_EXIT_USAGE);
 	CHECK_STR(r.err.buf,
 		  "kvperf: unknown object '-j' (try 'kvperf help')\n");
 	run_done(&r);
 
-	RUN(&r, fake_objects, "dev", "show", "-j");
-	CHECK_STR(ran, "show -j");
+	/* an option after the object: where it goes, the line meant */
+	RUN(&r, fake_objects, "dev", "show", "-j", "rxe0");
+	CHECK_INT(r.ret, KVPERF_EXIT_USAGE);
+	CHECK_STR(ran, "");
+	CHECK_STR(r.err.buf,
+		  "kvperf: option '-j' after the object: options go before it, "
+		  "as in 'kvperf -j dev show rxe0' (try 'kvperf dev help')\n");
+	run_done(&r);
+
+	RUN(&r, fake_objects, "-j", "d", "sh", "rxe0", "--pretty", "-jp");
+	CHECK_INT(r.ret, KVPERF_EXIT_USAGE);
+	CHECK_STR(r.err.buf,
+		  "kvperf: option '--pretty' after the object: options go before "
+		  "it, as in 'kvperf -j --pretty -jp d sh rxe0' (try 'kvperf dev help')\n");
+	run_done(&r);
+
+	/* a word that only looks like one is the object's to judge */
+	RUN(&r, fake_objects, "dev", "show", "-1");
+	CHECK_STR(ran, "show -1");
 	run_done(&r);
 }
 
