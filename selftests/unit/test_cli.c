@@ -522,6 +522,33 @@ out:
 	free(term);
 }
 
+/*
+ * No kvperf family on this host (no module, as on a build machine): the
+ * tool says the module is not loaded and how to load it, exit 3.
+ */
+static void cli_module_not_loaded(void)
+{
+	struct run r;
+
+	RUN(&r, real_objects, "dev", "show");
+	if (r.ret != KVPERF_EXIT_NOMODULE && r.ret != KVPERF_EXIT_ERROR) {
+		/* a host with the module: nothing to see here */
+		run_done(&r);
+		unit_skip("the kvperf module is loaded here");
+		return;
+	}
+	if (strstr(r.err.buf, "cannot open a generic netlink socket")) {
+		run_done(&r);
+		unit_skip("no generic netlink here");
+		return;
+	}
+	CHECK_INT(r.ret, KVPERF_EXIT_NOMODULE);
+	CHECK_STR(r.err.buf, "kvperf: the kvperf module is not loaded "
+		  "(try: sudo modprobe kvperf, or insmod kmod/kvperf.ko)\n");
+	CHECK_STR(r.out.buf, "");
+	run_done(&r);
+}
+
 const struct unit_test unit_tests[] = {
 	UNIT(cli_global_options),
 	UNIT(cli_bad_options),
@@ -533,5 +560,6 @@ const struct unit_test unit_tests[] = {
 	UNIT(cli_real_objects_usage),
 	UNIT(cli_real_objects_help),
 	UNIT(cli_terminal_only),
+	UNIT(cli_module_not_loaded),
 	{ NULL },
 };
