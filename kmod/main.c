@@ -33,6 +33,7 @@ static struct kvperf_run_observer * const kvperf_observers[] = {
 	&kvperf_debugfs_observer,
 	&kvperf_nl_run_observer,
 	&kvperf_nl_dev_observer,
+	&kvperf_nl_server_observer,
 };
 
 static void kvperf_observers_register(void)

@@ -36,6 +36,7 @@ int kvperf_nl_server_get_doit(struct sk_buff *skb, struct genl_info *info);
 int kvperf_nl_server_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb);
 int kvperf_nl_server_stop_doit(struct sk_buff *skb, struct genl_info *info);
+extern struct kvperf_run_observer kvperf_nl_server_observer;
 
 /* nl_run.c */
 int kvperf_nl_run_start_doit(struct sk_buff *skb, struct genl_info *info);

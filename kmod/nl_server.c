@@ -350,3 +350,65 @@ int kvperf_nl_server_stop_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	return 0;
 }
+
+/*
+ * The listener and connection events. The events group needs no
+ * privilege to join, so they carry only what server-get shows every
+ * user: never the key, the allow list or the counters. Their rate is
+ * bounded by the listeners' (at most 8, each started and stopped by
+ * CAP_NET_ADMIN) and by the connections a listener accepts (at most
+ * conns-max at once, each set up through the RDMA CM); a listener
+ * receiving too slowly loses events (ENOBUFS), never blocks the module.
+ *
+ * A listener's event (@sc NULL) carries its device; a connection's the
+ * connection's nest, as server-get has it.
+ */
+static void kvperf_nl_server_notify(struct kvperf_server *srv,
+				    struct kvperf_sconn *sc, u8 cmd)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	skb = kvperf_nl_event_new(cmd, &hdr);
+	if (!skb)
+		return;
+	if (nla_put_u32(skb, KVPERF_A_SERVER_ID, srv->id) ||
+	    kvperf_nl_put_addr(skb, KVPERF_A_SERVER_ADDR, KVPERF_A_SERVER_PORT,
+			       &srv->addr) ||
+	    (sc ? kvperf_fill_sconn(skb, sc) :
+		  nla_put_string(skb, KVPERF_A_SERVER_DEV, srv->dev))) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_end(skb, hdr);
+	kvperf_nl_notify(skb);
+}
+
+static void kvperf_nl_server_started(struct kvperf_server *srv)
+{
+	kvperf_nl_server_notify(srv, NULL, KVPERF_CMD_SERVER_STARTED_NTF);
+}
+
+static void kvperf_nl_server_stopped(struct kvperf_server *srv)
+{
+	kvperf_nl_server_notify(srv, NULL, KVPERF_CMD_SERVER_STOPPED_NTF);
+}
+
+static void kvperf_nl_conn_accepted(struct kvperf_sconn *sc)
+{
+	kvperf_nl_server_notify(sc->srv, sc, KVPERF_CMD_CONN_ACCEPTED_NTF);
+}
+
+static void kvperf_nl_conn_closed(struct kvperf_sconn *sc)
+{
+	kvperf_nl_server_notify(sc->srv, sc, KVPERF_CMD_CONN_CLOSED_NTF);
+}
+
+/* The listener and connection events; registered by module init. */
+struct kvperf_run_observer kvperf_nl_server_observer = {
+	.name = "netlink servers",
+	.server_started = kvperf_nl_server_started,
+	.server_stopped = kvperf_nl_server_stopped,
+	.conn_accepted = kvperf_nl_conn_accepted,
+	.conn_closed = kvperf_nl_conn_closed,
+};

@@ -21,12 +21,24 @@ enum kvperf_event {
 	KVPERF_EV_RUN_FINISHED,
 	KVPERF_EV_DEV_ADDED,
 	KVPERF_EV_DEV_REMOVED,
+	KVPERF_EV_SERVER_STARTED,
+	KVPERF_EV_SERVER_STOPPED,
+	KVPERF_EV_CONN_ACCEPTED,
+	KVPERF_EV_CONN_CLOSED,
+};
+
+/* What an event is about: the members its kind uses. */
+struct kvperf_event_obj {
+	struct kvperf_run *run;
+	const struct kvperf_run_bw_progress *bw;
+	struct kvperf_device *kdev;
+	struct kvperf_server *srv;
+	struct kvperf_sconn *sc;
 };
 
 /* Call each observer's callback of @ev that is set, in order. */
-static void kvperf_publish(enum kvperf_event ev, struct kvperf_run *run,
-			   const struct kvperf_run_bw_progress *bw,
-			   struct kvperf_device *kdev)
+static void kvperf_publish(enum kvperf_event ev,
+			   const struct kvperf_event_obj *o)
 {
 	struct kvperf_run_observer *obs;
 
@@ -36,19 +48,35 @@ static void kvperf_publish(enum kvperf_event ev, struct kvperf_run *run,
 		switch (ev) {
 		case KVPERF_EV_RUN_PROGRESS:
 			if (obs->run_progress)
-				obs->run_progress(run, bw);
+				obs->run_progress(o->run, o->bw);
 			break;
 		case KVPERF_EV_RUN_FINISHED:
 			if (obs->run_finished)
-				obs->run_finished(run);
+				obs->run_finished(o->run);
 			break;
 		case KVPERF_EV_DEV_ADDED:
 			if (obs->dev_added)
-				obs->dev_added(kdev);
+				obs->dev_added(o->kdev);
 			break;
 		case KVPERF_EV_DEV_REMOVED:
 			if (obs->dev_removed)
-				obs->dev_removed(kdev);
+				obs->dev_removed(o->kdev);
+			break;
+		case KVPERF_EV_SERVER_STARTED:
+			if (obs->server_started)
+				obs->server_started(o->srv);
+			break;
+		case KVPERF_EV_SERVER_STOPPED:
+			if (obs->server_stopped)
+				obs->server_stopped(o->srv);
+			break;
+		case KVPERF_EV_CONN_ACCEPTED:
+			if (obs->conn_accepted)
+				obs->conn_accepted(o->sc);
+			break;
+		case KVPERF_EV_CONN_CLOSED:
+			if (obs->conn_closed)
+				obs->conn_closed(o->sc);
 			break;
 		}
 	}
@@ -123,7 +151,9 @@ int kvperf_run_publish_added(struct kvperf_run *run)
 void kvperf_run_publish_progress(struct kvperf_run *run,
 				 const struct kvperf_run_bw_progress *bw)
 {
-	kvperf_publish(KVPERF_EV_RUN_PROGRESS, run, bw, NULL);
+	struct kvperf_event_obj o = { .run = run, .bw = bw };
+
+	kvperf_publish(KVPERF_EV_RUN_PROGRESS, &o);
 }
 
 /**
@@ -132,7 +162,9 @@ void kvperf_run_publish_progress(struct kvperf_run *run,
  */
 void kvperf_run_publish_finished(struct kvperf_run *run)
 {
-	kvperf_publish(KVPERF_EV_RUN_FINISHED, run, NULL, NULL);
+	struct kvperf_event_obj o = { .run = run };
+
+	kvperf_publish(KVPERF_EV_RUN_FINISHED, &o);
 }
 
 /**
@@ -159,7 +191,9 @@ void kvperf_run_publish_removed(struct kvperf_run *run)
  */
 void kvperf_dev_publish_added(struct kvperf_device *kdev)
 {
-	kvperf_publish(KVPERF_EV_DEV_ADDED, NULL, NULL, kdev);
+	struct kvperf_event_obj o = { .kdev = kdev };
+
+	kvperf_publish(KVPERF_EV_DEV_ADDED, &o);
 }
 
 /**
@@ -168,5 +202,52 @@ void kvperf_dev_publish_added(struct kvperf_device *kdev)
  */
 void kvperf_dev_publish_removed(struct kvperf_device *kdev)
 {
-	kvperf_publish(KVPERF_EV_DEV_REMOVED, NULL, NULL, kdev);
+	struct kvperf_event_obj o = { .kdev = kdev };
+
+	kvperf_publish(KVPERF_EV_DEV_REMOVED, &o);
+}
+
+/**
+ * kvperf_server_publish_started() - announce a listener that started
+ * @srv: the listener, on the server list; no kvperf lock held
+ */
+void kvperf_server_publish_started(struct kvperf_server *srv)
+{
+	struct kvperf_event_obj o = { .srv = srv };
+
+	kvperf_publish(KVPERF_EV_SERVER_STARTED, &o);
+}
+
+/**
+ * kvperf_server_publish_stopped() - announce a listener that stopped
+ * @srv: the listener, off the list, its connections closed; no kvperf
+ *	 lock held
+ */
+void kvperf_server_publish_stopped(struct kvperf_server *srv)
+{
+	struct kvperf_event_obj o = { .srv = srv };
+
+	kvperf_publish(KVPERF_EV_SERVER_STOPPED, &o);
+}
+
+/**
+ * kvperf_conn_publish_accepted() - announce an established connection
+ * @sc: the connection; called from its thread
+ */
+void kvperf_conn_publish_accepted(struct kvperf_sconn *sc)
+{
+	struct kvperf_event_obj o = { .sc = sc };
+
+	kvperf_publish(KVPERF_EV_CONN_ACCEPTED, &o);
+}
+
+/**
+ * kvperf_conn_publish_closed() - announce that a connection ended
+ * @sc: the connection, its resources freed; called from its thread
+ */
+void kvperf_conn_publish_closed(struct kvperf_sconn *sc)
+{
+	struct kvperf_event_obj o = { .sc = sc };
+
+	kvperf_publish(KVPERF_EV_CONN_CLOSED, &o);
 }

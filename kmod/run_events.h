@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kvperf: the events of the run engine and the device list, and the
- * observers the front ends (netlink, sysfs, debugfs) subscribe with. The
- * engine knows no front end: it publishes here, and whoever registered
- * hears about it.
+ * kvperf: the events of the run engine, the device list and the
+ * listeners, and the observers the front ends (netlink, sysfs, debugfs)
+ * subscribe with. The engine knows no front end: it publishes here, and
+ * whoever registered hears about it.
  */
 #ifndef _KVPERF_RUN_EVENTS_H
 #define _KVPERF_RUN_EVENTS_H
@@ -13,6 +13,8 @@
 
 struct kvperf_device;
 struct kvperf_run;
+struct kvperf_sconn;
+struct kvperf_server;
 
 /**
  * struct kvperf_run_bw_progress - a progress event with an interval: of a
@@ -64,6 +66,16 @@ struct kvperf_run_bw_progress {
  * @dev_removed: ib_core is removing an RDMA device; it has left the list
  *		 and is freed after this returns. Its ib_client remove
  *		 callback: may sleep; the device list lock is held.
+ * @server_started: a listener started: it is on the server list with its
+ *		    id. Process context, may sleep; the server list lock is
+ *		    held, so it must not call kvperf_servers_lock().
+ * @server_stopped: a listener stopped: it is off the list, its
+ *		    connections are closed, and it is freed after this
+ *		    returns. Process context, may sleep, no kvperf lock held.
+ * @conn_accepted: a listener's connection is established. Called from
+ *		   the connection's thread: may sleep, no kvperf lock held.
+ * @conn_closed: an established connection ended; called from its thread
+ *		 once its resources are freed, as for @conn_accepted.
  *
  * Any callback may be NULL. Observers are called in the order they were
  * registered, but @run_removed in the reverse order, so an observer's
@@ -79,6 +91,10 @@ struct kvperf_run_observer {
 	void (*run_removed)(struct kvperf_run *run);
 	void (*dev_added)(struct kvperf_device *kdev);
 	void (*dev_removed)(struct kvperf_device *kdev);
+	void (*server_started)(struct kvperf_server *srv);
+	void (*server_stopped)(struct kvperf_server *srv);
+	void (*conn_accepted)(struct kvperf_sconn *sc);
+	void (*conn_closed)(struct kvperf_sconn *sc);
 };
 
 void kvperf_run_observer_register(struct kvperf_run_observer *obs);
@@ -92,5 +108,9 @@ void kvperf_run_publish_finished(struct kvperf_run *run);
 void kvperf_run_publish_removed(struct kvperf_run *run);
 void kvperf_dev_publish_added(struct kvperf_device *kdev);
 void kvperf_dev_publish_removed(struct kvperf_device *kdev);
+void kvperf_server_publish_started(struct kvperf_server *srv);
+void kvperf_server_publish_stopped(struct kvperf_server *srv);
+void kvperf_conn_publish_accepted(struct kvperf_sconn *sc);
+void kvperf_conn_publish_closed(struct kvperf_sconn *sc);
 
 #endif /* _KVPERF_RUN_EVENTS_H */

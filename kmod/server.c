@@ -21,6 +21,7 @@
 #include "kvperf.h"
 #include "lat.h"
 #include "proto.h"
+#include "run_events.h"
 #include "server.h"
 
 static LIST_HEAD(kvperf_servers);
@@ -216,8 +217,11 @@ static int kvperf_sconn_thread(void *arg)
 	int err;
 
 	err = kvperf_conn_wait(c, kvperf_sconn_established, sc);
-	if (!err)
+	if (!err) {
+		sc->announced = true;
+		kvperf_conn_publish_accepted(sc);
 		err = kvperf_conn_register(c);
+	}
 	if (!err)
 		queue_delayed_work(system_wq, &sc->keepalive,
 				   msecs_to_jiffies(srv->opts.idle_ms / 4));
@@ -231,6 +235,8 @@ static int kvperf_sconn_thread(void *arg)
 		 c->reason ?: "stopped", err);
 	kvperf_sconn_count_end(sc, err);
 	kvperf_sconn_teardown(sc);
+	if (sc->announced)
+		kvperf_conn_publish_closed(sc);
 	/* the reaper frees what is left; stopping the server waits for it */
 	queue_work(kvperf_server_wq, &srv->reap_work);
 	return 0;
@@ -946,6 +952,8 @@ int kvperf_server_start(const struct sockaddr_storage *addr, const char *dev,
 	if (!removed) {
 		list_add_tail(&srv->node, &kvperf_servers);
 		*id = srv->id;
+		/* under the list lock: no stop can free it meanwhile */
+		kvperf_server_publish_started(srv);
 	}
 	kvperf_servers_unlock();
 	if (!removed)
@@ -994,6 +1002,7 @@ static void kvperf_server_destroy(struct kvperf_server *srv)
 	/* every thread has ended: none queues the reaper any more */
 	cancel_work_sync(&srv->reap_work);
 	kvperf_server_put_srq(srv, srv->srq);
+	kvperf_server_publish_stopped(srv);
 	kfree(srv->remove_work);
 	kfree(srv);
 }

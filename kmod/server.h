@@ -118,6 +118,8 @@ struct kvperf_cm_ctx {
  * @waiter: bandwidth runs, what the thread sleeps on
  * @keepalive: probes a silent peer every idle timeout / 4
  * @established: the connection is up
+ * @announced: its thread published it as accepted, so it publishes its
+ *	       close
  * @cm_ended: the CM reported the connection's end or failure
  * @finished: the thread has freed the connection's resources
  * @stop: the server wants the thread to end
@@ -142,6 +144,7 @@ struct kvperf_sconn {
 	struct kvperf_bw_waiter waiter;
 	struct delayed_work keepalive;
 	bool established;
+	bool announced;
 	bool cm_ended;
 	bool finished;
 	bool stop;

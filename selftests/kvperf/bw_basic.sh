@@ -410,10 +410,10 @@ clean_up() {
 kv_dmesg_mark
 ktap_set_plan 40
 
-kvperf -j monitor >"$mon_out" 2>"$mon_err" &
+kvperf -j monitor progress >"$mon_out" 2>"$mon_err" &
 mon_pid=$!
 kv_on_exit "kill -KILL $mon_pid"
-kv_check "kvperf -j monitor starts" monitor_started
+kv_check "kvperf -j monitor progress starts" monitor_started
 kv_check "server start addr $addr: 'server N listening on $addr:18515'" \
 	kv_server_start "$addr" || kv_bail "no server, no runs"
 kv_on_exit "kvperf server stop $(cat "$KV_TMP/server")"

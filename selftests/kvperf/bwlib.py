@@ -3,7 +3,7 @@
 """Checks for the kvperf bandwidth selftests (bw_*.sh): a bandwidth run
 as `kvperf -j` prints it, perftest's table and the live lines as
 `kvperf run bw` prints them, the same run in sysfs and in the debugfs
-series, and the progress events `kvperf -j monitor` prints.
+series, and the progress events `kvperf -j monitor progress` prints.
 
 Each check prints what is wrong and exits 0 when everything holds, 1
 when something does not, 2 on usage errors.

@@ -6,6 +6,10 @@
 # `rdma link delete` and by deleting its netdev; `kvperf -j monitor` sees a
 # dev-add and a dev-del event with the same index for each, and nothing
 # about the devices left alone; SIGINT ends the monitor with exit 0.
+# Listeners and connections: a server started, a 2 s latency run against
+# it and the server stopped give a monitor server-started, conn-accepted,
+# conn-closed and server-stopped with the server's id, address and port;
+# the run's progress events reach `kvperf -j monitor progress` only.
 
 # shellcheck source=selftests/kvperf/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -26,7 +30,7 @@ ip link show "$nd" >/dev/null 2>&1 && kv_skip_all "$nd already exists"
 kv_on_exit "rdma link delete $dev; ip link del $nd"
 
 kv_dmesg_mark
-ktap_set_plan 14
+ktap_set_plan 18
 
 mon_out=$KV_TMP/monitor.out
 mon_err=$KV_TMP/monitor.err
@@ -44,13 +48,16 @@ kvperf -j monitor >"$mon_out" 2>"$mon_err" &
 mon_pid=$!
 kv_on_exit "kill -KILL $mon_pid"
 
+# monitor_started [ERR PID]: the monitor (default: the first) subscribed.
 monitor_started() {
-	if ! kv_wait 10 grep -q 'monitoring kvperf events' "$mon_err"; then
+	local err=${1:-$mon_err} pid=${2:-$mon_pid}
+
+	if ! kv_wait 10 grep -q 'monitoring kvperf events' "$err"; then
 		echo "no 'monitoring kvperf events' on stderr within $(kv_scaled 10) s:"
-		cat "$mon_err"
+		cat "$err"
 		return 1
 	fi
-	kill -0 "$mon_pid" 2>/dev/null || { echo "the monitor exited"; return 1; }
+	kill -0 "$pid" 2>/dev/null || { echo "the monitor exited"; return 1; }
 }
 
 dev_index() {
@@ -159,6 +166,88 @@ else
 	kv_result "SIGINT stops the monitor with exit 0" 1 \
 		"still running $(kv_scaled 5) s after SIGINT"
 fi
+# Listener and connection events, and progress only when asked for: a
+# plain monitor and a progress one watch a server start, a 2 s latency
+# run (progress about once a second) and the server stop.
+srv_addr=$KVPERF_ADDR0
+plain_out=$KV_TMP/plain.out
+prog_out=$KV_TMP/progress.out
+kvperf -j monitor >"$plain_out" 2>"$plain_out.err" &
+plain_pid=$!
+kv_on_exit "kill -KILL $plain_pid"
+kvperf -j monitor progress >"$prog_out" 2>"$prog_out.err" &
+prog_pid=$!
+kv_on_exit "kill -KILL $prog_pid"
+
+two_monitors() {
+	monitor_started "$plain_out.err" "$plain_pid" &&
+		monitor_started "$prog_out.err" "$prog_pid"
+}
+
+server_closed() {
+	grep -q '"event":"conn-closed"' "$plain_out" &&
+		grep -q '"event":"server-stopped"' "$plain_out"
+}
+
+# A server, a run against it, the server stopped; the run's id and the
+# server's noted for the checks below.
+server_cycle() {
+	local out
+
+	kv_server_start "$srv_addr" || return 1
+	out=$(kvperf -j run lat op send addr "$srv_addr" size 64 time 2 \
+		timeout "$(kv_scaled 5000)ms" 2>&1) || { echo "run: $out"; return 1; }
+	sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' <<<"$out" >"$KV_TMP/run_id"
+	kvperf server stop "$(cat "$KV_TMP/server")" || return 1
+	kv_wait 10 server_closed ||
+		{ echo "no conn-closed and server-stopped within $(kv_scaled 10) s:"; cat "$plain_out"; return 1; }
+}
+
+# server_events_match FILE: the events of the server, in order, with its
+# id, address and port; a run's progress in FILE only with "progress".
+server_events_match() {
+	kv_py - "$1" "$(cat "$KV_TMP/server")" "$srv_addr" \
+		"$(cat "$KV_TMP/run_id")" "$2" <<-'EOF'
+	import json, sys
+	path, sid, addr, rid, progress = sys.argv[1:]
+	sid, rid = int(sid), int(rid)
+	want = ["server-started", "conn-accepted", "conn-closed",
+	        "server-stopped"]
+	got, prog, bad = [], 0, []
+	for line in open(path, encoding="utf-8"):
+	    ev = json.loads(line)
+	    kind = ev.get("event")
+	    if kind == "run-progress" and ev.get("id") == rid:
+	        prog += 1
+	    if not kind.startswith(("server-", "conn-")):
+	        continue
+	    got.append(kind)
+	    if (ev.get("id"), ev.get("addr"), ev.get("port")) != (sid, addr, 18515):
+	        bad.append(f"not server {sid} on {addr}:18515: {ev}")
+	    if kind.startswith("conn-") and (ev.get("peer_addr") != addr or
+	                                     ev.get("op") != "send" or
+	                                     ev.get("size_max") != 64):
+	        bad.append(f"not the run's connection (send, 64 B from {addr}): {ev}")
+	    if kind == "conn-closed" and not ev.get("iterations"):
+	        bad.append(f"closed without iterations served: {ev}")
+	if got != want:
+	    bad.append(f"events {got}, want {want}")
+	if progress == "progress" and prog < 1:
+	    bad.append(f"no run-progress event of run {rid}")
+	if progress != "progress" and prog:
+	    bad.append(f"{prog} run-progress events without 'progress'")
+	for b in bad:
+	    print(b)
+	sys.exit(1 if bad else 0)
+	EOF
+}
+
+kv_check "kvperf -j monitor and kvperf -j monitor progress start" two_monitors
+kv_check "server start on $srv_addr, a 2 s latency run, server stop" server_cycle
+kv_check "monitor: server-started, conn-accepted, conn-closed, server-stopped; no progress" \
+	server_events_match "$plain_out" plain
+kv_check "monitor progress: the same, and the run's progress" \
+	server_events_match "$prog_out" progress
 kv_dmesg_check
 
 ktap_finished

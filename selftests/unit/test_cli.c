@@ -5,7 +5,9 @@
  * table records what ran; the real dev and monitor objects are driven
  * only down paths that end before any netlink socket is opened.
  */
+#include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -187,15 +189,32 @@ static void cli_bad_options(void)
 		  "kvperf: unknown option '--js' (try 'kvperf help')\n");
 	run_done(&r);
 
-	/* "--" ends the options; options after the object are arguments */
+	/* "--" ends the options */
 	RUN(&r, fake_objects, "--", "-j");
 	CHECK_INT(r.ret, KVPERF_EXIT_USAGE);
 	CHECK_STR(r.err.buf,
 		  "kvperf: unknown object '-j' (try 'kvperf help')\n");
 	run_done(&r);
 
-	RUN(&r, fake_objects, "dev", "show", "-j");
-	CHECK_STR(ran, "show -j");
+	/* an option after the object: where it goes, the line meant */
+	RUN(&r, fake_objects, "dev", "show", "-j", "rxe0");
+	CHECK_INT(r.ret, KVPERF_EXIT_USAGE);
+	CHECK_STR(ran, "");
+	CHECK_STR(r.err.buf,
+		  "kvperf: option '-j' after the object: options go before it, "
+		  "as in 'kvperf -j dev show rxe0' (try 'kvperf dev help')\n");
+	run_done(&r);
+
+	RUN(&r, fake_objects, "-j", "d", "sh", "rxe0", "--pretty", "-jp");
+	CHECK_INT(r.ret, KVPERF_EXIT_USAGE);
+	CHECK_STR(r.err.buf,
+		  "kvperf: option '--pretty' after the object: options go before "
+		  "it, as in 'kvperf -j --pretty -jp d sh rxe0' (try 'kvperf dev help')\n");
+	run_done(&r);
+
+	/* a word that only looks like one is the object's to judge */
+	RUN(&r, fake_objects, "dev", "show", "-1");
+	CHECK_STR(ran, "show -1");
 	run_done(&r);
 }
 
@@ -403,7 +422,15 @@ static void cli_real_objects_usage(void)
 	RUN(&r, real_objects, "monitor", "now");
 	CHECK_INT(r.ret, KVPERF_EXIT_USAGE);
 	CHECK_STR(r.err.buf,
+		  "kvperf: unexpected argument 'now' (want progress or help) "
+		  "(try 'kvperf monitor help')\n");
+	run_done(&r);
+
+	RUN(&r, real_objects, "monitor", "progress", "now");
+	CHECK_INT(r.ret, KVPERF_EXIT_USAGE);
+	CHECK_STR(r.err.buf,
 		  "kvperf: unexpected argument 'now' (try 'kvperf monitor help')\n");
+	CHECK_STR(r.out.buf, "");
 	run_done(&r);
 
 	RUN(&r, real_objects, "monitor", "help", "now");
@@ -433,13 +460,92 @@ static void cli_real_objects_help(void)
 
 	RUN(&r, real_objects, "m", "help");
 	CHECK_INT(r.ret, KVPERF_EXIT_OK);
-	CHECK(!strncmp(r.out.buf, "Usage: kvperf [-j [-p]] monitor\n", 32));
-	CHECK(strstr(r.out.buf, "{\"event\":\"dev-add\",\"index\":3,\"name\":\"rxe2\"}") != NULL);
+	CHECK(!strncmp(r.out.buf, "Usage: kvperf [-j [-p]] monitor [progress]\n",
+		       43));
+	/* the keys monitor_print_event() prints */
+	CHECK(strstr(r.out.buf, "{\"event\":\"dev-add\",\"ifindex\":3,\"ifname\":\"rxe2\"}") != NULL);
+	CHECK(strstr(r.out.buf, "  kvperf monitor progress\n") != NULL);
 	run_done(&r);
 
 	RUN(&r, real_objects, "help", "monitor");
 	CHECK_INT(r.ret, KVPERF_EXIT_OK);
-	CHECK(!strncmp(r.out.buf, "Usage: kvperf [-j [-p]] monitor\n", 32));
+	CHECK(!strncmp(r.out.buf, "Usage: kvperf [-j [-p]] monitor [progress]\n",
+		       43));
+	run_done(&r);
+}
+
+/*
+ * Progress lines ("\r", "\033[K") only on a terminal that takes them: a
+ * pty with TERM set; never a file or a pipe, nor TERM=dumb or no TERM.
+ */
+static void cli_terminal_only(void)
+{
+	const char *saved = getenv("TERM");
+	char *term = saved ? strdup(saved) : NULL;
+	FILE *file = tmpfile(), *pipe_w, *tty = NULL;
+	int fds[2], master;
+
+	CHECK(file != NULL);
+	CHECK(pipe(fds) == 0);
+	pipe_w = fdopen(fds[1], "w");
+	setenv("TERM", "xterm", 1);
+	CHECK(!cli_terminal(file));
+	CHECK(!cli_terminal(pipe_w));
+	CHECK(!cli_terminal(NULL));
+
+	master = posix_openpt(O_RDWR | O_NOCTTY);
+	if (master >= 0 && !grantpt(master) && !unlockpt(master))
+		tty = fopen(ptsname(master), "w");
+	if (!tty) {
+		unit_skip("no pseudo-terminal");
+		goto out;
+	}
+	CHECK(cli_terminal(tty));
+	setenv("TERM", "dumb", 1);
+	CHECK(!cli_terminal(tty));
+	unsetenv("TERM");
+	CHECK(!cli_terminal(tty));
+	setenv("TERM", "", 1);
+	CHECK(!cli_terminal(tty));
+out:
+	if (tty)
+		fclose(tty);
+	if (master >= 0)
+		close(master);
+	fclose(pipe_w);
+	close(fds[0]);
+	fclose(file);
+	if (term)
+		setenv("TERM", term, 1);
+	else
+		unsetenv("TERM");
+	free(term);
+}
+
+/*
+ * No kvperf family on this host (no module, as on a build machine): the
+ * tool says the module is not loaded and how to load it, exit 3.
+ */
+static void cli_module_not_loaded(void)
+{
+	struct run r;
+
+	RUN(&r, real_objects, "dev", "show");
+	if (r.ret != KVPERF_EXIT_NOMODULE && r.ret != KVPERF_EXIT_ERROR) {
+		/* a host with the module: nothing to see here */
+		run_done(&r);
+		unit_skip("the kvperf module is loaded here");
+		return;
+	}
+	if (strstr(r.err.buf, "cannot open a generic netlink socket")) {
+		run_done(&r);
+		unit_skip("no generic netlink here");
+		return;
+	}
+	CHECK_INT(r.ret, KVPERF_EXIT_NOMODULE);
+	CHECK_STR(r.err.buf, "kvperf: the kvperf module is not loaded "
+		  "(try: sudo modprobe kvperf, or insmod kmod/kvperf.ko)\n");
+	CHECK_STR(r.out.buf, "");
 	run_done(&r);
 }
 
@@ -453,5 +559,7 @@ const struct unit_test unit_tests[] = {
 	UNIT(cli_help_levels),
 	UNIT(cli_real_objects_usage),
 	UNIT(cli_real_objects_help),
+	UNIT(cli_terminal_only),
+	UNIT(cli_module_not_loaded),
 	{ NULL },
 };

@@ -160,8 +160,31 @@ static void extack_report_nosuchdev(void)
 	extack_parse(nlmsg_hdr(rep), &ext);
 	extack_report(cap_open(&c), &ext, nlmsg_hdr(req), GENL_HDRLEN,
 		      &attrs_dev);
+	/* 6.2 and later: the message names the device, once */
 	CHECK_STR(cap_str(&c),
-		  "kvperf: kernel refused the request: no RDMA device named nosuchdev (No such device)\n"
+		  "kvperf: kernel refused the request: no RDMA device named nosuchdev (No such device)\n");
+	cap_close(&c);
+	nlmsg_free(rep);
+
+	/* 6.1 has no formatted messages: the tool names it, on one line */
+	rep = error_reply(req, -ENODEV, true,
+			  "kvperf: no RDMA device with that name", 20);
+	extack_parse(nlmsg_hdr(rep), &ext);
+	extack_report(cap_open(&c), &ext, nlmsg_hdr(req), GENL_HDRLEN,
+		      &attrs_dev);
+	CHECK_STR(cap_str(&c),
+		  "kvperf: kernel refused the request: no RDMA device with that "
+		  "name: name \"nosuchdev\" (No such device)\n");
+	cap_close(&c);
+	nlmsg_free(rep);
+
+	/* no message at all: the attribute on a line of its own */
+	rep = error_reply(req, -ENODEV, true, NULL, 20);
+	extack_parse(nlmsg_hdr(rep), &ext);
+	extack_report(cap_open(&c), &ext, nlmsg_hdr(req), GENL_HDRLEN,
+		      &attrs_dev);
+	CHECK_STR(cap_str(&c),
+		  "kvperf: kernel refused the request: No such device\n"
 		  "kvperf: offending attribute: name \"nosuchdev\"\n");
 	cap_close(&c);
 	nlmsg_free(rep);
@@ -282,6 +305,50 @@ static void extack_report_missing(void)
 	nlmsg_free(req);
 }
 
+/*
+ * Generic netlink's own refusals carry no message: EPERM of a command
+ * that needs CAP_NET_ADMIN, ENOENT of a family that went away (rmmod
+ * while the tool waited). The module's own ENOENT says what it is.
+ */
+static void extack_report_generic_netlink(void)
+{
+	struct nl_msg *req = unit_genl_msg(KVPERF_CMD_RUN_GET);
+	struct nl_msg *rep;
+	struct extack ext;
+	struct capture c;
+
+	rep = error_reply(req, -EPERM, true, NULL, 0);
+	extack_parse(nlmsg_hdr(rep), &ext);
+	extack_report(cap_open(&c), &ext, nlmsg_hdr(req), GENL_HDRLEN,
+		      &attrs_run);
+	CHECK_STR(cap_str(&c),
+		  "kvperf: kernel refused the request: Operation not permitted: "
+		  "it needs CAP_NET_ADMIN (run as root or with sudo)\n");
+	cap_close(&c);
+	nlmsg_free(rep);
+
+	rep = error_reply(req, -ENOENT, true, NULL, 0);
+	extack_parse(nlmsg_hdr(rep), &ext);
+	extack_report(cap_open(&c), &ext, nlmsg_hdr(req), GENL_HDRLEN,
+		      &attrs_run);
+	CHECK_STR(cap_str(&c),
+		  "kvperf: the kvperf module was unloaded (the kernel answered: "
+		  "No such file or directory); load it again with 'sudo modprobe kvperf'\n");
+	cap_close(&c);
+	nlmsg_free(rep);
+
+	rep = error_reply(req, -ENOENT, true, "kvperf: no run with that id", 0);
+	extack_parse(nlmsg_hdr(rep), &ext);
+	extack_report(cap_open(&c), &ext, nlmsg_hdr(req), GENL_HDRLEN,
+		      &attrs_run);
+	CHECK_STR(cap_str(&c),
+		  "kvperf: kernel refused the request: no run with that id "
+		  "(No such file or directory)\n");
+	cap_close(&c);
+	nlmsg_free(rep);
+	nlmsg_free(req);
+}
+
 const struct unit_test unit_tests[] = {
 	UNIT(extack_parse_capped),
 	UNIT(extack_parse_uncapped),
@@ -290,5 +357,6 @@ const struct unit_test unit_tests[] = {
 	UNIT(extack_report_nosuchdev),
 	UNIT(extack_attr_paths),
 	UNIT(extack_report_missing),
+	UNIT(extack_report_generic_netlink),
 	{ NULL },
 };

@@ -4,6 +4,7 @@
  * events at all (knl_event_cb()).
  */
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <linux/kvperf.h>
@@ -185,6 +186,110 @@ static void monitor_run_event_malformed(void)
 	nlmsg_free(msg);
 }
 
+static struct nl_msg *server_event(uint8_t cmd, uint32_t id, bool conn,
+				   uint64_t iterations)
+{
+	static const uint8_t addr[4] = { 198, 18, 0, 1 };
+	static const uint8_t peer[4] = { 198, 18, 0, 2 };
+	struct nl_msg *msg = unit_genl_msg(cmd);
+	struct nlattr *nest;
+
+	nla_put_u32(msg, KVPERF_A_SERVER_ID, id);
+	nla_put(msg, KVPERF_A_SERVER_ADDR, 4, addr);
+	nla_put_u16(msg, KVPERF_A_SERVER_PORT, 18515);
+	if (!conn) {
+		nla_put_string(msg, KVPERF_A_SERVER_DEV, "rxe0");
+		return msg;
+	}
+	nest = nla_nest_start(msg, KVPERF_A_SERVER_CONN);
+	nla_put(msg, KVPERF_A_CONN_PEER_ADDR, 4, peer);
+	nla_put_u16(msg, KVPERF_A_CONN_PEER_PORT, 40112);
+	nla_put_u8(msg, KVPERF_A_CONN_OP, KVPERF_OP_SEND);
+	nla_put_u32(msg, KVPERF_A_CONN_SIZE_MAX, 64);
+	nla_put_u64(msg, KVPERF_A_CONN_ITERATIONS, iterations);
+	nla_nest_end(msg, nest);
+	return msg;
+}
+
+/* Listeners and their connections, as the module sends them. */
+static void monitor_server_events(void)
+{
+	struct nl_msg *msgs[4] = {
+		server_event(KVPERF_CMD_SERVER_STARTED_NTF, 1, false, 0),
+		server_event(KVPERF_CMD_CONN_ACCEPTED_NTF, 1, true, 0),
+		server_event(KVPERF_CMD_CONN_CLOSED_NTF, 1, true, 1000),
+		server_event(KVPERF_CMD_SERVER_STOPPED_NTF, 1, false, 0),
+	};
+	struct capture c;
+	int i;
+
+	CHECK_STR(print_events(&c, false, msgs, 4),
+		  "server 1 started: 198.18.0.1:18515 dev rxe0\n"
+		  "server 1 conn accepted: peer 198.18.0.2:40112 op send size_max 64\n"
+		  "server 1 conn closed: peer 198.18.0.2:40112 op send size_max 64 iterations 1000\n"
+		  "server 1 stopped: 198.18.0.1:18515 dev rxe0\n");
+	cap_close(&c);
+	CHECK_STR(print_events(&c, true, msgs, 4),
+		  "{\"event\":\"server-started\",\"id\":1,\"addr\":\"198.18.0.1\","
+		  "\"port\":18515,\"dev\":\"rxe0\"}\n"
+		  "{\"event\":\"conn-accepted\",\"id\":1,\"addr\":\"198.18.0.1\","
+		  "\"port\":18515,\"peer_addr\":\"198.18.0.2\",\"peer_port\":40112,"
+		  "\"op\":\"send\",\"size_max\":64}\n"
+		  "{\"event\":\"conn-closed\",\"id\":1,\"addr\":\"198.18.0.1\","
+		  "\"port\":18515,\"peer_addr\":\"198.18.0.2\",\"peer_port\":40112,"
+		  "\"op\":\"send\",\"size_max\":64,\"iterations\":1000}\n"
+		  "{\"event\":\"server-stopped\",\"id\":1,\"addr\":\"198.18.0.1\","
+		  "\"port\":18515,\"dev\":\"rxe0\"}\n");
+	CHECK_JSON_LINES(c.buf,
+			 "assert [e['event'] for e in d] == ['server-started', "
+			 "'conn-accepted', 'conn-closed', 'server-stopped']\n"
+			 "assert d[2]['iterations'] == 1000\n");
+	cap_close(&c);
+	for (i = 0; i < 4; i++)
+		nlmsg_free(msgs[i]);
+}
+
+/* A conn nest with a short peer address is refused, nothing printed. */
+static void monitor_server_event_malformed(void)
+{
+	struct nl_msg *msg = unit_genl_msg(KVPERF_CMD_CONN_CLOSED_NTF);
+	struct capture c, err;
+	struct nlattr *nest;
+	struct printer p;
+
+	nla_put_u32(msg, KVPERF_A_SERVER_ID, 1);
+	nest = nla_nest_start(msg, KVPERF_A_SERVER_CONN);
+	nla_put(msg, KVPERF_A_CONN_PEER_ADDR, 3, "abc");
+	nla_nest_end(msg, nest);
+	pr_init(&p, cap_open(&c), false, false);
+	cap_open(&err);
+	CHECK_INT(monitor_print_event(&p, nlmsg_hdr(msg), err.f), -EINVAL);
+	CHECK_STR(cap_str(&c), "");
+	CHECK(strstr(cap_str(&err), "malformed reply from the kernel: attribute conn.peer-addr"));
+	cap_close(&c);
+	cap_close(&err);
+	nlmsg_free(msg);
+}
+
+/* A run's progress only with "monitor progress"; everything else always. */
+static void monitor_progress_only_when_asked(void)
+{
+	struct nl_msg *prog = run_event(KVPERF_CMD_RUN_PROGRESS_NTF, 3,
+					KVPERF_RUN_STATE_RUNNING, 5000, NULL);
+	struct nl_msg *fin = run_event(KVPERF_CMD_RUN_FINISHED_NTF, 3,
+				       KVPERF_RUN_STATE_DONE, 10016, NULL);
+	struct nl_msg *srv = server_event(KVPERF_CMD_SERVER_STARTED_NTF, 1,
+					  false, 0);
+
+	CHECK(!monitor_shows(nlmsg_hdr(prog), false));
+	CHECK(monitor_shows(nlmsg_hdr(prog), true));
+	CHECK(monitor_shows(nlmsg_hdr(fin), false));
+	CHECK(monitor_shows(nlmsg_hdr(srv), false));
+	nlmsg_free(prog);
+	nlmsg_free(fin);
+	nlmsg_free(srv);
+}
+
 static int count_event(struct nl_msg *msg, void *arg)
 {
 	(void)msg;
@@ -239,5 +344,8 @@ const struct unit_test unit_tests[] = {
 	UNIT(monitor_run_events),
 	UNIT(monitor_run_event_malformed),
 	UNIT(monitor_events_any_seq),
+	UNIT(monitor_server_events),
+	UNIT(monitor_server_event_malformed),
+	UNIT(monitor_progress_only_when_asked),
 	{ NULL },
 };

@@ -1180,6 +1180,14 @@ static void run_finish_states(void)
 		   "assert d['results'] == []\n");
 	CHECK_STR(f.err.buf, "kvperf: run 4 failed: connection refused\n");
 	run_finish_done(&f);
+
+	/* text: the error once, on stderr; the run without "error:" */
+	run_finish_capture(&f, msg, false, false);
+	CHECK_INT(f.ret, KVPERF_EXIT_ERROR);
+	CHECK(strstr(f.out.buf, ", state failed\n") != NULL);
+	CHECK(strstr(f.out.buf, "connection refused") == NULL);
+	CHECK_STR(f.err.buf, "kvperf: run 4 failed: connection refused\n");
+	run_finish_done(&f);
 	nlmsg_free(msg);
 
 	/* failed without a reason, and a state this tool does not know */
@@ -1645,7 +1653,11 @@ static void run_wait_loop_interrupt(void)
 	cap_close(&r.err);
 }
 
-/* The run is gone (deleted meanwhile): the kernel's error, exit 1. */
+/*
+ * The family is gone (rmmod while the tool waits): run-get gets generic
+ * netlink's ENOENT, without the module's word; the tool says what
+ * happened, exit 1.
+ */
 static void run_wait_loop_gone(void)
 {
 	struct fake k = { .get_error = ENOENT };
@@ -1656,8 +1668,9 @@ static void run_wait_loop_gone(void)
 	wait_run(&r, &k, 10, 0);
 	fake_stop(&k);
 	CHECK_INT(r.ret, KVPERF_EXIT_ERROR);
-	CHECK_STR(r.err.buf, "kvperf: kernel refused the request: "
-		  "No such file or directory\n");
+	CHECK_STR(r.err.buf, "kvperf: the kvperf module was unloaded (the "
+		  "kernel answered: No such file or directory); load it again "
+		  "with 'sudo modprobe kvperf'\n");
 	CHECK_INT(k.gets, 1);
 	cap_close(&r.err);
 }

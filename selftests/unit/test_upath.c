@@ -13,8 +13,10 @@
 #include <linux/kvperf.h>
 #include <linux/kvperf_wire.h>
 #include <netlink/genl/genl.h>
+#include <rdma/rdma_cma.h>
 
 #include "args.h"
+#include "cli.h"
 #include "compiler.h"
 #include "kvperf.h"
 #include "print.h"
@@ -1136,6 +1138,60 @@ static void upath_conn_recv_slack(void)
 	}
 }
 
+/*
+ * "path user" on a host without RDMA: the CM event channel cannot be
+ * created. The reason says what that means, and the run's failure is said
+ * once (stderr), not again as the run's "error:" line on stdout.
+ */
+static void upath_no_rdma_said_once(void)
+{
+	static const char why[] = "cannot create an RDMA CM event channel: "
+		"no RDMA device on this host, or the rdma_ucm module is not "
+		"loaded";
+	static const struct kvperf_cmd *const objects[] = {
+		&run_object, NULL,
+	};
+	static char *const words[] = {
+		"kvperf", "run", "lat", "op", "send", "addr", "198.18.0.1",
+		"iters", "1", "path", "user",
+	};
+	char *argv[ARRAY_SIZE(words)];
+	struct rdma_event_channel *ch;
+	struct kvperf kv = { 0 };
+	struct capture out, err;
+	char want[256];
+	int ret, e;
+
+	CHECK_STR(upath_cm_channel_why(-ENODEV), why);
+	CHECK_STR(upath_cm_channel_why(-ENOENT), why);
+	CHECK_STR(upath_cm_channel_why(-EIO),
+		  "cannot create an RDMA CM event channel");
+
+	ch = rdma_create_event_channel();
+	e = errno;
+	if (ch) {
+		rdma_destroy_event_channel(ch);
+		unit_skip("this host has RDMA: the channel is created");
+		return;
+	}
+	if (e != ENODEV && e != ENOENT) {
+		unit_skip("the channel fails otherwise here");
+		return;
+	}
+	memcpy(argv, words, sizeof(words));
+	kv.out = cap_open(&out);
+	kv.err = cap_open(&err);
+	ret = kvperf_main(&kv, ARRAY_SIZE(argv), argv, objects);
+	CHECK_INT(ret, KVPERF_EXIT_ERROR);
+	snprintf(want, sizeof(want), "kvperf: run failed: %s (-%s)\n", why,
+		 e == ENODEV ? "ENODEV" : "ENOENT");
+	CHECK_STR(cap_str(&err), want);
+	CHECK(strstr(cap_str(&out), "state failed\n") != NULL);
+	CHECK(strstr(cap_str(&out), "RDMA CM") == NULL);
+	cap_close(&out);
+	cap_close(&err);
+}
+
 const struct unit_test unit_tests[] = {
 	UNIT(upath_conn_recv_slack),
 	UNIT(upath_server_admits),
@@ -1156,5 +1212,6 @@ const struct unit_test unit_tests[] = {
 	UNIT(upath_stats_shared),
 	UNIT(upath_fault_count),
 	UNIT(upath_fault_corrupts),
+	UNIT(upath_no_rdma_said_once),
 	{ NULL },
 };

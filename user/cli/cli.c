@@ -4,7 +4,9 @@
  * help, version, and the usage errors every level reports.
  */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/kvperf.h>
 
 #include "access.h"
@@ -279,6 +281,62 @@ static int parse_options(struct kvperf *kv, struct args *args,
 	return KVPERF_EXIT_OK;
 }
 
+/* Is @word one of the global options (-j, -jp, --json, ...)? */
+static bool is_option(const char *word)
+{
+	const char *c;
+
+	if (word[0] != '-' || !word[1])
+		return false;
+	if (word[1] == '-')
+		return long_option(word + 2);
+	for (c = word + 1; *c; c++)
+		if (!short_option(*c))
+			return false;
+	return true;
+}
+
+/* Append " @word" to the @size bytes at @buf, @len of them used. */
+static size_t append_word(char *buf, size_t size, size_t len,
+			  const char *word)
+{
+	if (len < size)
+		len += snprintf(buf + len, size - len, " %s", word);
+	return len;
+}
+
+/*
+ * An option after the object ("kvperf dev show -j rxe0"): say where it
+ * goes, with the command line it was meant to be.
+ * @all: the words after the program's name
+ * @obj: the index of the object's word in @all
+ */
+static int option_after_object(struct kvperf *kv, const char *obj_name,
+			       const struct args *all, int obj)
+{
+	const char *bad = NULL;
+	char fixed[256] = "kvperf";
+	size_t len = strlen(fixed);
+	int i;
+
+	/* the options given before it, those given after, then the rest */
+	for (i = 0; i < obj; i++)
+		len = append_word(fixed, sizeof(fixed), len, all->argv[i]);
+	for (i = obj + 1; i < all->argc; i++) {
+		if (!is_option(all->argv[i]))
+			continue;
+		bad = bad ?: all->argv[i];
+		len = append_word(fixed, sizeof(fixed), len, all->argv[i]);
+	}
+	for (i = obj; i < all->argc; i++)
+		if (i == obj || !is_option(all->argv[i]))
+			len = append_word(fixed, sizeof(fixed), len,
+					  all->argv[i]);
+	return kvperf_usage(kv, obj_name,
+			    "option '%s' after the object: options go before it, as in '%s'",
+			    bad, fixed);
+}
+
 /**
  * kvperf_main() - the whole command line
  * @kv: output streams; the options are filled in here
@@ -292,10 +350,11 @@ int kvperf_main(struct kvperf *kv, int argc, char **argv,
 		const struct kvperf_cmd *const *objects)
 {
 	struct args args = { .argc = argc - 1, .argv = argv + 1 };
+	const struct args all = args;
 	const struct kvperf_cmd *obj;
 	struct cli_opts o = { 0 };
 	const char *word;
-	int ret;
+	int ret, i;
 
 	ret = parse_options(kv, &args, &o);
 	if (ret)
@@ -315,6 +374,10 @@ int kvperf_main(struct kvperf *kv, int argc, char **argv,
 		return KVPERF_EXIT_USAGE;
 	}
 	obj = strcmp(word, "help") ? cli_lookup(objects, word) : NULL;
+	for (i = 0; obj && i < args.argc; i++)
+		if (is_option(args.argv[i]))
+			return option_after_object(kv, obj->name, &all,
+						   all.argc - args.argc - 1);
 	if (obj)
 		return obj->run(kv, &args);
 	if (is_help(word))
@@ -353,4 +416,22 @@ int access_key_arg(struct kvperf *kv, const char *obj, bool file,
 		return KVPERF_EXIT_ERROR;
 	}
 	return KVPERF_EXIT_OK;
+}
+
+/**
+ * cli_terminal() - may @f get terminal control sequences?
+ * @f: an output stream
+ *
+ * Only a terminal that can take them: @f is one (isatty()), and TERM is
+ * set and not "dumb" (as Emacs' shell and CI runners say). A pipe, a file
+ * or a log gets plain lines, never "\r" or "\033[K".
+ *
+ * Return: true if a progress line may be drawn and erased on @f.
+ */
+bool cli_terminal(FILE *f)
+{
+	const char *term = getenv("TERM");
+
+	return f && isatty(fileno(f)) && term && *term &&
+	       strcmp(term, "dumb") != 0;
 }

@@ -41,6 +41,7 @@ int kvperf_dispatch(struct kvperf *kv, struct args *args,
 		    const struct kvperf_cmd *const *cmds);
 __printf(3, 4)
 int kvperf_usage(struct kvperf *kv, const char *obj, const char *fmt, ...);
+bool cli_terminal(FILE *f);
 int kvperf_no_more_args(struct kvperf *kv, struct args *args,
 			const char *obj);
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kvperf monitor: subscribe to the events group and print one line per
- * event (devices and runs) until SIGINT or SIGTERM.
+ * event (devices, listeners and their connections, runs; a run's progress
+ * only when asked for) until SIGINT or SIGTERM.
  */
 #include <errno.h>
 #include <poll.h>
@@ -15,12 +16,14 @@
 #include "args.h"
 #include "attrs.h"
 #include "cli.h"
+#include "fmt.h"
 #include "kvperf.h"
 #include "monitor.h"
 #include "nl.h"
 #include "print.h"
 #include "run_model.h"
 #include "run_print.h"
+#include "show.h"
 #include "signals.h"
 
 /* A run event: the run model's fields, as run_print_event() prints them. */
@@ -40,6 +43,81 @@ static int monitor_print_run(struct printer *p, const struct nlmsghdr *nlh,
 	return ret ? -EINVAL : 0;
 }
 
+/*
+ * A listener or connection event: "server 1 started: 198.18.0.1:18515 dev
+ * rxe0", "server 1 conn accepted: peer 198.18.0.2:40112 op send size_max
+ * 64"; JSON {"event":"server-started","id":1,"addr":"198.18.0.1",
+ * "port":18515,"dev":"rxe0"}, the connection's fields as server show
+ * names them.
+ */
+static int monitor_print_server(struct printer *p, const struct nlmsghdr *nlh,
+				FILE *err)
+{
+	static const char *const names[][2] = {
+		{ "server-started", "started:" },
+		{ "server-stopped", "stopped:" },
+		{ "conn-accepted", "conn accepted:" },
+		{ "conn-closed", "conn closed:" },
+	};
+	struct nlattr *tb[KVPERF_A_SERVER_MAX + 1];
+	struct nlattr *ctb[KVPERF_A_CONN_MAX + 1];
+	struct genlmsghdr *g = nlmsg_data(nlh);
+	const char *const *name;
+	bool conn;
+
+	if (attrs_parse_reply(nlh, &attrs_server, tb, true, err))
+		return -EINVAL;
+	name = names[g->cmd - KVPERF_CMD_SERVER_STARTED_NTF];
+	conn = g->cmd >= KVPERF_CMD_CONN_ACCEPTED_NTF;
+	pr_obj_open(p, NULL);
+	pr_str_as(p, "event", "%s", name[0], "server");
+	show_uint(p, tb[KVPERF_A_SERVER_ID], "id", "%s");
+	pr_text_field(p, "%s", name[1]);
+	/* text: a connection's listener is its id; JSON has it all */
+	if (conn)
+		show_endpoint(p, tb[KVPERF_A_SERVER_ADDR],
+			      tb[KVPERF_A_SERVER_PORT], "addr", "port", NULL);
+	else
+		show_endpoint(p, tb[KVPERF_A_SERVER_ADDR],
+			      tb[KVPERF_A_SERVER_PORT], "addr", "port", "%s");
+	show_string(p, tb[KVPERF_A_SERVER_DEV], "dev", "dev %s");
+	if (conn && tb[KVPERF_A_SERVER_CONN]) {
+		/* attrs_parse_reply() checked the nest */
+		attrs_parse(&attrs_conn, ctb, nla_data(tb[KVPERF_A_SERVER_CONN]),
+			    nla_len(tb[KVPERF_A_SERVER_CONN]), NULL);
+		show_endpoint(p, ctb[KVPERF_A_CONN_PEER_ADDR],
+			      ctb[KVPERF_A_CONN_PEER_PORT], "peer_addr",
+			      "peer_port", "peer %s");
+		show_enum(p, ctb[KVPERF_A_CONN_OP], "op", "op %s", &fmt_op);
+		show_uint(p, ctb[KVPERF_A_CONN_SIZE_MAX], "size_max",
+			  "size_max %s");
+		/* 0 when accepted: text says it once there is something */
+		if (g->cmd == KVPERF_CMD_CONN_CLOSED_NTF)
+			show_uint(p, ctb[KVPERF_A_CONN_ITERATIONS],
+				  "iterations", "iterations %s");
+	}
+	pr_obj_close(p);
+	pr_finish(p);
+	return 0;
+}
+
+/**
+ * monitor_shows() - does the monitor print this event?
+ * @nlh: the notification
+ * @progress: "monitor progress" was asked for
+ *
+ * Return: false for a run's progress unless @progress: a run reports it
+ * about once a second, or every interval, and a log of events is not the
+ * place for it unless asked.
+ */
+bool monitor_shows(const struct nlmsghdr *nlh, bool progress)
+{
+	const struct genlmsghdr *g = nlmsg_data(nlh);
+
+	return progress || nlh->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN) ||
+	       g->cmd != KVPERF_CMD_RUN_PROGRESS_NTF;
+}
+
 /**
  * monitor_print_event() - print one event as a line of text or JSON
  * @p: a printer freshly set up for this event
@@ -48,7 +126,8 @@ static int monitor_print_run(struct printer *p, const struct nlmsghdr *nlh,
  *
  * Text: "dev add 3: rxe2", "run 3 finished: done"; JSON:
  * {"event":"dev-add","ifindex":3,"ifname":"rxe2"}; run events as
- * run_print_event() prints them. Events this tool does not know are
+ * run_print_event() prints them, listener and connection events as
+ * monitor_print_server() does. Events this tool does not know are
  * printed by number ("event 99", {"event":99,...}) so that nothing the
  * module says is lost.
  *
@@ -69,6 +148,11 @@ int monitor_print_event(struct printer *p, const struct nlmsghdr *nlh,
 	case KVPERF_CMD_RUN_FINISHED_NTF:
 	case KVPERF_CMD_RUN_PROGRESS_NTF:
 		return monitor_print_run(p, nlh, err);
+	case KVPERF_CMD_SERVER_STARTED_NTF:
+	case KVPERF_CMD_SERVER_STOPPED_NTF:
+	case KVPERF_CMD_CONN_ACCEPTED_NTF:
+	case KVPERF_CMD_CONN_CLOSED_NTF:
+		return monitor_print_server(p, nlh, err);
 	}
 	/* dev-add-ntf and dev-del-ntf use a subset of the dev set */
 	if (attrs_parse(&attrs_dev, tb, genlmsg_attrdata(g, 0),
@@ -98,11 +182,20 @@ int monitor_print_event(struct printer *p, const struct nlmsghdr *nlh,
 	return 0;
 }
 
+/* What the event callback needs. */
+struct monitor {
+	struct kvperf *kv;
+	bool progress;
+};
+
 static int monitor_event(struct nl_msg *msg, void *arg)
 {
-	struct kvperf *kv = arg;
+	struct monitor *m = arg;
+	struct kvperf *kv = m->kv;
 	struct printer p;
 
+	if (!monitor_shows(nlmsg_hdr(msg), m->progress))
+		return NL_OK;
 	pr_init(&p, kv->out, kv->json, kv->pretty);
 	monitor_print_event(&p, nlmsg_hdr(msg), kv->err);
 	/* whoever reads us through a pipe wants each event as it happens */
@@ -110,8 +203,9 @@ static int monitor_event(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-static int monitor_loop(struct kvperf *kv, struct knl *nl, int sfd)
+static int monitor_loop(struct monitor *m, struct knl *nl, int sfd)
 {
+	struct kvperf *kv = m->kv;
 	struct pollfd fds[2] = {
 		{ .fd = nl_socket_get_fd(nl->sk), .events = POLLIN },
 		{ .fd = sfd, .events = POLLIN },
@@ -123,7 +217,7 @@ static int monitor_loop(struct kvperf *kv, struct knl *nl, int sfd)
 	cb = knl_event_cb(kv);
 	if (!cb)
 		return KVPERF_EXIT_ERROR;
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, monitor_event, kv);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, monitor_event, m);
 
 	for (;;) {
 		if (poll(fds, 2, -1) < 0) {
@@ -159,18 +253,22 @@ static int monitor_loop(struct kvperf *kv, struct knl *nl, int sfd)
 
 static int monitor_run(struct kvperf *kv, struct args *a)
 {
+	struct monitor m = { .kv = kv };
 	const char *w = args_next(a);
 	struct knl nl;
 	int ret, sfd;
 
-	/* no commands (yet): nothing or help */
-	if (w && !args_matches(w, "help"))
-		return kvperf_usage(kv, "monitor", "unexpected argument '%s'",
+	/* nothing, progress or help */
+	if (w && args_matches(w, "progress"))
+		m.progress = true;
+	else if (w && !args_matches(w, "help"))
+		return kvperf_usage(kv, "monitor",
+				    "unexpected argument '%s' (want progress or help)",
 				    w);
 	ret = kvperf_no_more_args(kv, a, "monitor");
 	if (ret)
 		return ret;
-	if (w) {
+	if (w && !m.progress) {
 		monitor_object.help(kv->out);
 		return KVPERF_EXIT_OK;
 	}
@@ -196,7 +294,7 @@ static int monitor_run(struct kvperf *kv, struct args *a)
 	}
 
 	fprintf(kv->err, "monitoring kvperf events\n");
-	ret = monitor_loop(kv, &nl, sfd);
+	ret = monitor_loop(&m, &nl, sfd);
 	close(sfd);
 out_close:
 	knl_close(&nl);
@@ -205,41 +303,58 @@ out_close:
 
 static void monitor_help(FILE *f)
 {
-	fputs("Usage: kvperf [-j [-p]] monitor\n"
+	fputs("Usage: kvperf [-j [-p]] monitor [progress]\n"
 	      "       kvperf monitor help\n"
 	      "\n"
 	      "Print one line per kvperf event until interrupted (SIGINT or\n"
 	      "SIGTERM, then exit status 0). Output is flushed after every\n"
 	      "event. \"monitoring kvperf events\" goes to stderr once the\n"
-	      "subscription is in place.\n"
+	      "subscription is in place. A run's progress is shown only with\n"
+	      "progress.\n"
 	      "\n"
 	      "Events:\n"
 	      "  dev add INDEX: NAME         an RDMA device appeared\n"
 	      "  dev del INDEX: NAME         an RDMA device went away\n"
+	      "  server ID started: ADDR:PORT dev DEV\n"
+	      "                              a listener started\n"
+	      "  server ID stopped: ADDR:PORT dev DEV\n"
+	      "                              a listener stopped (server stop,\n"
+	      "                              its device went, module unload)\n"
+	      "  server ID conn accepted: peer ADDR:PORT op OP size_max S\n"
+	      "                              a client connected to it\n"
+	      "  server ID conn closed: peer ADDR:PORT ... iterations N\n"
+	      "                              that connection closed, having\n"
+	      "                              served N iterations\n"
 	      "  run ID finished: STATE      a run ended: done, failed (then\n"
 	      "                              \": ERROR\") or stopped\n"
-	      "  run ID progress N           N iterations done, about once a\n"
-	      "                              second while the run runs;\n"
-	      "                              bandwidth runs add size S,\n"
-	      "                              bytes B and the last interval's\n"
-	      "                              interval-bytes, interval-messages\n"
-	      "                              and interval-ns (every interval\n"
-	      "                              ms when the run asked for one)\n"
+	      "  run ID progress N           with progress only: N iterations\n"
+	      "                              done, about once a second while\n"
+	      "                              the run runs; bandwidth runs add\n"
+	      "                              size S, bytes B and the last\n"
+	      "                              interval's interval-bytes,\n"
+	      "                              interval-messages and interval-ns\n"
+	      "                              (every interval when the run\n"
+	      "                              asked for one)\n"
 	      "\n"
 	      "With -j, one JSON object per line:\n"
-	      "  {\"event\":\"dev-add\",\"index\":3,\"name\":\"rxe2\"}\n"
+	      "  {\"event\":\"dev-add\",\"ifindex\":3,\"ifname\":\"rxe2\"}\n"
+	      "  {\"event\":\"server-started\",\"id\":1,\"addr\":\"198.18.0.1\",\n"
+	      "   \"port\":18515,\"dev\":\"rxe0\"}\n"
+	      "  {\"event\":\"conn-closed\",\"id\":1,...,\"peer_addr\":\"198.18.0.2\",\n"
+	      "   \"peer_port\":40112,\"op\":\"send\",\"size_max\":64,\"iterations\":1000}\n"
 	      "  {\"event\":\"run-finished\",\"id\":3,\"state\":\"done\"}\n"
 	      "  {\"event\":\"run-progress\",\"id\":3,\"progress\":5000}\n"
 	      "\n"
 	      "Examples:\n"
 	      "  kvperf monitor\n"
+	      "  kvperf monitor progress\n"
 	      "  kvperf -j monitor > events.jsonl\n"
 	      "  kvperf m\n", f);
 }
 
 const struct kvperf_cmd monitor_object = {
 	.name = "monitor",
-	.summary = "print device and run events as they happen",
+	.summary = "print device, server and run events as they happen",
 	.run = monitor_run,
 	.help = monitor_help,
 };

@@ -643,7 +643,8 @@ void run_show_event(void *arg, const struct kv_run *ev)
  * @gbits: a bandwidth table in Gb/s rather than MiB/s
  *
  * Prints the run to stdout (JSON: the run object, not an array) whatever
- * its state; a failed run adds "kvperf: run N failed: ERROR" to stderr, a
+ * its state; a failed run adds "kvperf: run N failed: ERROR" to stderr
+ * (text leaves the run's "error:" line out: the error is said once), a
  * stopped one "kvperf: run N stopped".
  *
  * Return: KVPERF_EXIT_OK if the run is done, KVPERF_EXIT_ERROR otherwise.
@@ -678,12 +679,20 @@ int run_finish(struct kvperf *kv, const struct nlmsghdr *nlh, bool gbits)
 int run_report(struct kvperf *kv, const struct kv_run *run, bool gbits)
 {
 	const char *error = "no reason given";
+	struct kv_run shown = *run;
 	struct printer p;
 	char id[16] = "";
 	int state = -1;
 
+	/*
+	 * One line per failure: the text says the error once, on stderr
+	 * below, not also as run_print()'s "error:" line. JSON keeps it: a
+	 * program reads the document, not stderr.
+	 */
+	if (!kv->json)
+		shown.has &= ~(1ULL << KVPERF_A_RUN_ERROR);
 	pr_init(&p, kv->out, kv->json, kv->pretty);
-	run_print(&p, run, gbits);
+	run_print(&p, &shown, gbits);
 	pr_finish(&p);
 
 	/* a user-path run is no kernel object and has no id */
@@ -720,7 +729,8 @@ static int run_start(struct kvperf *kv, const struct run_opts *o)
 				 "messages" :
 				 o->cfg.type == KVPERF_RUN_TYPE_IO ? "I/Os" :
 				 "iterations",
-		.tty = isatty(fileno(kv->err)) ? kv->err : NULL,
+		/* "\r" and "\033[K" only where a terminal shows them */
+		.tty = cli_terminal(kv->err) ? kv->err : NULL,
 		.rw = run_cfg_rw_name(&o->cfg),
 		.bss = KV_HAS(&o->cfg, KVPERF_A_RUN_BSS),
 	};

@@ -71,12 +71,12 @@ static int upath_client_resolve(struct upath_conn *c,
 				const struct upath_cfg *cfg)
 {
 	struct sockaddr_storage ss;
-	int fl;
+	int fl, err;
 
 	c->cm_ch = rdma_create_event_channel();
 	if (!c->cm_ch) {
-		upath_conn_fail(c, upath_errno(),
-				"cannot create an RDMA CM event channel");
+		err = upath_errno();
+		upath_conn_fail(c, err, upath_cm_channel_why(err));
 		return c->error;
 	}
 	fl = fcntl(c->cm_ch->fd, F_GETFL);

@@ -201,6 +201,23 @@ void upath_buf_clear(struct upath_buf *b, size_t len)
 }
 
 /**
+ * upath_cm_channel_why() - why rdma_create_event_channel() failed
+ * @err: its errno, negative
+ *
+ * librdmacm says ENODEV when it finds no RDMA device, and opening
+ * /dev/infiniband/rdma_cm says ENOENT when rdma_ucm is not loaded: the
+ * reason names both, rather than leave the errno to explain itself.
+ *
+ * Return: static text for the user.
+ */
+const char *upath_cm_channel_why(int err)
+{
+	if (err == -ENODEV || err == -ENOENT)
+		return "cannot create an RDMA CM event channel: no RDMA device on this host, or the rdma_ucm module is not loaded";
+	return "cannot create an RDMA CM event channel";
+}
+
+/**
  * upath_conn_fail() - record the first error of a connection
  * @c: the connection
  * @err: negative errno

@@ -237,6 +237,7 @@ void upath_conn_init(struct upath_conn *c, uint64_t timeout_ns,
 		     bool (*stop)(void *arg), void *stop_arg,
 		     struct upath_waiter *w);
 void upath_conn_fail(struct upath_conn *c, int err, const char *reason);
+const char *upath_cm_channel_why(int err);
 uint32_t upath_conn_recv_room(const struct ibv_device_attr *dattr,
 			      const struct upath_conn_attr *attr);
 int upath_conn_create(struct upath_conn *c, const struct upath_conn_attr *attr);

@@ -585,8 +585,9 @@ static int upath_server_listen(struct upath_server *srv,
 
 	srv->ch = rdma_create_event_channel();
 	if (!srv->ch) {
-		upath_server_error(srv, "cannot create an RDMA CM event channel: %s",
-			      strerror(errno));
+		err = errno;
+		upath_server_error(srv, "%s (%s)", upath_cm_channel_why(-err),
+				   strerror(err));
 		return -ENODEV;
 	}
 	fl = fcntl(srv->ch->fd, F_GETFL);

@@ -3,6 +3,7 @@
  * Parsing the extended ACK the kernel appends to NLMSG_ERROR and NLMSG_DONE,
  * and naming the attribute of our request that it points at.
  */
+#include <errno.h>
 #include <string.h>
 #include <netlink/attr.h>
 
@@ -158,30 +159,33 @@ again:
 	return found;
 }
 
-/*
- * Name the offending attribute and, for a string, repeat the value we
- * sent: older kernels cannot put it in their message.
- */
-static void report_bad_attr(FILE *f, const struct nlmsghdr *req,
-			    uint32_t offs, const char *path,
-			    const struct attr_spec *spec)
+/* The value we sent in the string attribute at @offs, or NULL. */
+static const char *bad_attr_string(const struct nlmsghdr *req, uint32_t offs,
+				   const struct attr_spec *spec)
 {
 	const struct nlattr *nla = (const void *)((const char *)req + offs);
 	const char *val = (const char *)nla + NLA_HDRLEN;
-	int len;
 
 	if (spec && spec->kind == ATTR_STRING &&
 	    offs + NLA_HDRLEN <= req->nlmsg_len &&
 	    nla->nla_len > NLA_HDRLEN &&
-	    offs + nla->nla_len <= req->nlmsg_len) {
-		len = nla->nla_len - NLA_HDRLEN;
-		if (memchr(val, '\0', len)) {
-			fprintf(f, "kvperf: offending attribute: %s \"%s\"\n",
-				path, val);
-			return;
-		}
-	}
-	fprintf(f, "kvperf: offending attribute: %s\n", path);
+	    offs + nla->nla_len <= req->nlmsg_len &&
+	    memchr(val, '\0', nla->nla_len - NLA_HDRLEN))
+		return val;
+	return NULL;
+}
+
+/*
+ * Name the offending attribute and, for a string, repeat the value we
+ * sent: older kernels cannot put it in their message.
+ */
+static void report_bad_attr(FILE *f, const char *path, const char *val)
+{
+	if (val)
+		fprintf(f, "kvperf: offending attribute: %s \"%s\"\n", path,
+			val);
+	else
+		fprintf(f, "kvperf: offending attribute: %s\n", path);
 }
 
 /**
@@ -191,6 +195,15 @@ static void report_bad_attr(FILE *f, const struct nlmsghdr *req,
  * @req: the request, to name the attribute the kernel points at; may be NULL
  * @hdrlen: length of the family header in @req
  * @set: attribute set of @req's top-level attributes
+ *
+ * The offending attribute is named on a line of its own, unless it is a
+ * string the message names: a kernel too old for formatted messages
+ * (6.1) says "no RDMA device with that name", and the first line then
+ * adds the name we sent, so that the device is named once, on one line.
+ *
+ * An EPERM or ENOENT without a message is generic netlink's, not the
+ * module's: a command that needs CAP_NET_ADMIN, or a family that is gone
+ * (the module was unloaded after the tool found it); the message says so.
  */
 void extack_report(FILE *f, const struct extack *ext,
 		   const struct nlmsghdr *req, unsigned int hdrlen,
@@ -198,27 +211,46 @@ void extack_report(FILE *f, const struct extack *ext,
 {
 	const struct attr_spec *nest = NULL, *bad = NULL;
 	const struct attr_set *mset = set;
+	const char *msg = ext->msg, *val = NULL;
+	bool has_path = false;
 	char path[128];
 	const char *name;
 
-	const char *msg = ext->msg;
-
+	if (req && ext->has_offs)
+		has_path = extack_attr_path(req, hdrlen, set, ext->offs, path,
+					    sizeof(path), &bad);
+	if (has_path)
+		val = bad_attr_string(req, ext->offs, bad);
 	/* the module's messages carry its name already */
 	if (msg && !strncmp(msg, "kvperf: ", 8))
 		msg += 8;
-	if (msg && msg[0])
+	if (msg && msg[0] && val && !strstr(msg, val))
+		/* a kernel without formatted messages (6.1): name it here */
+		fprintf(f, "kvperf: kernel refused the request: %s: %s \"%s\" (%s)\n",
+			msg, path, val, strerror(-ext->error));
+	else if (msg && msg[0])
 		fprintf(f, "kvperf: kernel refused the request: %s (%s)\n",
 			msg, strerror(-ext->error));
+	else if (ext->error == -EPERM)
+		/* generic netlink's own refusal of an admin-perm command */
+		fprintf(f, "kvperf: kernel refused the request: %s: it needs CAP_NET_ADMIN (run as root or with sudo)\n",
+			strerror(-ext->error));
+	else if (ext->error == -ENOENT)
+		/*
+		 * The module says why of each ENOENT it returns; one without
+		 * a word is generic netlink's: the family is gone.
+		 */
+		fprintf(f, "kvperf: the kvperf module was unloaded (the kernel answered: %s); load it again with 'sudo modprobe kvperf'\n",
+			strerror(-ext->error));
 	else
 		fprintf(f, "kvperf: kernel refused the request: %s\n",
 			strerror(-ext->error));
 	if (!req)
 		return;
 
-	if (ext->has_offs &&
-	    extack_attr_path(req, hdrlen, set, ext->offs, path, sizeof(path),
-			     &bad))
-		report_bad_attr(f, req, ext->offs, path, bad);
+	/* a string the message names, or the line above does, is said */
+	if (has_path && !(val && msg && msg[0]))
+		report_bad_attr(f, path, val);
 
 	if (!ext->has_miss_type)
 		return;
