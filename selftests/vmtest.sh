@@ -390,7 +390,8 @@ fi
 	printf 'KO=%q\n' "$ko"
 	printf 'CWD=%q\n' "$(pwd -P)"
 	printf 'ROWS=%q\nCOLS=%q\n' "$rows" "$cols"
-	printf 'TERM_HOST=%q\n' "${TERM:-vt100}"
+	# the host's terminal type, or dumb when stdout is no terminal
+	printf 'TERM_HOST=%q\n' "$([ -t 1 ] && echo "${TERM:-vt100}" || echo dumb)"
 	printf 'TIME_SCALE=%q\n' "$scale"
 	printf 'RXE_KO=%q\n' "$rxe_ko"
 	printf 'CLOCK=%q\n' "$([ "$icount" = 1 ] && echo icount || echo wall)"

@@ -244,6 +244,10 @@ if ! cd "$CWD" 2>/dev/null; then
 fi
 
 set_phase running
+# The guest's commands write to a serial line, a terminal to them: the
+# host's own stdout decides (TERM_HOST is dumb when that is a file or a
+# pipe), so progress lines carry no control sequences into logs.
+export TERM=$TERM_HOST
 case "$MODE" in
 run)
 	bash "$run/cmd" >"$out" 2>"$err" </dev/null
@@ -256,7 +260,6 @@ suite)
 	status=${PIPESTATUS[0]}
 	;;
 shell)
-	export TERM=$TERM_HOST
 	cat >/tmp/vmtest.bashrc <<-EOF
 		[ -r /etc/bash.bashrc ] && . /etc/bash.bashrc
 		PS1='kvperf-vm:\w\\$ '
