@@ -16,6 +16,7 @@
 #include "proto.h"
 #include "run.h"
 #include "run_events.h"
+#include "timeout.h"
 
 static u32 kvperf_nl_u32(struct genl_info *info, int attr, u32 def)
 {
@@ -277,8 +278,6 @@ static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 	cfg->post_context = tb[KVPERF_A_RUN_POST_CONTEXT] ?
 			    nla_get_u8(tb[KVPERF_A_RUN_POST_CONTEXT]) :
 			    KVPERF_POST_CONTEXT_PROCESS;
-	cfg->timeout_ms = kvperf_nl_u32(info, KVPERF_A_RUN_TIMEOUT_MS,
-					KVPERF_TIMEOUT_MS_DEFAULT);
 	if (tb[KVPERF_A_RUN_KEY])
 		nla_memcpy(cfg->key, tb[KVPERF_A_RUN_KEY], sizeof(cfg->key));
 	cfg->cpu = -1;
@@ -291,8 +290,22 @@ static int kvperf_nl_run_cfg(struct genl_info *info, struct kvperf_run_cfg *cfg)
 		cfg->cpu = cpu;
 	}
 	if (io)
-		return kvperf_nl_run_io_cfg(info, cfg);
-	return bw ? kvperf_nl_run_bw_cfg(info, cfg) : 0;
+		err = kvperf_nl_run_io_cfg(info, cfg);
+	else if (bw)
+		err = kvperf_nl_run_bw_cfg(info, cfg);
+	if (err)
+		return err;
+	/* after the type's own settings: what is in flight depends on them */
+	if (tb[KVPERF_A_RUN_TIMEOUT_MS])
+		cfg->timeout_ms = nla_get_u32(tb[KVPERF_A_RUN_TIMEOUT_MS]);
+	else
+		cfg->timeout_ms = kvperf_timeout_default_ms(cfg->type,
+							    cfg->size_max,
+							    io ? cfg->qd :
+							    cfg->tx_depth,
+							    cfg->qps,
+							    cfg->bidir);
+	return 0;
 }
 
 /**

@@ -78,74 +78,21 @@ lat_iters_for() {
 	echo "$n"
 }
 
-# On the instruction-count clock nothing the matrix does waits for the
-# host. The host's root and the project directory are shared over 9p:
-# a process pages its binary and libraries in from the host (the
-# provider's post and poll code first runs inside the measurement), an
-# open(2) there asks the host, and a result written there is written
-# to the host. While the guest waits for the host its clock runs at the
-# host's pace (sleep=on), so every such wait is noise in instruction
-# time, inside a measurement or in where the scheduler's tick falls in
-# the next one. (With sleep=off the clock jumped to the next timer
-# instead, 15 to 149 s while one kvperf loaded, which used up the
-# guest-time limits around a measurement.) So /etc, the programs the
-# matrix runs and every library they map are copied to a tmpfs and
-# bind-mounted over their originals (same paths, no host in between),
-# and the results stay in that tmpfs until the matrix is done.
-pin_in_memory() {
-	local files f real
-
-	cp -a /etc "$mem/etc" && mount --bind "$mem/etc" /etc || return 1
-	files=("$@" /usr/lib/x86_64-linux-gnu/libibverbs/*.so)
-	for f in "$@"; do
-		mapfile -t -O "${#files[@]}" files < <(ldd "$f" |
-			grep -o '/[^ ]*')
-	done
-	for f in "${files[@]}"; do
-		real=$(realpath -e "$f") || continue
-		mountpoint -q "$real" && continue
-		cp "$real" "$mem/${real//\//_}" &&
-			mount --bind "$mem/${real//\//_}" "$real" || return 1
-	done
-}
+# On the instruction-count clock the programs run from memory and the
+# results stay in the guest's memory until the matrix is done (see
+# selftests/quiet_guest.sh); on either clock the slab caches keep their
+# empty slabs.
+# shellcheck source=selftests/quiet_guest.sh
+. "$(dirname "$0")/quiet_guest.sh"
 if [ "$clock" = icount ]; then
-	mem=$(mktemp -d) &&
-		mount -t tmpfs -o size=256m kvperf-bench "$mem" || exit 1
-	progs=()
-	for p in ib_{send,write,read}_{lat,bw} timeout head rm stdbuf; do
-		p=$(command -v "$p") && progs+=("$p")
-	done
-	# what stdbuf preloads into the perftest clients compare runs
-	p=/usr/libexec/coreutils/libstdbuf.so
-	[ -e "$p" ] && progs+=("$p")
-	# kvperf from the project directory (no cache there at all), and a
-	# PATH where every lookup of the matrix hits at once: a name that
-	# is not there is asked of the host again each time
-	if ! { mkdir "$mem/bin" && cp "$(command -v kvperf)" "$mem/bin/" &&
-	       pin_in_memory "$mem/bin/kvperf" "${progs[@]}"; }; then
+	if ! quiet_pin_programs; then
 		echo "bench: cannot copy the programs into memory" >&2
 		exit 1
 	fi
-	PATH=$mem/bin:/usr/bin:/bin:/usr/sbin:/sbin
-	res=$mem/results
+	res=$quiet_mem/results
 	mkdir "$res" || exit 1
 fi
-
-# Empty slabs stay with their caches. Soft-RoCE allocates and frees an
-# skb per packet, and whether a run's churn empties a slab and hands it
-# back to the page allocator (then takes a new one) depends on how full
-# the slabs were when the run started: on 6.12, kernel send bandwidth at
-# 64 KiB was 118.4 MiB/s in runs that allocated about 4640 pages and
-# 120.5 in runs that allocated about 2620, each level repeating to
-# 0.05 %, and a median of three rounds landed on either. With every
-# cache keeping up to 1000 empty slabs (min_partial; a slab is given back
-# only beyond that), runs allocate about 550 pages and ten of them agree
-# within 0.7 % (the user path's too). It costs the guest at most the
-# memory its peak already took.
-slab_hold=1000 slab_caches=0
-for f in /sys/kernel/slab/*/min_partial; do
-	echo "$slab_hold" >"$f" 2>/dev/null && slab_caches=$((slab_caches + 1))
-done
+quiet_hold_slabs
 
 # Messages per queue pair for a bandwidth size: about 64 MiB of traffic,
 # at least 50 and at most 30000 messages (0.4 to 1.5 s of instruction time
@@ -242,7 +189,7 @@ kvperf server stop "$(kvperf -j server show | grep -o '{"id":[0-9]*' |
 	echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 	echo "cpus=$(getconf _NPROCESSORS_ONLN)"
 	echo "clock=$clock"
-	echo "slab=min_partial $slab_hold in $slab_caches caches"
+	echo "slab=min_partial $quiet_slab_hold in $quiet_slab_caches caches"
 	# without the harness's own kvtop=/kvrun= words: paths of the host
 	echo "cmdline=$(sed -E 's/ kv(top|run)=[^ ]*//g' /proc/cmdline)"
 } >"$out/env.txt"

@@ -34,7 +34,7 @@ import sys
 LAYERS = {
     "kmod": {
         # definitions shared by everyone, and pure helpers
-        "model": ["kvperf", "proto", "compat", "stats"],
+        "model": ["kvperf", "proto", "compat", "stats", "timeout"],
         # the run and server engine, devices, and the events it publishes
         "engine": ["pin", "conn", "lat", "bw", "io", "io_slots", "io_host",
                    "io_target", "io_srq", "run", "run_bw", "run_io",

@@ -13,7 +13,11 @@
 # limit refuses a run that does not fit at start (and takes one that
 # fits exactly) and fails one the server cannot take; the server's 16
 # connections per listener fail the 17th; a failed run frees what it had
-# connected. The shortest and longest intervals work.
+# connected. The shortest and longest intervals work. A run that names no
+# timeout gets one from what it can have in flight (1 ms per KiB, 5 s to
+# 120 s): a 1 MiB bidir read that outlasts a fixed 5 s passes with it, and
+# a silent server (the debugfs stall_servers hook) fails a run after that
+# derived time, not before and not much later.
 
 # shellcheck source=selftests/kvperf/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -32,11 +36,14 @@ debugfs=/sys/kernel/debug/kvperf
 pinned_param=/sys/module/kvperf/parameters/max_pinned_mb
 [ -w "$pinned_param" ] || kv_skip_all "no $pinned_param"
 [ -d "$debugfs/runs" ] || kv_skip_all "no $debugfs (debugfs not mounted?)"
+stall=$debugfs/stall_servers
+[ -w "$stall" ] || kv_skip_all "no $stall"
 max_pinned_mb=$(cat "$pinned_param")
 ncpus=$(getconf _NPROCESSORS_CONF)
 cpu1_online=/sys/devices/system/cpu/cpu1/online
 
 kv_on_exit "echo $max_pinned_mb > $pinned_param"
+kv_on_exit "echo N > $stall"
 server_param=/sys/module/kvperf/parameters/max_server_pinned_mb
 max_server_pinned_mb=$(cat "$server_param")
 kv_on_exit "echo $max_server_pinned_mb > $server_param"
@@ -374,6 +381,58 @@ raw_cases=(
 	"lat, no type, qps|$bwio|run-start op=send addr=$addr qps=2"
 )
 
+# The default timeout (kmod/timeout.h), worked out here from the rule:
+# the largest message x tx-depth x qps (twice with bidir) in KiB, as ms,
+# 5000 to 120000.
+default_timeout_ms() {
+	local kib=$(($1 * $2 * $3 * $4 / 1024))
+
+	[ "$kib" -lt 5000 ] && kib=5000
+	[ "$kib" -gt 120000 ] && kib=120000
+	echo "$kib"
+}
+
+# 1 MiB reads both ways, 16 deep, no timeout given: 32 MiB in flight and
+# one signaled completion per 16 reads, which on Soft-RoCE under TCG
+# comes later than a fixed 5 s would wait. The run reports the timeout
+# the rule gives (32768 ms) and completes.
+bidir_default() {
+	local want
+
+	want=$(default_timeout_ms 1048576 16 1 2)
+	kv_run "$KV_TMP/bidir.json" "$KV_TMP/bidir.err" \
+		timeout "$(kv_scaled 120)" kvperf -j run bw op read \
+		addr "$addr" size 1M tx-depth 16 iters 16 warmup 0 bidir
+	echo "exit $?, want timeout_ms $want"
+	tail -n 3 "$KV_TMP/bidir.err"
+	bw run "$KV_TMP/bidir.json" --state "done" --field "timeout_ms=$want"
+}
+
+# A silent server and a run at bandwidth's defaults (64 KiB x 128, no
+# timeout given): it fails 'no completion or event within the timeout'
+# of the rule (8192 ms), no sooner, and within 5 s (scaled) after it.
+stalled_default() {
+	local want start took rc
+
+	want=$(default_timeout_ms 65536 128 1 1)
+	echo Y >"$stall" || return 1
+	start=$(kv_ms)
+	kv_run "$KV_TMP/stall.json" "$KV_TMP/stall.err" \
+		timeout "$(kv_scaled 60)" kvperf -j run bw op send addr "$addr"
+	rc=$?
+	took=$(($(kv_ms) - start))
+	echo N >"$stall"
+	echo "exit $rc after $took ms, want a failure after $want ms"
+	tail -n 3 "$KV_TMP/stall.err"
+	[ "$rc" = 1 ] || return 1
+	[ "$took" -ge "$want" ] || { echo "failed before its timeout"; return 1; }
+	[ "$took" -le $((want + $(kv_scaled 5000))) ] ||
+		{ echo "more than $(kv_scaled 5000) ms after its timeout"; return 1; }
+	grep -q "no completion or event within the timeout ($want ms)" \
+		"$KV_TMP/stall.err" || return 1
+	bw run "$KV_TMP/stall.json" --state failed --field "timeout_ms=$want"
+}
+
 still_works() {
 	run_done last op send addr "$addr" size 4096 iters 200 qps 2 || return 1
 	bw run "$KV_TMP/last.json" --state 'done' --qps 2 --iters 200
@@ -402,7 +461,7 @@ clean() {
 }
 
 kv_dmesg_mark
-ktap_set_plan $((14 + ${#raw_cases[@]}))
+ktap_set_plan $((16 + ${#raw_cases[@]}))
 
 kv_check "server start addr $addr" start_server || kv_bail "no server"
 
@@ -434,6 +493,18 @@ kv_check "14 connections taken: qps 4 fails 'too many connections', freeing its 
 	server_conns
 max_qp_wr
 kv_check "interval 10ms and interval 60: windows of ~10 ms; none" intervals
+# the rule allows for a link of 1 MB/s: a guest slowed beyond the suite's
+# usual time scale (a debug kernel's) is slower than that
+usual_scale=$(sed -n 's/^time_scale=\([0-9]\+\)$/\1/p' "$KV_DIR/settings")
+if [ "$kv_time_scale" -le "${usual_scale:-1}" ]; then
+	kv_check "size 1M tx-depth 16 bidir read, no timeout: done, timeout_ms $(default_timeout_ms 1048576 16 1 2)" \
+		bidir_default
+else
+	kv_skip "size 1M tx-depth 16 bidir read, no timeout: done" \
+		"KVPERF_TIME_SCALE=$kv_time_scale, above the suite's $usual_scale: the guest is slower than the default allows for"
+fi
+kv_check "stall_servers, bw at its defaults: fails after timeout_ms $(default_timeout_ms 65536 128 1 1), within 5 s more" \
+	stalled_default
 
 # The kernel's own checks, without the tool's: one raw request each.
 runs_before=$(run_count)

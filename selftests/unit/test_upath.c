@@ -494,6 +494,52 @@ static void upath_cfg_defaults(void)
 	CHECK_INT(c.reg, KVPERF_IO_REG_PRE);
 }
 
+/*
+ * A run that names no timeout gets 1 ms per KiB it can have in flight
+ * (largest message x depth x queue pairs, twice both ways), 5 s to 120 s:
+ * the module's rule (kmod/timeout.h), which both paths share. The values
+ * below are worked out by hand from that rule.
+ */
+static void upath_cfg_timeout_default(void)
+{
+	struct upath_cfg c;
+
+	/* latency: one message of 8 MiB, 8192 KiB: 8192 ms */
+	CHECK(!CFG(&c, LAT, "op", "read", "addr", "198.18.0.1", "size", "8M"));
+	CHECK_INT(c.timeout_ms, 8192);
+	/* a sweep's largest message counts: 4 MiB is below the floor */
+	CHECK(!CFG(&c, LAT, "op", "send", "addr", "198.18.0.1", "sizes",
+		   "2-4M"));
+	CHECK_INT(c.timeout_ms, 5000);
+	/* bandwidth at its defaults: 64 KiB x 128 = 8192 KiB */
+	CHECK(!CFG(&c, BW, "op", "write", "addr", "198.18.0.1"));
+	CHECK_INT(c.timeout_ms, 8192);
+	/* 1 MiB x 16 x 1 qp x 2 ways = 32768 KiB */
+	CHECK(!CFG(&c, BW, "op", "read", "addr", "198.18.0.1", "size", "1M",
+		   "tx-depth", "16", "bidir"));
+	CHECK_INT(c.timeout_ms, 32768);
+	/* 4 KiB x 128 x 8 qps = 4096 KiB: the floor */
+	CHECK(!CFG(&c, BW, "op", "send", "addr", "198.18.0.1", "size", "4K",
+		   "qps", "8"));
+	CHECK_INT(c.timeout_ms, 5000);
+	/* the README's 1 MiB x 128 x 2 ways = 262144 KiB: the cap */
+	CHECK(!CFG(&c, BW, "op", "read", "addr", "198.18.0.1", "size", "1M",
+		   "time", "5", "bidir"));
+	CHECK_INT(c.timeout_ms, 120000);
+	/* the largest that could be: 8 MiB x 4096 x 16 x 2, no overflow */
+	CHECK(!CFG(&c, BW, "op", "write", "addr", "198.18.0.1", "size", "8M",
+		   "tx-depth", "4096", "qps", "16", "bidir"));
+	CHECK_INT(c.timeout_ms, 120000);
+	/* I/O: 1 MiB blocks (a sweep's largest) x qd 16 x 4 queues */
+	CHECK(!CFG(&c, KVPERF_RUN_TYPE_IO, "addr", "198.18.0.1", "bss",
+		   "4K-1M", "qd", "16", "queues", "4"));
+	CHECK_INT(c.timeout_ms, 65536);
+	/* a timeout given stays as given, even below the derived one */
+	CHECK(!CFG(&c, BW, "op", "read", "addr", "198.18.0.1", "size", "1M",
+		   "bidir", "timeout", "250ms"));
+	CHECK_INT(c.timeout_ms, 250);
+}
+
 /* The module refuses these; so does the user path, with its words. */
 static void upath_cfg_refusals(void)
 {
@@ -1203,6 +1249,7 @@ const struct unit_test unit_tests[] = {
 	UNIT(upath_wire_encoding),
 	UNIT(upath_wire_request_checks),
 	UNIT(upath_cfg_defaults),
+	UNIT(upath_cfg_timeout_default),
 	UNIT(upath_cfg_refusals),
 	UNIT(upath_cfg_model_refusals),
 	UNIT(upath_result_lat),

@@ -15,6 +15,7 @@
 
 #include "run_cfg.h"
 #include "upath_cfg.h"
+#include "../../kmod/timeout.h"
 
 /* Is @cpu one this process may run on? */
 static bool upath_cpu_ok(unsigned long cpu)
@@ -165,8 +166,6 @@ int upath_cfg_init(struct upath_cfg *cfg, const struct kv_run_cfg *o,
 	cfg->verify = o->verify;
 	memcpy(cfg->key, o->key, sizeof(cfg->key));
 	cfg->stats = upath_opt(o, KVPERF_A_RUN_STATS, KVPERF_STATS_MODE_ON);
-	cfg->timeout_ms = upath_opt(o, KVPERF_A_RUN_TIMEOUT_MS,
-				    UPATH_DEFAULT_TIMEOUT_MS);
 	cfg->cpu = -1;
 	if (KV_HAS(o, KVPERF_A_RUN_CPU)) {
 		if (!upath_cpu_ok(o->cpu)) {
@@ -176,8 +175,17 @@ int upath_cfg_init(struct upath_cfg *cfg, const struct kv_run_cfg *o,
 		cfg->cpu = o->cpu;
 	}
 	if (io)
-		return upath_cfg_io(cfg, o, why, len);
-	return bw ? upath_cfg_bw(cfg, o, why, len) : 0;
+		err = upath_cfg_io(cfg, o, why, len);
+	else if (bw)
+		err = upath_cfg_bw(cfg, o, why, len);
+	if (err)
+		return err;
+	/* the module's rule (kmod/timeout.h), from the type's settings */
+	cfg->timeout_ms = KV_HAS(o, KVPERF_A_RUN_TIMEOUT_MS) ? o->timeout_ms :
+			  kvperf_timeout_default_ms(cfg->type, cfg->size_max,
+						    io ? cfg->qd : cfg->tx_depth,
+						    cfg->qps, cfg->bidir);
+	return 0;
 }
 
 /**
