@@ -31,8 +31,9 @@ KEYWORDS = {
               'lat-iterations-default', 'bw-iterations-default', 'count'),
     'time': (('run', 'duration-ms', 'min'), 'duration-ms-max', None, None,
              'ms'),
-    'timeout': ('timeout-ms-min', 'timeout-ms-max', 'timeout-ms-default',
-                None, 'ms'),
+    # derived from what is in flight: a default from the floor to the cap
+    'timeout': ('timeout-ms-min', 'timeout-ms-max',
+                ('timeout-ms-default', 'timeout-ms-default-max'), None, 'ms'),
     'interval': ('interval-ms-min', 'interval-ms-max', None, None, 'ms'),
     'idle-timeout': ('idle-timeout-ms-min', 'idle-timeout-ms-max',
                      'idle-timeout-ms-default', None, 'ms'),
@@ -161,9 +162,15 @@ def check_spec(spec_file, doc):
                 print('%s: %s: range %s is %s, the spec %s' %
                       (doc, kw, rng, got, want))
                 bad = 1
-            for name, text in ((d, re.match(r'(\S+)', dflt).group(1)),
-                               (bw_d, (re.search(r'\(bw: (\S+?)[) ]', dflt)
-                                       or [None, None])[1])):
+            pairs = [(bw_d, (re.search(r'\(bw: (\S+?)[) ]', dflt)
+                             or [None, None])[1])]
+            if isinstance(d, tuple):
+                # "FLOOR to CAP, ...": both ends are the spec's
+                m = re.match(r'(\S+) to (\S+?),? ', dflt + ' ')
+                pairs += [(d[0], m and m.group(1)), (d[1], m and m.group(2))]
+            else:
+                pairs.append((d, re.match(r'(\S+)', dflt).group(1)))
+            for name, text in pairs:
                 if name is None:
                     continue
                 if text is None:
