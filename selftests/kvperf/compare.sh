@@ -383,7 +383,7 @@ stall_after() {
 # new run at 128K. The kernel column keeps 16K, 32K and 128K, its 64K cell
 # has no value and the run's error as its failure; the user column is
 # whole; stderr names the size; the plot's note names the path; exit 1.
-# Sizes this large and 100 iterations: each size takes 100 ms or more
+# Sizes this large and 50 iterations: each size takes 100 ms or more
 # (the window stall_after needs), the whole compare a few seconds.
 failed_size() {
 	local ms rc watcher
@@ -393,7 +393,7 @@ failed_size() {
 	watcher=$!
 	kv_run "$KV_TMP/fail.out" "$KV_TMP/fail.err" \
 		timeout "$(kv_scaled 120)" kvperf -j compare lat op send \
-		addr "$addr" sizes 16K-128K rounds 1 iters 100 poll softirq \
+		addr "$addr" sizes 16K-128K rounds 1 iters 50 poll softirq \
 		no-perftest timeout "${ms}ms" plot "$KV_TMP/fail.svg"
 	rc=$?
 	wait "$watcher" || { echo N >"$stall"; return 1; }

@@ -799,6 +799,8 @@ static void cmp_run_reason(struct kvperf *kv, const struct kv_run *run,
 			   bool timed_out, int64_t limit_ms, char *why,
 			   size_t len)
 {
+	bool failed = !timed_out && KV_HAS(run, KVPERF_A_RUN_STATE) &&
+		      run->state == KVPERF_RUN_STATE_FAILED;
 	char id[16] = "";
 
 	/* a user-path run is no kernel object and has no id */
@@ -809,16 +811,14 @@ static void cmp_run_reason(struct kvperf *kv, const struct kv_run *run,
 			 (long long)(limit_ms / 1000));
 	else if (!KV_HAS(run, KVPERF_A_RUN_STATE))
 		snprintf(why, len, "ended without a state");
-	else if (run->state == KVPERF_RUN_STATE_FAILED) {
+	else if (failed)
 		snprintf(why, len, "%s", KV_HAS(run, KVPERF_A_RUN_ERROR) ?
 			 run->error : "no reason given");
-		kvperf_errorf(kv, "run%s failed: %s", id, why);
-		return;
-	} else if (run->state == KVPERF_RUN_STATE_STOPPED)
+	else if (run->state == KVPERF_RUN_STATE_STOPPED)
 		snprintf(why, len, "stopped");
 	else
 		snprintf(why, len, "ended in state %d", run->state);
-	kvperf_errorf(kv, "run%s %s", id, why);
+	kvperf_errorf(kv, "run%s %s%s", id, failed ? "failed: " : "", why);
 }
 
 /*

@@ -127,8 +127,10 @@ static int plot_write_lat(const struct cmp_result *r, const char *dir)
 	return 0;
 }
 
-/* bw-PATH.dat: "size median min max" per size with a value; a blank line
- * for a size without, which breaks the line there: a gap */
+/*
+ * bw-PATH.dat: "size median min max" per size with a value; a blank line
+ * for a size without, which breaks the line there: a gap
+ */
 static int plot_write_bw(const struct cmp_result *r, const char *dir)
 {
 	struct cmp_summary s;
