@@ -14,6 +14,9 @@
 # perftest's (its kvperf measurements and servers run in its own
 # process); a perftest client that hangs after its report is stopped
 # and its result kept; SIGTERM mid-run stops it, with what it started stopped;
+# a size that fails (a kernel server silenced mid-sweep) fails alone: the
+# sizes before and after it keep their numbers, the failed one is named
+# with its reason (JSON, stderr, plot), the exit status 1;
 # compare stops the servers it started; and the kernel log stays clean.
 
 # shellcheck source=selftests/kvperf/lib.sh
@@ -33,6 +36,8 @@ kv_require_module
 
 addr=$KVPERF_ADDR0
 sysfs=/sys/kernel/kvperf
+stall=/sys/kernel/debug/kvperf/stall_servers
+[ -w "$stall" ] && kv_on_exit "echo N > $stall"
 
 cmp() {
 	kv_py "$KV_DIR/comparelib.py" "$@"
@@ -345,6 +350,69 @@ server_takes_poll() {
 	nothing_left
 }
 
+# stall_after SIZE: once a kernel-path run has completed SIZE (its sysfs
+# size: the last size done; before any, its first size, so SIZE must not
+# be a run's first), silence the kernel servers (stall_servers),
+# so that the run fails at its next size by its timeout; once that run
+# has failed (or is gone), let them answer again. Polls without sleeping
+# until the trigger: the next size of the run takes 100 ms or more. Fails
+# after 60 s
+# (scaled) without either.
+stall_after() {
+	local want=$1 end=$((SECONDS + $(kv_scaled 60))) f s run=''
+
+	while [ -z "$run" ]; do
+		[ $SECONDS -lt $end ] || { echo "no run completed $want B"; return 1; }
+		for f in "$sysfs"/runs/*/size; do
+			s=''
+			{ read -r s <"$f"; } 2>/dev/null
+			[ "$s" = "$want" ] && run=${f%/size} && break
+		done
+	done
+	echo Y >"$stall"
+	while [ -d "$run" ] && [ "$(cat "$run/state" 2>/dev/null)" != failed ]; do
+		[ $SECONDS -lt $end ] || break
+		sleep 0.05
+	done
+	echo N >"$stall"
+	[ $SECONDS -lt $end ] || { echo "run $run never failed"; return 1; }
+}
+
+# failed_size: compare lat over 16K-128K, its kernel path's run silenced
+# after 32K (stall_after), fails at 64K by its timeout; compare starts a
+# new run at 128K. The kernel column keeps 16K, 32K and 128K, its 64K cell
+# has no value and the run's error as its failure; the user column is
+# whole; stderr names the size; the plot's note names the path; exit 1.
+# Sizes this large and 50 iterations: each size takes 100 ms or more
+# (the window stall_after needs), the whole compare a few seconds.
+failed_size() {
+	local ms rc watcher
+
+	ms=$(kv_scaled 1000)
+	stall_after 32768 &
+	watcher=$!
+	kv_run "$KV_TMP/fail.out" "$KV_TMP/fail.err" \
+		timeout "$(kv_scaled 120)" kvperf -j compare lat op send \
+		addr "$addr" sizes 16K-128K rounds 1 iters 50 poll softirq \
+		no-perftest timeout "${ms}ms" plot "$KV_TMP/fail.svg"
+	rc=$?
+	wait "$watcher" || { echo N >"$stall"; return 1; }
+	if [ "$rc" != 1 ]; then
+		echo "compare with a size failing: exit $rc, want 1"
+		sed 's/^/stderr: /' "$KV_TMP/fail.err"
+		return 1
+	fi
+	if ! grep -q "^kvperf: round 1, kernel path, 65536 B failed:" "$KV_TMP/fail.err" ||
+	   ! grep -q "^kvperf: 1 of 8 measurements failed" "$KV_TMP/fail.err"; then
+		echo "stderr does not name the failed size (round 1, kernel path, 65536 B) and the count:"
+		sed 's/^/stderr: /' "$KV_TMP/fail.err"
+		return 1
+	fi
+	check fail failed 1 kernel,user 16384,32768,65536,131072 kernel 65536 \
+		"^no completion or event within the timeout \\($ms ms\\)" &&
+		cmp svg "$KV_TMP/fail.svg" "failed: kernel"
+}
+
 # refused WANT ARGS...: kvperf ARGS exits 2 with WANT on stderr, and
 # starts nothing.
 refused() {
@@ -387,7 +455,7 @@ nothing_left() {
 	return 1
 }
 
-ktap_set_plan 14
+ktap_set_plan 15
 kv_dmesg_mark
 
 kv_check "compare lat op send size 64 rounds 3 (2 on the feature lane): kernel, user and perftest columns, ratios of the medians" \
@@ -420,6 +488,12 @@ kv_check "a perftest client that hangs after its report: stopped 5 s later, its 
 	hung_perftest
 kv_check "SIGTERM mid-run: compare ends, interrupted, nothing left running" \
 	stopped_mid_run
+if [ -w "$stall" ]; then
+	kv_check "a size that fails (kernel server silenced after 32K): 16K, 32K and 128K keep their numbers, 64K failed with its reason, the plot says so, exit 1" \
+		failed_size
+else
+	kv_skip "a size that fails keeps the others" "no $stall (debugfs not mounted?)"
+fi
 kv_check "no kernel server or run, no perftest process left behind" nothing_left
 kv_dmesg_check
 

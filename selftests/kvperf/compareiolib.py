@@ -98,7 +98,7 @@ def cmd_table(path, head, rounds, rws):
             p99 = med.get(("p99 usec", rw, c))
             if p50 is not None and p99 is not None and p50 > p99:
                 bad.append(f"{rw} {c}: p50 {p50} above p99 {p99}")
-    failed = [ln for ln in lines if "rounds failed" in ln]
+    failed = [ln for ln in lines if ln.startswith("# [")]
     if failed:
         bad.append(f"failed rounds: {failed}")
     return bad
@@ -110,8 +110,9 @@ def check_cell(where, cell, rounds, share, bad):
        not all(isinstance(v, (int, float)) and v > 0 for v in vals):
         bad.append(f"{where}: values {vals!r}, want {rounds} IOPS > 0")
         return None
-    if cell.get("failed") != 0:
-        bad.append(f"{where}: failed {cell.get('failed')!r}")
+    if cell.get("failed") != 0 or cell.get("failures") != []:
+        bad.append(f"{where}: failed {cell.get('failed')!r}, failures "
+                   f"{cell.get('failures')!r}")
     for k, want in (("median", median(vals)), ("min", min(vals)),
                     ("max", max(vals))):
         got = cell.get(k)

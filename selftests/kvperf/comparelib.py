@@ -12,9 +12,11 @@ usage:
         the column header with a column per path of PATHS (comma
         separated, in order) and the ratios, one row per size whose
         cells are "median (min-max)" with min <= median <= max, and
-        ratios that are the medians' quotients; no failed rounds
+        ratios that are the medians' quotients; no failed rounds (no
+        notes under the table)
   comparelib.py json FILE TYPE OP ROUNDS PATHS SIZE[,SIZE..]
-        the JSON: every path has a value per round, none failed, the
+        the JSON: every path has a value per round, none failed (no
+        failures), the
         median, min and max are those of the values, the ratios those
         of the medians; for lat each round's distribution is ordered;
         the environment is recorded; post_context is "both" exactly
@@ -33,6 +35,12 @@ usage:
         round, read back through the x axis' tick labels
   comparelib.py png FILE
         a PNG: the signature and an IHDR of a non-empty image
+  comparelib.py failed FILE ROUNDS PATHS SIZE[,SIZE..] PATH SIZE REGEX
+        the JSON of a compare where PATH failed at SIZE, in every round,
+        and nothing else: that cell has no value, failed ROUNDS and a
+        failure per round whose error matches REGEX; every other cell of
+        PATHS (the sizes before SIZE and after it too) has a value per
+        round, no failure
 """
 
 import json
@@ -109,7 +117,7 @@ def cmd_table(path, typ, op, rounds, paths, sizes):
             if not ratio_ok(v, med["kernel"], med[other], 2):
                 bad.append(f"{row!r}: kernel/{other} {v} is not "
                            f"{med['kernel']} / {med[other]}")
-    failed = [ln for ln in lines if "rounds failed" in ln]
+    failed = [ln for ln in lines if ln.startswith("# [")]
     if failed:
         bad.append(f"failed rounds: {failed}")
     return bad
@@ -128,8 +136,9 @@ def check_cell(where, typ, cell, rounds, bad):
        not all(isinstance(v, (int, float)) and v > 0 for v in vals):
         bad.append(f"{where}: values {vals!r}, want {rounds} numbers > 0")
         return None
-    if cell.get("failed") != 0:
-        bad.append(f"{where}: failed {cell.get('failed')!r}")
+    if cell.get("failed") != 0 or cell.get("failures") != []:
+        bad.append(f"{where}: failed {cell.get('failed')!r}, failures "
+                   f"{cell.get('failures')!r}")
     for k, want in (("median", median(vals)), ("min", min(vals)),
                     ("max", max(vals))):
         if not isinstance(cell.get(k), (int, float)) or \
@@ -362,6 +371,47 @@ def cmd_svg(path, words, cmp_json=None):
     return bad
 
 
+def cmd_failed(path, rounds, paths, sizes, fpath, fsize, regex):
+    with open(path, encoding="utf-8") as f:
+        try:
+            c = json.load(f)
+        except ValueError as e:
+            return [f"not JSON: {e}"]
+    rows = c.get("rows", [])
+    bad = []
+    if [r.get("size") for r in rows] != sizes:
+        bad.append(f"rows {[r.get('size') for r in rows]}, want {sizes}")
+    for r in rows:
+        for p in paths:
+            where = f"size {r.get('size')} {p}"
+            cell = r.get(p)
+            if not isinstance(cell, dict):
+                bad.append(f"{where}: {cell!r}")
+                continue
+            vals, fails = cell.get("values"), cell.get("failures")
+            if (p, r.get("size")) != (fpath, fsize):
+                if not isinstance(vals, list) or len(vals) != rounds or \
+                   not all(isinstance(v, (int, float)) and v > 0
+                           for v in vals) or cell.get("failed") != 0 or \
+                   fails != []:
+                    bad.append(f"{where}: values {vals!r}, failed "
+                               f"{cell.get('failed')!r}, failures {fails!r}"
+                               f"; want {rounds} values, no failure")
+                continue
+            if vals != [None] * rounds or cell.get("median") is not None or \
+               cell.get("failed") != rounds:
+                bad.append(f"{where}: values {vals!r}, median "
+                           f"{cell.get('median')!r}, failed "
+                           f"{cell.get('failed')!r}; want none, {rounds} "
+                           f"failed")
+            if not isinstance(fails, list) or \
+               [x.get("round") for x in fails] != list(range(rounds)) or \
+               not all(re.search(regex, str(x.get("error"))) for x in fails):
+                bad.append(f"{where}: failures {fails!r}, want one per "
+                           f"round matching {regex!r}")
+    return bad
+
+
 def cmd_png(path):
     with open(path, "rb") as f:
         head = f.read(24)
@@ -386,6 +436,10 @@ def main():
             bad = cmd_svg(a[1], a[2].split(","), *a[3:])
         elif len(a) == 2 and a[0] == "png":
             bad = cmd_png(a[1])
+        elif len(a) == 8 and a[0] == "failed":
+            bad = cmd_failed(a[1], int(a[2]), a[3].split(","),
+                             [int(x) for x in a[4].split(",")], a[5],
+                             int(a[6]), a[7])
         else:
             print(__doc__, file=sys.stderr)
             return 2

@@ -729,11 +729,17 @@ static void cmp_print_text(void)
 		  " 64         14.20 (13.90-15.10)        17.80 (17.10-19.00)        18.10 (17.50-18.30)        0.80          0.78\n");
 	cap_close(&c);
 
-	/* perftest not a column; a user round that failed; iters */
+	/*
+	 * perftest not a column; iters; a user round that failed: the cell
+	 * keeps the others' numbers and names its note, which says the
+	 * column, the size, the round and why
+	 */
 	r.active[CMP_PERFTEST] = false;
 	r.perftest_note = "not installed (Debian package perftest)";
-	r.rows[0].cell[CMP_USER].value[1] = NAN;
-	r.rows[0].cell[CMP_USER].failed = 1;
+	cmp_cell_fail(&r, &r.rows[0].cell[CMP_USER], 1,
+		      "no completion or event within the timeout (5000 ms)");
+	CHECK(isnan(r.rows[0].cell[CMP_USER].value[1]));
+	CHECK_INT(r.rows[0].cell[CMP_USER].failed, 1);
 	r.iterations = 1000;
 	pr_init(&p, cap_open(&c), false, false);
 	cmp_print(&p, &r);
@@ -742,19 +748,30 @@ static void cmp_print_text(void)
 		  "# cpu QEMU TCG CPU version 2.5+; perftest not installed (Debian package perftest)\n"
 		  "# median (min-max) over the rounds of the p50 latency (perftest: t_typical)\n"
 		  " #bytes     kernel[usec]               user[usec]                 kernel/user\n"
-		  " 64         14.20 (13.90-15.10)        17.45 (17.10-17.80)        0.81\n"
-		  "# user: 1 of 3 rounds failed\n");
+		  " 64         14.20 (13.90-15.10)        17.45 (17.10-17.80) [1]    0.81\n"
+		  "# [1] user, 64 B, round 2: no completion or event within the timeout (5000 ms)\n");
 	cap_close(&c);
 
-	/* nothing at all from the user path */
-	r.rows[0].cell[CMP_USER].value[0] = NAN;
-	r.rows[0].cell[CMP_USER].value[2] = NAN;
-	r.rows[0].cell[CMP_USER].failed = 3;
+	/*
+	 * nothing at all from the user path: failed, with a note per
+	 * reason, the rounds that failed alike on one line; the kernel
+	 * column keeps its numbers
+	 */
+	cmp_cell_fail(&r, &r.rows[0].cell[CMP_USER], 0, "connection rejected");
+	cmp_cell_fail(&r, &r.rows[0].cell[CMP_USER], 2, "connection rejected");
+	CHECK_INT(r.rows[0].cell[CMP_USER].failed, 3);
 	pr_init(&p, cap_open(&c), false, false);
 	cmp_print(&p, &r);
 	CHECK(strstr(cap_str(&c),
-		     " 64         14.20 (13.90-15.10)        -                          -\n"));
+		     " 64         14.20 (13.90-15.10)        failed [1-2]               -\n"
+		     "# [1] user, 64 B, rounds 1, 3: connection rejected\n"
+		     "# [2] user, 64 B, round 2: no completion or event within the timeout (5000 ms)\n"));
 	cap_close(&c);
+	/* a second reason for a round replaces the first; it counts once */
+	cmp_cell_fail(&r, &r.rows[0].cell[CMP_USER], 2, "stopped");
+	CHECK_INT(r.rows[0].cell[CMP_USER].failed, 3);
+	CHECK_STR(cmp_cell_why(&r.rows[0].cell[CMP_USER], 2), "stopped");
+	CHECK(!cmp_cell_why(&r.rows[0].cell[CMP_KERNEL], 2));
 	cmp_result_free(&r);
 }
 
@@ -883,8 +900,7 @@ static void cmp_print_json(void)
 	struct printer p;
 
 	fill_lat(&r);
-	r.rows[0].cell[CMP_USER].value[1] = NAN;
-	r.rows[0].cell[CMP_USER].failed = 1;
+	cmp_cell_fail(&r, &r.rows[0].cell[CMP_USER], 1, "connection rejected");
 	pr_init(&p, cap_open(&c), true, false);
 	cmp_print(&p, &r);
 	CHECK_JSON(cap_str(&c),
@@ -906,6 +922,9 @@ static void cmp_print_json(void)
 		   "u = row['user']\n"
 		   "assert u['values'] == [17.8, None, 17.1], u\n"
 		   "assert u['median'] == 17.45 and u['failed'] == 1\n"
+		   "assert u['failures'] == [{'round': 1,"
+		   " 'error': 'connection rejected'}], u\n"
+		   "assert k['failures'] == []\n"
 		   "assert u['median_round'] == 2\n"
 		   "assert row['perftest']['points'][0]['p90'] is None\n"
 		   "assert row['kernel_user_ratio'] == 0.814\n"
@@ -935,6 +954,160 @@ static void cmp_print_json(void)
 		   "assert row['kernel_perftest_ratio'] is None\n"
 		   "assert 'points' not in row['kernel']\n"
 		   "assert row['kernel']['median'] == 14.2\n");
+	cap_close(&c);
+	cmp_result_free(&r);
+}
+
+/*
+ * The issue's case, from a recorded run: a compare bw write over 4K-1M
+ * whose kernel-path run printed 4K to 512K, then failed at 1M. The
+ * kernel column keeps its eight numbers; the 1M cell says failed, and
+ * its note the column, the size, the round and the run's error; JSON
+ * carries it in the cell; the exit status says something failed.
+ */
+static void cmp_failed_size(void)
+{
+	static const char why[] = "no completion within the timeout (5000 ms)";
+	struct cmp_result r;
+	struct capture c;
+	struct printer p;
+	struct kv_run run;
+	unsigned int total;
+	uint32_t size;
+	size_t i;
+
+	RESULT(&r, BW, "op", "write", "addr", "198.18.0.1", "sizes", "4K-1M",
+	       "rounds", "1", "no-perftest");
+	r.active[CMP_PERFTEST] = false;
+	r.perftest_note = "off (no-perftest)";
+	snprintf(r.env.kernel, sizeof(r.env.kernel), "6.1.0-56-amd64");
+	CHECK_INT(r.count, 9);
+	CHECK_INT(cmp_exit_status(&r), KVPERF_EXIT_OK);
+	/* 4K to 512K at 20 MiB/s, then the failure */
+	run_of(&run, KVPERF_RUN_TYPE_BW);
+	run_model_set_uint(&run_model_fields, &run, KVPERF_A_RUN_STATE,
+			   KVPERF_RUN_STATE_FAILED);
+	snprintf(run.error, sizeof(run.error), "%s", why);
+	KV_SET(&run, KVPERF_A_RUN_ERROR);
+	for (size = 4096; size <= 512 * 1024; size *= 2)
+		bw_of(&run, size, 20 * 1048576, 1000000000);
+	CHECK_INT(cmp_run_results(&r, &run), 8);
+	CHECK_INT(cmp_read_failed_run(&r, CMP_KERNEL, 0, 0, &run), 8);
+	run_model_free(&run);
+	/* the last size: nothing after it to run */
+	CHECK_INT(cmp_size_failed(&r, CMP_KERNEL, 0, 8, false, why), 9);
+	for (i = 0; i < r.count; i++)
+		r.rows[i].cell[CMP_USER].value[0] = 22;
+	CHECK_INT(cmp_exit_status(&r), KVPERF_EXIT_ERROR);
+
+	pr_init(&p, cap_open(&c), false, false);
+	cmp_print(&p, &r);
+	CHECK_STR(cap_str(&c),
+		  "# compare bw write, sizes 4096-1048576, 1 round, poll busy, dev rxe0, kernel 6.1.0-56-amd64\n"
+		  "# cpu ?; perftest off (no-perftest)\n"
+		  "# median (min-max) over the rounds of the average bandwidth\n"
+		  " #bytes     kernel[MiB/sec]            user[MiB/sec]              kernel/user\n"
+		  " 4096       20.00 (20.00-20.00)        22.00 (22.00-22.00)        0.91\n"
+		  " 8192       20.00 (20.00-20.00)        22.00 (22.00-22.00)        0.91\n"
+		  " 16384      20.00 (20.00-20.00)        22.00 (22.00-22.00)        0.91\n"
+		  " 32768      20.00 (20.00-20.00)        22.00 (22.00-22.00)        0.91\n"
+		  " 65536      20.00 (20.00-20.00)        22.00 (22.00-22.00)        0.91\n"
+		  " 131072     20.00 (20.00-20.00)        22.00 (22.00-22.00)        0.91\n"
+		  " 262144     20.00 (20.00-20.00)        22.00 (22.00-22.00)        0.91\n"
+		  " 524288     20.00 (20.00-20.00)        22.00 (22.00-22.00)        0.91\n"
+		  " 1048576    failed [1]                 22.00 (22.00-22.00)        -\n"
+		  "# [1] kernel, 1048576 B, round 1: no completion within the timeout (5000 ms)\n");
+	cap_close(&c);
+
+	pr_init(&p, cap_open(&c), true, false);
+	cmp_print(&p, &r);
+	CHECK_JSON(cap_str(&c),
+		   "rows = d['rows']\n"
+		   "assert [x['size'] for x in rows] == [4096 << i for i in range(9)]\n"
+		   "for x in rows[:8]:\n"
+		   "    assert x['kernel']['values'] == [20.0], x\n"
+		   "    assert x['kernel']['failed'] == 0 and x['kernel']['failures'] == []\n"
+		   "    assert x['kernel_user_ratio'] == 0.909, x\n"
+		   "k = rows[8]['kernel']\n"
+		   "assert k['values'] == [None] and k['median'] is None, k\n"
+		   "assert k['failed'] == 1, k\n"
+		   "assert k['failures'] == [{'round': 0, 'error':"
+		   " 'no completion within the timeout (5000 ms)'}], k\n"
+		   "assert rows[8]['user']['values'] == [22.0]\n"
+		   "assert rows[8]['kernel_user_ratio'] is None\n");
+	cap_close(&c);
+	CHECK_INT(cmp_failures(&r, &total), 1);
+	CHECK_INT(total, 18);
+	cmp_result_free(&r);
+}
+
+/*
+ * After a size fails, a new run measures the sizes after it; when that
+ * one fails at its first size too, the sizes left are not tried in the
+ * round, and say why. Another round is a fresh start.
+ */
+static void cmp_failed_then(void)
+{
+	struct cmp_result r;
+	struct capture c;
+	struct printer p;
+	struct kv_run run;
+	const struct cmp_cell *k;
+
+	RESULT(&r, LAT, "op", "send", "addr", "198.18.0.1", "sizes", "2-64",
+	       "rounds", "2", "no-perftest");
+	r.active[CMP_PERFTEST] = false;
+	CHECK_INT(r.count, 6);
+	/* round 1: 2 and 4 measured, 8 failed; the next run from 16 */
+	run_of(&run, KVPERF_RUN_TYPE_LAT);
+	run_model_set_uint(&run_model_fields, &run, KVPERF_A_RUN_STATE,
+			   KVPERF_RUN_STATE_FAILED);
+	lat_set(lat_of(&run, 2), KVPERF_A_RESULT_P50_NS, 20000);
+	lat_set(lat_of(&run, 4), KVPERF_A_RESULT_P50_NS, 21000);
+	CHECK_INT(cmp_read_failed_run(&r, CMP_KERNEL, 0, 0, &run), 2);
+	run_model_free(&run);
+	CHECK_INT(cmp_size_failed(&r, CMP_KERNEL, 0, 2, false, "stalled"), 3);
+	/* it fails at 32 after 16: not in a row, 64 is next */
+	run_of(&run, KVPERF_RUN_TYPE_LAT);
+	lat_set(lat_of(&run, 16), KVPERF_A_RESULT_P50_NS, 23000);
+	CHECK_INT(cmp_read_failed_run(&r, CMP_KERNEL, 0, 3, &run), 4);
+	run_model_free(&run);
+	CHECK_INT(cmp_size_failed(&r, CMP_KERNEL, 0, 4, false, "stalled"), 5);
+	/* nothing measured, nothing to read: 64 is the last anyway */
+	CHECK_INT(cmp_read_failed_run(&r, CMP_KERNEL, 0, 5, NULL), 5);
+	CHECK_INT(cmp_size_failed(&r, CMP_KERNEL, 0, 5, true, "gone"), 6);
+	/* round 2: 2 measured, 4 failed, and 8 right after: 16 on not tried */
+	run_of(&run, KVPERF_RUN_TYPE_LAT);
+	lat_set(lat_of(&run, 2), KVPERF_A_RESULT_P50_NS, 19000);
+	CHECK_INT(cmp_read_failed_run(&r, CMP_KERNEL, 1, 0, &run), 1);
+	run_model_free(&run);
+	CHECK_INT(cmp_size_failed(&r, CMP_KERNEL, 1, 1, false,
+				  "connection rejected"), 2);
+	CHECK_INT(cmp_size_failed(&r, CMP_KERNEL, 1, 2, true,
+				  "connection rejected"), 6);
+	k = &r.rows[3].cell[CMP_KERNEL];
+	CHECK(k->value[0] == 23.0);
+	CHECK_STR(cmp_cell_why(k, 1), "not tried: 4 B and 8 B failed before it");
+	CHECK_STR(cmp_cell_why(&r.rows[5].cell[CMP_KERNEL], 1),
+		  "not tried: 4 B and 8 B failed before it");
+	CHECK_INT(r.rows[2].cell[CMP_KERNEL].failed, 2);
+	pr_init(&p, cap_open(&c), false, false);
+	cmp_print(&p, &r);
+	CHECK(strstr(cap_str(&c),
+		     " 2          19.50 (19.00-20.00)        -                          -\n"
+		     " 4          21.00 (21.00-21.00) [1]    -                          -\n"
+		     " 8          failed [2-3]               -                          -\n"
+		     " 16         23.00 (23.00-23.00) [4]    -                          -\n"
+		     " 32         failed [5-6]               -                          -\n"
+		     " 64         failed [7-8]               -                          -\n"
+		     "# [1] kernel, 4 B, round 2: connection rejected\n"
+		     "# [2] kernel, 8 B, round 1: stalled\n"
+		     "# [3] kernel, 8 B, round 2: connection rejected\n"
+		     "# [4] kernel, 16 B, round 2: not tried: 4 B and 8 B failed before it\n"
+		     "# [5] kernel, 32 B, round 1: stalled\n"
+		     "# [6] kernel, 32 B, round 2: not tried: 4 B and 8 B failed before it\n"
+		     "# [7] kernel, 64 B, round 1: gone\n"
+		     "# [8] kernel, 64 B, round 2: not tried: 4 B and 8 B failed before it\n"));
 	cap_close(&c);
 	cmp_result_free(&r);
 }
@@ -1271,13 +1444,19 @@ static void cmp_io_print_text(void)
 		  " write      3.00 (2.50-3.50)             0.00 (0.00-0.00)             3.00 (2.50-3.50)\n");
 	cap_close(&c);
 
-	/* a round of the user host failed */
-	r.rows[0].cell[CMP_USER].value[1] = NAN;
-	r.rows[0].cell[CMP_USER].failed = 1;
-	r.rows[1].cell[CMP_USER].failed = 1;
+	/*
+	 * a round of the user host failed, both directions of its run: each
+	 * cell of every block names its note; the notes say the direction
+	 */
+	cmp_cell_fail(&r, &r.rows[0].cell[CMP_USER], 1, "connection rejected");
+	cmp_cell_fail(&r, &r.rows[1].cell[CMP_USER], 1, "connection rejected");
 	pr_init(&p, cap_open(&c), false, false);
 	cmp_print(&p, &r);
-	CHECK(strstr(cap_str(&c), "\n# user-host: 1 of 2 rounds failed\n"));
+	CHECK(strstr(cap_str(&c), "\n read       7500.00 (7000.00-8000.00)    6000.00 (6000.00-6000.00) [1] "));
+	CHECK(strstr(cap_str(&c), "\n read       3.00 (2.50-3.50)             0.00 (0.00-0.00) [1]         3.00 (2.50-3.50)\n"));
+	CHECK(strstr(cap_str(&c), "\n# [1] user-host, read, round 2: connection rejected\n"
+				  "# [2] user-host, write, round 2: connection rejected\n"));
+	CHECK_INT(cmp_exit_status(&r), KVPERF_EXIT_ERROR);
 	cap_close(&c);
 	cmp_result_free(&r);
 }
@@ -1296,7 +1475,7 @@ static void cmp_io_print_json(void)
 	CHECK(STARTS(s, "{\"compare\":\"io\",\"rw\":\"randmix\",\"read_pct\":70,\"bs\":4096,\"qd\":16,\"queues\":2,\"segments\":1,\"reg\":\"frwr\",\"inv\":\"remote\",\"inline_data\":0,\"user_host_reg\":\"pre\",\"rounds\":2,\"poll\":\"busy\",\"unit\":\"IOPS\",\"paths\":[\"kernel\",\"user-host\",\"user-target\"],"));
 	CHECK(!strstr(s, "perftest\":{"));
 	CHECK(!strstr(s, "post_context"));
-	CHECK(strstr(s, "\"rows\":[{\"size\":4096,\"rw\":\"read\",\"kernel\":{\"median\":7500.000,\"min\":7000.000,\"max\":8000.000,\"values\":[7000.000,8000.000],\"failed\":0,\"reg_inv_pct\":[2.500,3.500],\"median_round\":0,\"points\":[{\"min\":100.000,\"p50\":200.000,"));
+	CHECK(strstr(s, "\"rows\":[{\"size\":4096,\"rw\":\"read\",\"kernel\":{\"median\":7500.000,\"min\":7000.000,\"max\":8000.000,\"values\":[7000.000,8000.000],\"failed\":0,\"failures\":[],\"reg_inv_pct\":[2.500,3.500],\"median_round\":0,\"points\":[{\"min\":100.000,\"p50\":200.000,"));
 	CHECK(strstr(s, "\"kernel_user_host_ratio\":1.250,\"kernel_user_host_p50_ratio\":0.500,\"kernel_user_host_p99_ratio\":0.500,\"kernel_user_target_ratio\":0.987,\"kernel_user_target_p50_ratio\":0.333,\"kernel_user_target_p99_ratio\":0.333}"));
 	CHECK(strstr(s, "{\"size\":4096,\"rw\":\"write\",\"kernel\":{\"median\":3750.000,"));
 	cap_close(&c);
@@ -1322,6 +1501,8 @@ const struct unit_test unit_tests[] = {
 	UNIT(cmp_print_post_context),
 	UNIT(cmp_print_bw_text),
 	UNIT(cmp_print_json),
+	UNIT(cmp_failed_size),
+	UNIT(cmp_failed_then),
 	UNIT(cmp_cli),
 	UNIT(cmp_not_local),
 	UNIT(cmp_io_parse),

@@ -237,10 +237,89 @@ static void plot_data(void)
 	CHECK_INT(rmdir(dir), 0);
 }
 
+/*
+ * What failed is on the plot. bw: a size without a value is a gap in
+ * its path's line (a blank line in its data), and a note under the x
+ * axis names the paths and sizes; a path that failed at every size has
+ * no curve, and is named so. lat: a panel names the paths that failed
+ * at its size; the panel after unsets the note.
+ */
+static void plot_failed(void)
+{
+	char dir[] = "/tmp/kvperf-unit.XXXXXX", path[64];
+	struct cmp_result r;
+	const char *s;
+	size_t i;
+
+	if (!mkdtemp(dir)) {
+		unit_fail(__FILE__, __LINE__, "mkdtemp failed");
+		return;
+	}
+	result(&r, KVPERF_RUN_TYPE_BW, "512K-2M", 2);
+	r.active[CMP_KERNEL_BH] = true;
+	for (i = 0; i < r.count; i++) {
+		r.rows[i].cell[CMP_KERNEL].value[0] = 10 + i;
+		r.rows[i].cell[CMP_USER].value[0] = 20 + i;
+		r.rows[i].cell[CMP_USER].value[1] = 20 + i;
+		cmp_cell_fail(&r, &r.rows[i].cell[CMP_KERNEL_BH], 0,
+			      "connection rejected");
+	}
+	cmp_cell_fail(&r, &r.rows[1].cell[CMP_KERNEL], 0,
+		      "no completion within the timeout (5000 ms)");
+	cmp_cell_fail(&r, &r.rows[2].cell[CMP_USER], 1, "stalled");
+	s = script(&r, "bw.svg");
+	CHECK(strstr(s, "set key top left\n"
+			"set bmargin 5\n"
+			"set label 2 'failed: kernel at 1M; kernel-bh at every size; user at 2M (1 of 2 rounds)' at screen 0.01,0.02 textcolor rgb '#c00000' front\n"
+			"plot '/tmp/d/bw-kernel.dat' using 1:2:3:4 with yerrorlines lw 2 title 'kernel', \\\n"
+			"     '/tmp/d/bw-user.dat' using 1:2:3:4 with yerrorlines lw 2 title 'user'\n"));
+	CHECK(!strstr(s, "bw-kernel-bh.dat"));
+	CHECK_INT(plot_write_data(&r, dir), 0);
+	snprintf(path, sizeof(path), "%s/bw-kernel.dat", dir);
+	CHECK_STR(slurp(path), "524288 10.00 10.00 10.00\n\n2097152 12.00 12.00 12.00\n");
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/bw-user.dat", dir);
+	CHECK_STR(slurp(path), "524288 20.00 20.00 20.00\n1048576 21.00 21.00 21.00\n"
+			       "2097152 22.00 22.00 22.00\n");
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/bw-kernel-bh.dat", dir);
+	CHECK(access(path, F_OK));
+	cmp_result_free(&r);
+	CHECK_INT(rmdir(dir), 0);
+
+	/* nothing failed: no note, no margin */
+	result(&r, KVPERF_RUN_TYPE_BW, "512K-1M", 1);
+	r.rows[0].cell[CMP_KERNEL].value[0] = 10;
+	s = script(&r, "bw.svg");
+	CHECK(!strstr(s, "label 2") && !strstr(s, "bmargin"));
+	cmp_result_free(&r);
+
+	/* lat, panels 64 to 512: the kernel failed at 128 */
+	result(&r, KVPERF_RUN_TYPE_LAT, "64-512", 1);
+	for (i = 0; i < r.count; i++) {
+		lat_round(&r, i, CMP_KERNEL, 0, 10);
+		lat_round(&r, i, CMP_USER, 0, 20);
+	}
+	cmp_cell_fail(&r, &r.rows[1].cell[CMP_KERNEL], 0, "stalled");
+	s = script(&r, "lat.svg");
+	CHECK(strstr(s, "set title '128 B, median round of 1'\n"));
+	CHECK(strstr(s, "set logscale x 10\n"
+			"set label 2 'failed: kernel' at graph 0.02,0.95 textcolor rgb '#c00000' front\n"
+			"plot '/tmp/d/lat-128-user.dat' using 1:2 with linespoints lw 2 title 'user'\n"
+			"set title '256 B, median round of 1'\n"));
+	CHECK(strstr(s, "set logscale x 10\n"
+			"unset label 2\n"
+			"plot '/tmp/d/lat-256-kernel.dat'"));
+	/* once: the panel of 512 has no label to unset */
+	CHECK(!strstr(strstr(s, "unset label 2") + 1, "unset label 2"));
+	cmp_result_free(&r);
+}
+
 const struct unit_test unit_tests[] = {
 	UNIT(plot_lat_one),
 	UNIT(plot_lat_panels),
 	UNIT(plot_bw_script),
 	UNIT(plot_data),
+	UNIT(plot_failed),
 	{ NULL },
 };

@@ -599,9 +599,11 @@ void cmp_result_free(struct cmp_result *r)
 			free(r->rows[i].cell[p].value);
 			free(r->rows[i].cell[p].points);
 			free(r->rows[i].cell[p].share);
+			free(r->rows[i].cell[p].why);
 			r->rows[i].cell[p].value = NULL;
 			r->rows[i].cell[p].points = NULL;
 			r->rows[i].cell[p].share = NULL;
+			r->rows[i].cell[p].why = NULL;
 		}
 	}
 	r->count = 0;
@@ -616,6 +618,169 @@ struct cmp_row *cmp_row_find(struct cmp_result *r, uint32_t size)
 		if (r->rows[i].size == size)
 			return &r->rows[i];
 	return NULL;
+}
+
+/**
+ * cmp_cell_fail() - a round of a cell failed
+ * @r: the result the cell is in
+ * @c: the cell
+ * @round: the round
+ * @why: the reason, kept (cut to CMP_WHY_LEN); NULL for none
+ *
+ * The round's value is dropped and the round counts as failed, once: a
+ * second call for the same round replaces its reason only.
+ */
+void cmp_cell_fail(const struct cmp_result *r, struct cmp_cell *c,
+		   uint32_t round, const char *why)
+{
+	bool again;
+
+	if (round >= r->rounds)
+		return;
+	again = c->why && c->why[round][0];
+	c->value[round] = NAN;
+	if (!c->why)
+		c->why = calloc(r->rounds, sizeof(*c->why));
+	if (c->why)
+		snprintf(c->why[round], sizeof(c->why[round]), "%s",
+			 why && *why ? why : "no reason given");
+	if (!again)
+		c->failed++;
+}
+
+/**
+ * cmp_cell_why() - why a round of a cell failed
+ * @c: the cell
+ * @round: the round, below the result's rounds
+ *
+ * Return: the reason, or NULL when the round did not fail (or its
+ * reason could not be kept).
+ */
+const char *cmp_cell_why(const struct cmp_cell *c, uint32_t round)
+{
+	return c->why && c->why[round][0] ? c->why[round] : NULL;
+}
+
+/**
+ * cmp_failures() - how many measurements failed
+ * @r: the result
+ * @total: receives how many there are, a round of a cell of an active
+ *	   column each; may be NULL
+ *
+ * Return: the rounds of the cells of active columns that failed.
+ */
+unsigned int cmp_failures(const struct cmp_result *r, unsigned int *total)
+{
+	unsigned int n = 0, all = 0;
+	size_t i, k;
+
+	for (i = 0; i < r->count; i++)
+		for (k = 0; k < CMP_PATHS; k++) {
+			if (!r->active[k])
+				continue;
+			all += r->rounds;
+			n += r->rows[i].cell[k].failed;
+		}
+	if (total)
+		*total = all;
+	return n;
+}
+
+/**
+ * cmp_exit_status() - the exit status of a compare that printed @r
+ * @r: the result
+ *
+ * Return: KVPERF_EXIT_ERROR when a measurement failed, else
+ * KVPERF_EXIT_OK.
+ */
+int cmp_exit_status(const struct cmp_result *r)
+{
+	return cmp_failures(r, NULL) ? KVPERF_EXIT_ERROR : KVPERF_EXIT_OK;
+}
+
+/**
+ * cmp_run_results() - how many results a kvperf run holds
+ * @r: the result it is for, of its type
+ * @run: the run
+ *
+ * Return: its bandwidth results for bw, its latency results else.
+ */
+uint32_t cmp_run_results(const struct cmp_result *r, const struct kv_run *run)
+{
+	return r->type == KVPERF_RUN_TYPE_BW ? run->nbw : run->nlat;
+}
+
+/**
+ * cmp_read_failed_run() - what a kvperf run that ended early measured
+ * @r: the result to fill in
+ * @path: the column
+ * @round: the round
+ * @from: the row of the run's first size
+ * @run: the run, failed or stopped, with the results of the sizes it
+ *	 completed; NULL when it was read already, or has nothing to read
+ *
+ * A run measures its sizes in order, so it failed at the first size
+ * from @from it has no value for. A result that cannot be read is
+ * passed over: the run's own reason is the one to give.
+ *
+ * Return: the row of that size, or r->count when every size from @from
+ * has a value.
+ */
+size_t cmp_read_failed_run(struct cmp_result *r, enum cmp_path path,
+			   uint32_t round, size_t from, const struct kv_run *run)
+{
+	if (run && cmp_run_results(r, run))
+		cmp_read_run(r, path, round, run, NULL, 0);
+	while (from < r->count && !isnan(r->rows[from].cell[path].value[round]))
+		from++;
+	return from;
+}
+
+/**
+ * cmp_not_tried() - sizes of a path a round does not measure
+ * @r: the result
+ * @path: the column
+ * @round: the round
+ * @from: the row of the first of them; the rest follow
+ * @why: why not; their reason
+ */
+void cmp_not_tried(struct cmp_result *r, enum cmp_path path, uint32_t round,
+		   size_t from, const char *why)
+{
+	for (; from < r->count; from++)
+		cmp_cell_fail(r, &r->rows[from].cell[path], round, why);
+}
+
+/**
+ * cmp_size_failed() - a kvperf run of a path failed at a size: what next
+ * @r: the result
+ * @path: the column
+ * @round: the round
+ * @at: the row of the size it failed at
+ * @in_a_row: the run started right after the size before @at failed, and
+ *	      failed at its first size
+ * @why: the run's reason
+ *
+ * The size fails with @why. The sizes after it do not depend on it: a
+ * new run measures them, from the next size on. When two sizes in a row
+ * failed, the cause is not a size (a peer, a device or a path gone):
+ * the sizes left are not tried in this round and fail, saying so.
+ *
+ * Return: the row the next run starts at; r->count when none is to run.
+ */
+size_t cmp_size_failed(struct cmp_result *r, enum cmp_path path,
+		       uint32_t round, size_t at, bool in_a_row,
+		       const char *why)
+{
+	char note[CMP_WHY_LEN];
+
+	cmp_cell_fail(r, &r->rows[at].cell[path], round, why);
+	if (!in_a_row || !at || at + 1 >= r->count)
+		return at + 1;
+	snprintf(note, sizeof(note), "not tried: %u B and %u B failed before it",
+		 r->rows[at - 1].size, r->rows[at].size);
+	cmp_not_tried(r, path, round, at + 1, note);
+	return r->count;
 }
 
 /**
@@ -973,6 +1138,19 @@ static void cmp_json_cell(struct json_writer *jw, const struct cmp_result *r,
 	json_arr_close(jw);
 	json_key(jw, "failed");
 	json_u64(jw, c->failed);
+	json_key(jw, "failures");
+	json_arr_open(jw);
+	for (i = 0; i < r->rounds; i++) {
+		if (!cmp_cell_why(c, i))
+			continue;
+		json_obj_open(jw);
+		json_key(jw, "round");
+		json_u64(jw, i);
+		json_key(jw, "error");
+		json_str(jw, cmp_cell_why(c, i));
+		json_obj_close(jw);
+	}
+	json_arr_close(jw);
 	if (r->type == KVPERF_RUN_TYPE_IO) {
 		json_key(jw, "reg_inv_pct");
 		json_arr_open(jw);
@@ -1214,18 +1392,138 @@ static void cmp_print_json(struct printer *p, const struct cmp_result *r)
 	json_obj_close(jw);
 }
 
-/* "14.20 (13.90-15.10)", or "-" when no round has a value */
+/*
+ * The notes under a table: a line per reason a cell's rounds failed (the
+ * rounds that failed alike on one line), numbered in the order of the
+ * rows and the columns. A cell names its notes: [2], or [2-3].
+ */
+struct cmp_notes {
+	unsigned int first[CMP_SIZES_MAX][CMP_PATHS];
+	unsigned int count[CMP_SIZES_MAX][CMP_PATHS];
+};
+
+/* Is @round the first round of @c that failed for its reason? */
+static bool cmp_why_first(const struct cmp_cell *c, uint32_t round)
+{
+	const char *why = cmp_cell_why(c, round);
+	uint32_t j;
+
+	if (!why)
+		return false;
+	for (j = 0; j < round; j++)
+		if (cmp_cell_why(c, j) && !strcmp(cmp_cell_why(c, j), why))
+			return false;
+	return true;
+}
+
+static void cmp_notes_build(const struct cmp_result *r, struct cmp_notes *n)
+{
+	unsigned int next = 1, cnt;
+	const struct cmp_cell *c;
+	size_t i, k;
+	uint32_t j;
+
+	memset(n, 0, sizeof(*n));
+	for (i = 0; i < r->count; i++)
+		for (k = 0; k < CMP_PATHS; k++) {
+			if (!r->active[k])
+				continue;
+			c = &r->rows[i].cell[k];
+			cnt = 0;
+			for (j = 0; j < r->rounds; j++)
+				cnt += cmp_why_first(c, j);
+			/* failed, its reasons not kept (out of memory) */
+			if (c->failed && !cnt)
+				cnt = 1;
+			if (!cnt)
+				continue;
+			n->first[i][k] = next;
+			n->count[i][k] = cnt;
+			next += cnt;
+		}
+}
+
+/* " [2]" or " [2-3]": the notes of a cell; "" when it has none */
+static const char *cmp_mark(char *buf, size_t len, const struct cmp_notes *n,
+			    size_t row, size_t path)
+{
+	unsigned int first = n->first[row][path], cnt = n->count[row][path];
+
+	if (!cnt)
+		snprintf(buf, len, "%s", "");
+	else if (cnt == 1)
+		snprintf(buf, len, " [%u]", first);
+	else
+		snprintf(buf, len, " [%u-%u]", first, first + cnt - 1);
+	return buf;
+}
+
+/*
+ * "# [1] kernel, 1048576 B, round 1: no completion within the timeout"
+ * per note; a compare io names the direction (its rows) instead.
+ */
+static void cmp_print_notes(FILE *f, const struct cmp_result *r,
+			    const struct cmp_notes *n)
+{
+	unsigned int num;
+	const struct cmp_cell *c;
+	const char *why;
+	char where[64];
+	size_t i, k;
+	uint32_t j, m, rounds;
+
+	for (i = 0; i < r->count; i++)
+		for (k = 0; k < CMP_PATHS; k++) {
+			if (!n->count[i][k])
+				continue;
+			c = &r->rows[i].cell[k];
+			num = n->first[i][k];
+			if (r->type == KVPERF_RUN_TYPE_IO)
+				snprintf(where, sizeof(where), "%s, %s",
+					 cmp_col_name(r->type, k),
+					 fmt_name(&fmt_op, r->rows[i].op));
+			else
+				snprintf(where, sizeof(where), "%s, %u B",
+					 cmp_col_name(r->type, k),
+					 r->rows[i].size);
+			for (j = 0; j < r->rounds; j++) {
+				if (!cmp_why_first(c, j))
+					continue;
+				why = cmp_cell_why(c, j);
+				for (rounds = 0, m = j; m < r->rounds; m++)
+					rounds += cmp_cell_why(c, m) &&
+						  !strcmp(cmp_cell_why(c, m), why);
+				fprintf(f, "# [%u] %s, round%s %u", num++, where,
+					rounds > 1 ? "s" : "", j + 1);
+				for (m = j + 1; m < r->rounds; m++)
+					if (cmp_cell_why(c, m) &&
+					    !strcmp(cmp_cell_why(c, m), why))
+						fprintf(f, ", %u", m + 1);
+				fprintf(f, ": %s\n", why);
+			}
+			if (num == n->first[i][k])
+				fprintf(f, "# [%u] %s: %u of %u rounds failed (no reason kept)\n",
+					num, where, c->failed, r->rounds);
+		}
+}
+
+/*
+ * "14.20 (13.90-15.10)" and the cell's notes; "failed [1]" when no round
+ * has a value and one failed, "-" when none did either.
+ */
 static const char *cmp_cell_text(char *buf, size_t len,
 				 const struct cmp_result *r,
-				 const struct cmp_cell *c)
+				 const struct cmp_cell *c, const char *mark)
 {
 	struct cmp_summary s;
 
-	if (!cmp_summarize(c->value, r->rounds, &s))
-		snprintf(buf, len, "-");
+	if (cmp_summarize(c->value, r->rounds, &s))
+		snprintf(buf, len, "%.2f (%.2f-%.2f)%s", s.median, s.min,
+			 s.max, mark);
+	else if (c->failed)
+		snprintf(buf, len, "failed%s", mark);
 	else
-		snprintf(buf, len, "%.2f (%.2f-%.2f)", s.median, s.min,
-			 s.max);
+		snprintf(buf, len, "-");
 	return buf;
 }
 
@@ -1247,34 +1545,16 @@ static void cmp_print_sizes(FILE *f, const struct cmp_result *r)
 			r->rows[r->count - 1].size);
 }
 
-/*
- * "# user: 1 of 3 rounds failed" per column; perftest measures a range
- * size by size, so the worst size (or direction) counts.
- */
-static void cmp_print_failed(FILE *f, const struct cmp_result *r)
-{
-	size_t i, k;
-
-	for (k = 0; k < CMP_PATHS; k++) {
-		unsigned int failed = 0;
-
-		for (i = 0; i < r->count; i++)
-			if (r->rows[i].cell[k].failed > failed)
-				failed = r->rows[i].cell[k].failed;
-		if (r->active[k] && failed)
-			fprintf(f, "# %s: %u of %u rounds failed\n",
-				cmp_col_name(r->type, k), failed, r->rounds);
-	}
-}
-
 static void cmp_print_text(FILE *f, const struct cmp_result *r)
 {
 	const char *unit = r->type == KVPERF_RUN_TYPE_BW ? "MiB/sec" : "usec";
 	bool perftest = r->active[CMP_PERFTEST];
-	char head[32], buf[64];
+	char head[32], buf[80], mark[24];
 	const struct cmp_row *row;
+	struct cmp_notes n;
 	size_t i, k;
 
+	cmp_notes_build(r, &n);
 	fprintf(f, "# compare %s %s, ",
 		r->type == KVPERF_RUN_TYPE_BW ? "bw" : "lat",
 		fmt_name(&fmt_op, r->op));
@@ -1318,7 +1598,9 @@ static void cmp_print_text(FILE *f, const struct cmp_result *r)
 			if (r->active[k])
 				fprintf(f, " %-26s",
 					cmp_cell_text(buf, sizeof(buf), r,
-						      &row->cell[k]));
+						      &row->cell[k],
+						      cmp_mark(mark, sizeof(mark),
+							       &n, i, k)));
 		fprintf(f, perftest ? " %-13s" : " %s",
 			cmp_ratio_text(buf, sizeof(buf),
 				       cmp_ratio(cmp_median(r, row, CMP_KERNEL),
@@ -1329,13 +1611,18 @@ static void cmp_print_text(FILE *f, const struct cmp_result *r)
 					  cmp_median(r, row, CMP_PERFTEST))));
 		fputc('\n', f);
 	}
-	cmp_print_failed(f, r);
+	cmp_print_notes(f, r, &n);
 }
 
-/* "1234.56 (1200.00-1300.00)" of a statistic over the rounds, or "-" */
+/*
+ * "1234.56 (1200.00-1300.00)" of a statistic over the rounds and the
+ * cell's notes; "failed [1]" when no round has a value and one failed,
+ * else "-" when none has the statistic.
+ */
 static const char *cmp_io_cell_text(char *buf, size_t len,
 				    const struct cmp_result *r,
-				    const struct cmp_cell *c, int point)
+				    const struct cmp_cell *c, int point,
+				    const char *mark)
 {
 	struct cmp_summary s;
 
@@ -1343,19 +1630,23 @@ static const char *cmp_io_cell_text(char *buf, size_t len,
 		cmp_summarize(c->value, r->rounds, &s);
 	else
 		cmp_io_point(r, c, point, &s);
-	if (!s.n)
-		snprintf(buf, len, "-");
+	if (s.n)
+		snprintf(buf, len, "%.2f (%.2f-%.2f)%s", s.median, s.min,
+			 s.max, mark);
+	else if (c->failed && !cmp_summarize(c->value, r->rounds, &s))
+		snprintf(buf, len, "failed%s", mark);
 	else
-		snprintf(buf, len, "%.2f (%.2f-%.2f)", s.median, s.min, s.max);
+		snprintf(buf, len, "-");
 	return buf;
 }
 
 /* One block of a compare io's table: IOPS (CMP_PTS), a point, the share. */
 static void cmp_print_io_block(FILE *f, const struct cmp_result *r,
-			       int point, const char *unit)
+			       const struct cmp_notes *n, int point,
+			       const char *unit)
 {
 	static const enum cmp_path ratio_cols[] = { CMP_USER, CMP_USER_TARGET };
-	char head[48], buf[64];
+	char head[48], buf[80], mark[24];
 	const struct cmp_row *row;
 	size_t i, k, last = 0;
 
@@ -1385,7 +1676,10 @@ static void cmp_print_io_block(FILE *f, const struct cmp_result *r,
 				fprintf(f, point < 0 && k == last ? " %s" :
 					" %-28s",
 					cmp_io_cell_text(buf, sizeof(buf), r,
-							 &row->cell[k], point));
+							 &row->cell[k], point,
+							 cmp_mark(mark,
+								  sizeof(mark),
+								  n, i, k)));
 		for (k = 0; point >= 0 && k < ARRAY_SIZE(ratio_cols); k++) {
 			double v = point == CMP_PTS ?
 				   cmp_ratio(cmp_median(r, row, CMP_KERNEL),
@@ -1404,6 +1698,9 @@ static void cmp_print_io_block(FILE *f, const struct cmp_result *r,
 
 static void cmp_print_io_text(FILE *f, const struct cmp_result *r)
 {
+	struct cmp_notes n;
+
+	cmp_notes_build(r, &n);
 	fprintf(f, "# compare io %s", run_cfg_rw_name(&r->io));
 	if (KV_HAS(&r->io, KVPERF_A_RUN_READ_PCT))
 		fprintf(f, " %u", r->io.read_pct);
@@ -1428,12 +1725,12 @@ static void cmp_print_io_text(FILE *f, const struct cmp_result *r)
 	fprintf(f, "# cpu %s\n", r->env.cpu[0] ? r->env.cpu : "?");
 	fprintf(f, "# kernel: kernel host, kernel target; user-host: user host (reg pre: no FRWR in user space), kernel target; user-target: kernel host, user target\n");
 	fprintf(f, "# median (min-max) over the rounds of IOPS, then of the p50 and the p99 completion latency\n");
-	cmp_print_io_block(f, r, CMP_PTS, "IOPS");
-	cmp_print_io_block(f, r, CMP_PT_P50, "p50 usec");
-	cmp_print_io_block(f, r, CMP_PT_P99, "p99 usec");
+	cmp_print_io_block(f, r, &n, CMP_PTS, "IOPS");
+	cmp_print_io_block(f, r, &n, CMP_PT_P50, "p50 usec");
+	cmp_print_io_block(f, r, &n, CMP_PT_P99, "p99 usec");
 	fprintf(f, "# registration and invalidation, %% of the summed completion latency\n");
-	cmp_print_io_block(f, r, -1, "reg+inv %");
-	cmp_print_failed(f, r);
+	cmp_print_io_block(f, r, &n, -1, "reg+inv %");
+	cmp_print_notes(f, r, &n);
 }
 
 /**
@@ -1443,8 +1740,10 @@ static void cmp_print_io_text(FILE *f, const struct cmp_result *r)
  *
  * Text: a header with the environment, then per size each column's
  * median over the rounds with the min-max spread, and the kernel/user
- * and kernel/perftest ratios of the medians. JSON: everything, with each
- * round's value and, for latency, each round's distribution.
+ * and kernel/perftest ratios of the medians; a cell with rounds that
+ * failed names its notes, printed under the table: the column, the size,
+ * the rounds and the reason. JSON: everything, with each round's value
+ * and, for latency, each round's distribution, and each cell's failures.
  */
 void cmp_print(struct printer *p, const struct cmp_result *r)
 {

@@ -148,7 +148,14 @@ void cmp_run_cfg(struct kv_run_cfg *cfg, const struct cmp_opts *o,
 void cmp_io_cfg(struct kv_run_cfg *cfg, const struct cmp_opts *o,
 		enum cmp_path path);
 
-/* One path at one size: a value per round, NAN where it failed. */
+/* the longest reason kept for a failed round of a cell */
+#define CMP_WHY_LEN		256
+
+/*
+ * One path at one size: a value per round, NAN where it failed. A round
+ * that failed counts in @failed and has its reason in @why (allocated at
+ * its first failure; "" where a round did not fail).
+ */
 struct cmp_cell {
 	double *value;
 	/* lat, io: the distribution per round, NAN where not reported */
@@ -156,6 +163,7 @@ struct cmp_cell {
 	/* io: registration and invalidation, % of the summed latencies */
 	double *share;
 	unsigned int failed;
+	char (*why)[CMP_WHY_LEN];
 };
 
 /* A message size; in a compare io, a direction (@op) of the block size. */
@@ -195,6 +203,11 @@ struct cmp_result {
 int cmp_result_init(struct cmp_result *r, const struct cmp_opts *o);
 void cmp_result_free(struct cmp_result *r);
 struct cmp_row *cmp_row_find(struct cmp_result *r, uint32_t size);
+void cmp_cell_fail(const struct cmp_result *r, struct cmp_cell *c,
+		   uint32_t round, const char *why);
+const char *cmp_cell_why(const struct cmp_cell *c, uint32_t round);
+unsigned int cmp_failures(const struct cmp_result *r, unsigned int *total);
+int cmp_exit_status(const struct cmp_result *r);
 
 /* Median and spread of the rounds that produced a value. */
 struct cmp_summary {
@@ -213,6 +226,14 @@ int cmp_read_run(struct cmp_result *r, enum cmp_path path, uint32_t round,
 		 const struct kv_run *run, char *err, size_t errlen);
 int cmp_read_perftest(struct cmp_result *r, uint32_t round, const char *out,
 		      char *err, size_t errlen);
+uint32_t cmp_run_results(const struct cmp_result *r, const struct kv_run *run);
+size_t cmp_read_failed_run(struct cmp_result *r, enum cmp_path path,
+			   uint32_t round, size_t from, const struct kv_run *run);
+void cmp_not_tried(struct cmp_result *r, enum cmp_path path, uint32_t round,
+		   size_t from, const char *why);
+size_t cmp_size_failed(struct cmp_result *r, enum cmp_path path,
+		       uint32_t round, size_t at, bool in_a_row,
+		       const char *why);
 
 bool cmp_env_is_tcg(const char *cpu_model, const char *sys_vendor,
 		    const char *clocksources);

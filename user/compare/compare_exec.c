@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -136,7 +137,6 @@ struct cmp_exec {
 	bool progress;
 	/* an exit code that ends the compare: nothing can be measured */
 	int fatal;
-	unsigned int failures;
 	/* the longest kvperf measurement so far, to bound perftest's */
 	int64_t longest_ms;
 };
@@ -228,6 +228,36 @@ static void cmp_read_line(const char *path, char *buf, size_t len)
 	s[strcspn(s, "\n")] = '\0';
 	snprintf(buf, len, "%s", s);
 	free(s);
+}
+
+/*
+ * The last line of @s that is not blank, without the blanks around it
+ * and without a leading "kvperf: ", into @buf; "" when there is none.
+ */
+static void cmp_last_line(const char *s, char *buf, size_t len)
+{
+	const char *end, *start;
+
+	buf[0] = '\0';
+	if (!s)
+		return;
+	end = s + strlen(s);
+	for (;;) {
+		while (end > s && strchr(" \t\r\n", end[-1]))
+			end--;
+		if (end == s)
+			return;
+		start = end;
+		while (start > s && start[-1] != '\n')
+			start--;
+		start += strspn(start, " \t");
+		if (start < end)
+			break;
+		end = start;
+	}
+	if ((size_t)(end - start) > 8 && !strncmp(start, "kvperf: ", 8))
+		start += 8;
+	snprintf(buf, len, "%.*s", (int)(end - start), start);
 }
 
 /*
@@ -462,6 +492,15 @@ static struct kvperf *cmp_capture_open(struct cmp_exec *ex,
 	if (!c->kv.err)
 		c->kv.err = ex->kv->err;
 	return &c->kv;
+}
+
+/* The last message said to @c so far, into @buf. */
+static void cmp_capture_last(struct cmp_capture *c, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (fflush(c->kv.err) || !c->buf)
+		return;
+	cmp_last_line(c->buf, buf, len);
 }
 
 /* Done with @c: its messages, @what's failure, shown when @failed. */
@@ -752,39 +791,34 @@ static void cmp_user_server_stop(struct cmp_exec *ex)
 	cmp_user_server_join(ex);
 }
 
-static void cmp_mark_failed(struct cmp_exec *ex, enum cmp_path path,
-			    uint32_t size)
-{
-	size_t i;
-
-	ex->failures++;
-	for (i = 0; i < ex->r->count; i++)
-		if (!size || ex->r->rows[i].size == size)
-			ex->r->rows[i].cell[path].failed++;
-}
-
-/* Why a run that ended is no measurement, as "kvperf run" says it. */
+/*
+ * Why a run that ended is no measurement: for @kv, as "kvperf run" says
+ * it, and for the cell, into @why: the run's error, or how it ended.
+ */
 static void cmp_run_reason(struct kvperf *kv, const struct kv_run *run,
-			   bool timed_out, int64_t limit_ms)
+			   bool timed_out, int64_t limit_ms, char *why,
+			   size_t len)
 {
+	bool failed = !timed_out && KV_HAS(run, KVPERF_A_RUN_STATE) &&
+		      run->state == KVPERF_RUN_STATE_FAILED;
 	char id[16] = "";
 
 	/* a user-path run is no kernel object and has no id */
 	if (KV_HAS(run, KVPERF_A_RUN_ID))
 		snprintf(id, sizeof(id), " %u", run->id);
 	if (timed_out)
-		kvperf_errorf(kv, "run%s stopped at the time limit (%lld s)",
-			      id, (long long)(limit_ms / 1000));
+		snprintf(why, len, "stopped at the time limit (%lld s)",
+			 (long long)(limit_ms / 1000));
 	else if (!KV_HAS(run, KVPERF_A_RUN_STATE))
-		kvperf_errorf(kv, "run%s ended without a state", id);
-	else if (run->state == KVPERF_RUN_STATE_FAILED)
-		kvperf_errorf(kv, "run%s failed: %s", id,
-			      KV_HAS(run, KVPERF_A_RUN_ERROR) ? run->error :
-							       "no reason given");
+		snprintf(why, len, "ended without a state");
+	else if (failed)
+		snprintf(why, len, "%s", KV_HAS(run, KVPERF_A_RUN_ERROR) ?
+			 run->error : "no reason given");
 	else if (run->state == KVPERF_RUN_STATE_STOPPED)
-		kvperf_errorf(kv, "run%s stopped", id);
+		snprintf(why, len, "stopped");
 	else
-		kvperf_errorf(kv, "run%s ended in state %d", id, run->state);
+		snprintf(why, len, "ended in state %d", run->state);
+	kvperf_errorf(kv, "run%s %s%s", id, failed ? "failed: " : "", why);
 }
 
 /*
@@ -798,24 +832,27 @@ static void cmp_run_reason(struct kvperf *kv, const struct kv_run *run,
  */
 static int cmp_run_one(struct cmp_exec *ex, struct kvperf *kv,
 		       enum cmp_path path, const struct kv_run_cfg *cfg,
-		       struct kv_run *run, int64_t limit_ms)
+		       struct kv_run *run, int64_t limit_ms, char *why,
+		       size_t whylen)
 {
 	const struct upath_run_ops ops = {
 		.should_stop = cmp_run_should_stop, .arg = ex,
 	};
 	struct run_wait w = { 0 };
-	const char *why = NULL;
+	const char *refused = NULL;
 	bool timed_out;
 	int ret;
 
+	why[0] = '\0';
 	memset(run, 0, sizeof(*run));
 	cmp_run_begin(ex, limit_ms);
 	if (cmp_stopped(ex)) {
 		ret = KVPERF_EXIT_ERROR;
 	} else if (path != CMP_USER) {
 		ret = run_kernel_exec(kv, cfg, ex->pipe[0], &w, run);
-	} else if (upath_run_exec(cfg, &ops, run, &why)) {
-		kvperf_errorf(kv, "%s", why);
+	} else if (upath_run_exec(cfg, &ops, run, &refused)) {
+		kvperf_errorf(kv, "%s", refused);
+		snprintf(why, whylen, "%s", refused);
 		ret = KVPERF_EXIT_ERROR;
 	} else {
 		ret = KVPERF_EXIT_OK;
@@ -823,7 +860,7 @@ static int cmp_run_one(struct cmp_exec *ex, struct kvperf *kv,
 	timed_out = cmp_run_end(ex);
 	if (!ret && (!KV_HAS(run, KVPERF_A_RUN_STATE) ||
 		     run->state != KVPERF_RUN_STATE_DONE)) {
-		cmp_run_reason(kv, run, timed_out, limit_ms);
+		cmp_run_reason(kv, run, timed_out, limit_ms, why, whylen);
 		ret = KVPERF_EXIT_ERROR;
 	}
 	if (w.id) {
@@ -838,34 +875,49 @@ static int cmp_run_one(struct cmp_exec *ex, struct kvperf *kv,
 	return ret;
 }
 
-/* One kvperf measurement: kernel or user path, all sizes. */
-static void cmp_measure_kvperf(struct cmp_exec *ex, enum cmp_path path,
-			       uint32_t round)
+/*
+ * One kvperf run of a path in a round, of the sizes from the @from-th
+ * row on, stopped after @limit ms. What it measured goes into the
+ * result, a run that failed included (it measured up to the size it
+ * failed at).
+ *
+ * Return: the row of the size it failed at, its reason in @why; r->count
+ * when it measured every size (a compare io's run fails its directions
+ * itself: it has one size); -1 when the compare is stopped, or it cannot
+ * go on (@ex->fatal).
+ */
+static long cmp_measure_sizes(struct cmp_exec *ex, enum cmp_path path,
+			      uint32_t round, size_t from, int64_t limit,
+			      char *why, size_t whylen)
 {
-	int64_t limit = (int64_t)CMP_TIMEOUT_MS * ex->r->count, started;
+	struct cmp_result *r = ex->r;
+	bool io = r->type == KVPERF_RUN_TYPE_IO;
 	struct kv_run_cfg cfg;
 	struct cmp_capture cap;
-	char what[64], err[160];
+	char what[96], err[160];
 	struct kv_run run;
 	unsigned int tries;
+	int64_t started;
+	long at = -1;
+	size_t i;
 	int code, n;
 
-	if (ex->o->type == KVPERF_RUN_TYPE_IO)
+	if (io) {
 		cmp_io_cfg(&cfg, ex->o, path);
-	else
+	} else {
 		cmp_run_cfg(&cfg, ex->o, path);
+		run_model_set_uint(&run_cfg_fields, &cfg, KVPERF_A_RUN_SIZE,
+				   r->rows[from].size);
+	}
 	/* the user path's server may still be starting: retry at first */
-	tries = round == 0 && (ex->o->type == KVPERF_RUN_TYPE_IO ?
-			       path == CMP_USER_TARGET : path == CMP_USER) ?
-		3 : 1;
+	tries = round == 0 && from == 0 &&
+		(io ? path == CMP_USER_TARGET : path == CMP_USER) ? 3 : 1;
 	snprintf(what, sizeof(what), "round %u, %s%s", round + 1,
-		 cmp_col_name(ex->o->type, path),
-		 ex->o->type == KVPERF_RUN_TYPE_IO ? "" : " path");
-	cmp_progress(ex, round, cmp_col_name(ex->o->type, path));
+		 cmp_col_name(r->type, path), io ? "" : " path");
 	for (;;) {
 		started = cmp_now_ms();
 		code = cmp_run_one(ex, cmp_capture_open(ex, &cap), path, &cfg,
-				   &run, limit);
+				   &run, limit, why, whylen);
 		if (!code && cmp_now_ms() - started > ex->longest_ms)
 			ex->longest_ms = cmp_now_ms() - started;
 		if (cmp_stopped(ex)) {
@@ -880,27 +932,88 @@ static void cmp_measure_kvperf(struct cmp_exec *ex, enum cmp_path path,
 			ex->fatal = code;
 			goto out;
 		}
-		if (--tries == 0) {
-			cmp_capture_close(ex, &cap, what, true);
-			cmp_mark_failed(ex, path, 0);
-			goto out;
-		}
+		/* a run that measured something failed at a size: no retry */
+		if (--tries == 0 || cmp_run_results(r, &run))
+			break;
 		cmp_capture_close(ex, &cap, what, false);
 		run_model_free(&run);
 		if (!cmp_sleep(ex, CMP_RETRY_MS))
 			goto out_cfg;
 	}
-	cmp_capture_close(ex, &cap, what, false);
-	n = cmp_read_run(ex->r, path, round, &run, err, sizeof(err));
-	if (n < 0) {
-		cmp_progress_clear(ex);
-		kvperf_errorf(ex->kv, "%s: %s", what, err);
-		cmp_mark_failed(ex, path, 0);
+	if (code && !why[0])
+		cmp_capture_last(&cap, why, whylen);
+	if (!code) {
+		n = cmp_read_run(r, path, round, &run, err, sizeof(err));
+		/* a bad result is a failure too */
+		if (n < 0) {
+			snprintf(why, whylen, "%s", err);
+			kvperf_errorf(&cap.kv, "%s", err);
+			code = KVPERF_EXIT_ERROR;
+		}
 	}
+	/* what it measured before it failed holds */
+	at = cmp_read_failed_run(r, path, round, from, code ? &run : NULL);
+	if (code && io) {
+		/* one block size: what it did not measure failed with it */
+		for (i = from; i < r->count; i++)
+			if (isnan(r->rows[i].cell[path].value[round]))
+				cmp_cell_fail(r, &r->rows[i].cell[path], round,
+					      why);
+		cmp_capture_close(ex, &cap, what, true);
+		at = r->count;
+		goto out;
+	}
+	if (!code && at < (long)r->count) {
+		snprintf(why, whylen, "the run has no result for this size");
+		kvperf_errorf(&cap.kv, "%s", why);
+		code = KVPERF_EXIT_ERROR;
+	}
+	if (code && at < (long)r->count)
+		snprintf(what + strlen(what), sizeof(what) - strlen(what),
+			 ", %u B", r->rows[at].size);
+	cmp_capture_close(ex, &cap, what, code && at < (long)r->count);
 out:
 	run_model_free(&run);
 out_cfg:
 	run_cfg_clear(&cfg);
+	return at;
+}
+
+/*
+ * One kvperf measurement of a path in a round, every size, as
+ * cmp_size_failed() says: a run that fails at a size keeps the sizes it
+ * measured, and a new run measures the sizes after it. The runs share
+ * the measurement's time limit, CMP_TIMEOUT_MS per size; the sizes left
+ * at the limit are not tried, and say so.
+ */
+static void cmp_measure_kvperf(struct cmp_exec *ex, enum cmp_path path,
+			       uint32_t round)
+{
+	int64_t limit = (int64_t)CMP_TIMEOUT_MS * ex->r->count;
+	int64_t deadline = cmp_now_ms() + limit, left;
+	char why[CMP_WHY_LEN];
+	bool follows = false;
+	size_t from = 0;
+	long at;
+
+	cmp_progress(ex, round, cmp_col_name(ex->o->type, path));
+	while (from < ex->r->count) {
+		left = deadline - cmp_now_ms();
+		if (left <= 0) {
+			snprintf(why, sizeof(why),
+				 "not tried: the measurement's time limit (%lld s) was reached",
+				 (long long)(limit / 1000));
+			cmp_not_tried(ex->r, path, round, from, why);
+			return;
+		}
+		at = cmp_measure_sizes(ex, path, round, from, left, why,
+				       sizeof(why));
+		if (at < 0 || at >= (long)ex->r->count)
+			return;
+		follows = follows && (size_t)at == from;
+		from = cmp_size_failed(ex->r, path, round, at, follows, why);
+		follows = true;
+	}
 }
 
 /*
@@ -926,6 +1039,24 @@ static bool cmp_line_buffered(struct cmp_exec *ex,
 	return ex->stdbuf_prog[0];
 }
 
+/*
+ * perftest failed in @round at @size, or, for 0, at every size it has no
+ * value for: -a measures them in one process, which may have printed
+ * some before it failed.
+ */
+static void cmp_perftest_fail(struct cmp_exec *ex, uint32_t round,
+			      uint32_t size, const char *why)
+{
+	struct cmp_cell *c;
+	size_t i;
+
+	for (i = 0; i < ex->r->count; i++) {
+		c = &ex->r->rows[i].cell[CMP_PERFTEST];
+		if (size ? ex->r->rows[i].size == size : isnan(c->value[round]))
+			cmp_cell_fail(ex->r, c, round, why);
+	}
+}
+
 /* One perftest measurement of @size (0: all sizes, -a). */
 static void cmp_perftest_one(struct cmp_exec *ex, uint32_t round,
 			     uint32_t size)
@@ -944,9 +1075,9 @@ static void cmp_perftest_one(struct cmp_exec *ex, uint32_t round,
 	int64_t bound;
 	const char *cli_argv[PERFTEST_ARGV_MAX + 2], *report = NULL;
 	struct perftest_cmd srv, cli;
-	char err[160], what[64], *out;
+	char err[160], what[64], why[CMP_WHY_LEN], last[CMP_WHY_LEN], *out;
 	pid_t server, client;
-	int status, code = 0, tries, n = -1;
+	int status = 0, code = 0, tries, n = -1;
 	bool cut = false;
 
 	/*
@@ -969,7 +1100,7 @@ static void cmp_perftest_one(struct cmp_exec *ex, uint32_t round,
 	server = cmp_spawn(ex, srv.argv[0], srv.argv, ex->srv_out,
 			   ex->srv_out);
 	if (server < 0) {
-		cmp_mark_failed(ex, CMP_PERFTEST, size);
+		cmp_perftest_fail(ex, round, size, "cannot start its server");
 		return;
 	}
 	if (!cmp_sleep(ex, CMP_PERFTEST_START_MS))
@@ -997,11 +1128,13 @@ static void cmp_perftest_one(struct cmp_exec *ex, uint32_t round,
 		if (!cmp_sleep(ex, CMP_RETRY_MS))
 			goto out;
 	}
-	out = code ? NULL : cmp_slurp(ex->out, NULL);
-	if (out)
+	out = client < 0 ? NULL : cmp_slurp(ex->out, NULL);
+	/* -a prints each size as it goes: what it printed holds */
+	if (out && (!code || !size))
 		n = cmp_read_perftest(ex->r, round, out, err, sizeof(err));
+	cmp_last_line(out, last, sizeof(last));
 	free(out);
-	if (n < 0) {
+	if (n < 0 || code) {
 		cmp_progress_clear(ex);
 		if (code)
 			kvperf_errorf(ex->kv, "%s failed (exit status %d):",
@@ -1009,7 +1142,18 @@ static void cmp_perftest_one(struct cmp_exec *ex, uint32_t round,
 		else
 			kvperf_errorf(ex->kv, "%s: %s:", what, err);
 		cmp_show_output(ex, ex->out, 12);
-		cmp_mark_failed(ex, CMP_PERFTEST, size);
+		if (client < 0)
+			snprintf(why, sizeof(why), "cannot start %s", cli.prog);
+		else if (status == -ETIMEDOUT)
+			snprintf(why, sizeof(why),
+				 "%s stopped at the time limit (%lld s)",
+				 cli.prog, (long long)(timeout / 1000));
+		else if (code)
+			snprintf(why, sizeof(why), "%s exit status %d%s%.200s",
+				 cli.prog, code, last[0] ? ": " : "", last);
+		else
+			snprintf(why, sizeof(why), "%s: %s", cli.prog, err);
+		cmp_perftest_fail(ex, round, size, why);
 	} else if (cut) {
 		cmp_progress_clear(ex);
 		kvperf_errorf(ex->kv,
@@ -1019,7 +1163,8 @@ static void cmp_perftest_one(struct cmp_exec *ex, uint32_t round,
 out:
 	/* done with its client, the server ends by itself, unless it hung */
 	if (server > 0)
-		cmp_wait(ex, server, n < 0 || cut ? 0 : CMP_KILL_GRACE_MS,
+		cmp_wait(ex, server, n < 0 || code || cut ? 0 :
+				     CMP_KILL_GRACE_MS,
 			 false);
 }
 
@@ -1459,10 +1604,14 @@ static int cmp_execute(struct kvperf *kv, const struct cmp_opts *o)
 		cmp_print(&p, r);
 		if (o->plot)
 			ret = plot_draw(kv, r, o->plot, ex.dir);
-		if (!ret && ex.failures) {
-			kvperf_errorf(kv, "%u measurement%s failed",
-				      ex.failures, ex.failures == 1 ? "" : "s");
-			ret = KVPERF_EXIT_ERROR;
+		if (!ret && cmp_exit_status(r)) {
+			unsigned int total, failed = cmp_failures(r, &total);
+
+			kvperf_errorf(kv, "%u of %u measurements failed%s",
+				      failed, total, kv->json ?
+				      " (their cells' failures say where and why)" :
+				      " (the notes under the table say where and why)");
+			ret = cmp_exit_status(r);
 		}
 	}
 	cmp_tmpdir_remove(&ex);
@@ -1646,13 +1795,24 @@ static void cmp_help(FILE *f)
 	      "\n"
 	      "The kvperf measurements run in this process (the user path's server\n"
 	      "too, on a thread of its own); perftest's are a client process against\n"
-	      "its own server (-R -F -p PORT+2), the only programs compare runs. A\n"
-	      "measurement that fails is reported and left out (its cell shows the\n"
-	      "others); the exit status is then 1. -j prints every round's value,\n"
-	      "for lat also each round's min, p50, p90, p99, p99.9 and max (perftest\n"
-	      "has no p90: null), and the environment: kernel, device, CPU model,\n"
-	      "TCG (an emulated guest, where numbers are low and noisy), perftest's\n"
-	      "version. Needs CAP_NET_ADMIN, as kvperf run does.\n"
+	      "its own server (-R -F -p PORT+2), the only programs compare runs.\n"
+	      "\n"
+	      "What failed is said where it failed, and the rest is kept. A kvperf\n"
+	      "run that fails at a size keeps the sizes it measured; that size fails\n"
+	      "and a new run measures the sizes after it (after two sizes in a row\n"
+	      "fail, the rest of that round's sizes of that column are not tried).\n"
+	      "perftest runs a size at a time (sizes all: what it printed holds). A\n"
+	      "cell whose rounds all failed reads \"failed [N]\", one with some\n"
+	      "failed its numbers and [N]; note N under the table says the column,\n"
+	      "the size, the rounds and the error. -j gives each cell its failures\n"
+	      "(round, an index into values, and error); a plot leaves a gap and\n"
+	      "names the paths and sizes that failed. The exit status is then 1.\n"
+	      "\n"
+	      "-j prints every round's value, for lat also each round's min, p50,\n"
+	      "p90, p99, p99.9 and max (perftest has no p90: null), and the\n"
+	      "environment: kernel, device, CPU model, TCG (an emulated guest, where\n"
+	      "numbers are low and noisy), perftest's version. Needs CAP_NET_ADMIN,\n"
+	      "as kvperf run does.\n"
 	      "\n"
 	      "Examples:\n"
 	      "  kvperf compare lat op send addr 198.18.0.1 size 64 rounds 3\n"

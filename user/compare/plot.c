@@ -4,10 +4,13 @@
  * through the points each tool reports (min, p50, p90, p99, p99.9, max)
  * of its median round. Bandwidth: the median against the message size,
  * with the min-max spread as error bars. The script and its data files
- * go to the compare's temporary directory.
+ * go to the compare's temporary directory. What failed is named on the
+ * plot: a size without a value is a gap in its path's line, and a note
+ * says which paths at which sizes failed.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -124,7 +127,10 @@ static int plot_write_lat(const struct cmp_result *r, const char *dir)
 	return 0;
 }
 
-/* bw-PATH.dat: "size median min max" per size with a value */
+/*
+ * bw-PATH.dat: "size median min max" per size with a value; a blank line
+ * for a size without, which breaks the line there: a gap
+ */
 static int plot_write_bw(const struct cmp_result *r, const char *dir)
 {
 	struct cmp_summary s;
@@ -146,6 +152,8 @@ static int plot_write_bw(const struct cmp_result *r, const char *dir)
 				fprintf(f, "%u %.2f %.2f %.2f\n",
 					r->rows[i].size, s.median, s.min,
 					s.max);
+			else
+				fputc('\n', f);
 		if (plot_close(f))
 			return -EIO;
 	}
@@ -224,6 +232,95 @@ static void plot_head(FILE *f, const struct cmp_result *r, const char *out,
 	fputs("set grid\n", f);
 }
 
+/* Append to @buf (@len bytes), which stays cut at its end if full. */
+static void plot_add(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	va_list ap;
+
+	if (n + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * What failed in the rows from @from to before @to, for a note on the
+ * plot: "failed: kernel at 1M, 2M; user at 512K (1 of 3 rounds)", with
+ * @sizes; without (one size), "failed: kernel; user (1 of 3 rounds)".
+ * A size without a value is named alone, one with some rounds failed
+ * with their count; "" when nothing failed.
+ */
+static void plot_failed_note(char *buf, size_t len, const struct cmp_result *r,
+			     size_t from, size_t to, bool sizes)
+{
+	const struct cmp_cell *c;
+	struct cmp_summary s;
+	size_t i, missing, items;
+	char label[16];
+	int path;
+
+	buf[0] = '\0';
+	for (path = 0; path < CMP_PATHS; path++) {
+		if (!r->active[path])
+			continue;
+		missing = 0;
+		items = 0;
+		for (i = from; i < to; i++) {
+			c = &r->rows[i].cell[path];
+			if (!c->failed)
+				continue;
+			items++;
+			missing += !cmp_summarize(c->value, r->rounds, &s);
+		}
+		if (!items)
+			continue;
+		plot_add(buf, len, "%s%s", buf[0] ? "; " : "failed: ",
+			 cmp_path_names[path]);
+		if (sizes && missing == to - from && to - from > 1) {
+			plot_add(buf, len, " at every size");
+			continue;
+		}
+		for (i = from, items = 0; i < to; i++) {
+			c = &r->rows[i].cell[path];
+			if (!c->failed)
+				continue;
+			if (sizes)
+				plot_add(buf, len, "%s%s", items++ ? ", " : " at ",
+					 fmt_size_short(label, r->rows[i].size));
+			if (cmp_summarize(c->value, r->rounds, &s))
+				plot_add(buf, len, " (%u of %u rounds)",
+					 c->failed, r->rounds);
+		}
+	}
+	if (strlen(buf) + 1 >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+}
+
+/* Did a round of a cell of the row fail? */
+static bool plot_failed_in(const struct cmp_result *r, size_t row)
+{
+	int path;
+
+	for (path = 0; path < CMP_PATHS; path++)
+		if (r->active[path] && r->rows[row].cell[path].failed)
+			return true;
+	return false;
+}
+
+/* The note of what failed as label 2 at @where, or no label 2. */
+static void plot_note(FILE *f, const char *note, const char *where)
+{
+	if (!note[0]) {
+		fputs("unset label 2\n", f);
+		return;
+	}
+	fputs("set label 2 ", f);
+	plot_quote(f, note);
+	fprintf(f, " at %s textcolor rgb '#c00000' front\n", where);
+}
+
 static void plot_file(FILE *f, const char *dir, const char *name)
 {
 	char path[PATH_MAX];
@@ -260,7 +357,7 @@ static bool plot_lat_wide(const struct cmp_result *r, size_t row)
 static void plot_lat_panel(FILE *f, const struct cmp_result *r,
 			   const char *dir, size_t row, bool multi)
 {
-	char name[64], title[96];
+	char name[64], title[96], note[256];
 	const char *sep = "plot ";
 	int path;
 
@@ -281,6 +378,16 @@ static void plot_lat_panel(FILE *f, const struct cmp_result *r,
 	      "set key bottom right\n", f);
 	fputs(plot_lat_wide(r, row) ? "set logscale x 10\n" :
 				      "unset logscale x\n", f);
+	/*
+	 * Top left, under the title: a CDF's curves run below it. A label
+	 * stays for the panels after: the next without a note unsets it.
+	 */
+	plot_failed_note(note, sizeof(note), r, row, row + 1, false);
+	if (note[0])
+		plot_note(f, note, multi ? "graph 0.02,0.95" :
+					   "graph 0.02,0.89");
+	else if (row > 0 && plot_failed_in(r, row - 1))
+		plot_note(f, "", NULL);
 	for (path = 0; path < CMP_PATHS; path++) {
 		if (!plot_has_lat(r, row, path))
 			continue;
@@ -300,7 +407,7 @@ static void plot_lat_panel(FILE *f, const struct cmp_result *r,
 static void plot_bw(FILE *f, const struct cmp_result *r, const char *dir)
 {
 	const char *sep = "plot ";
-	char name[64], label[16];
+	char name[64], label[16], note[384];
 	size_t i, step;
 	int path;
 
@@ -320,6 +427,12 @@ static void plot_bw(FILE *f, const struct cmp_result *r, const char *dir)
 	fputs(")\n"
 	      "set yrange [0:*]\n"
 	      "set key top left\n", f);
+	/* under the x axis' label, in a margin made for it */
+	plot_failed_note(note, sizeof(note), r, 0, r->count, true);
+	if (note[0]) {
+		fputs("set bmargin 5\n", f);
+		plot_note(f, note, "screen 0.01,0.02");
+	}
 	for (path = 0; path < CMP_PATHS; path++) {
 		if (!plot_has_bw(r, path))
 			continue;
