@@ -1566,7 +1566,8 @@ static int cmp_execute(struct kvperf *kv, const struct cmp_opts *o)
 		return KVPERF_EXIT_ERROR;
 	}
 	ex.r = r;
-	ex.progress = isatty(fileno(kv->err));
+	/* "\r" and "\033[K" only where a terminal shows them */
+	ex.progress = cli_terminal(kv->err);
 	sigemptyset(&ex.wait_set);
 	sigaddset(&ex.wait_set, SIGCHLD);
 	sigemptyset(&ex.stop_set);
@@ -1776,7 +1777,9 @@ static void cmp_help(FILE *f)
 	      "               path and perftest are unchanged\n"
 	      "  timeout      the kvperf runs' timeout (kvperf run ... timeout): a\n"
 	      "               run fails after this long without a completion or\n"
-	      "               event (default 5s); perftest has none\n"
+	      "               event (default: each run's own, as kvperf run\n"
+	      "               derives it from what is in flight, 5s to 120s);\n"
+	      "               perftest has none\n"
 	      "\n"
 	      "compare io takes every keyword of kvperf run io (rw, bs, qd, queues,\n"
 	      "cpus, segments, reg, inv, inline-data, iters or time, warmup, verify,\n"
