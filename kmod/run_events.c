@@ -209,7 +209,8 @@ void kvperf_dev_publish_removed(struct kvperf_device *kdev)
 
 /**
  * kvperf_server_publish_started() - announce a listener that started
- * @srv: the listener, on the server list; no kvperf lock held
+ * @srv: the listener, on the server list; the server list lock held, so
+ *	 no stop can free it meanwhile
  */
 void kvperf_server_publish_started(struct kvperf_server *srv)
 {
