@@ -223,6 +223,13 @@ def from_tables(user):
     for obj in objs:
         words['commands'][obj] = \
             cmds(read(files[obj]), tables[obj]) if obj in tables else []
+    # monitor has no command table: the words its run function matches
+    if 'monitor' in objs:
+        src = read(files['monitor'])
+        body = src[src.index('static int monitor_run('):]
+        body = body[:body.index('\n}\n')]
+        words['commands']['monitor'] = sorted(
+            set(re.findall(r'args_matches\(w, "(\w+)"\)', body)) - {'help'})
     fmt = read('lib/fmt.c')
     run = read('cli/run.c')
     words['keywords'] = {
