@@ -65,33 +65,14 @@ run_count() {
 	cat "$sysfs/run_count"
 }
 
-# refused MSG STRERROR [ATTR] -- ARGS...: kvperf ARGS exits 1 with
-# "kvperf: kernel refused the request: MSG (STRERROR)", MSG an extended
-# regex, naming the offending attribute ATTR when given, creating no run.
+# refused MSG STRERROR [ATTR] -- ARGS...: kv_refused, and no run created.
 refused() {
-	local msg=$1 strerr=$2 attr='' rc n
+	local n
 
-	shift 2
-	if [ "$1" != -- ]; then
-		attr=$1
-		shift
-	fi
-	shift
 	n=$(run_count)
-	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout "$(kv_scaled 20)" kvperf "$@"
-	rc=$?
-	if [ "$rc" != 1 ] ||
-	   ! grep -qE -- "^kvperf: kernel refused the request: ($msg) \($strerr\)$" "$KV_TMP/err" ||
-	   { [ -n "$attr" ] && ! grep -qxF "kvperf: offending attribute: $attr" "$KV_TMP/err"; }; then
-		echo "kvperf $*: exit $rc, want 1 and"
-		echo "  'kvperf: kernel refused the request: $msg ($strerr)'"
-		[ -n "$attr" ] && echo "  'kvperf: offending attribute: $attr'"
-		sed 's/^/stdout: /' "$KV_TMP/out"
-		sed 's/^/stderr: /' "$KV_TMP/err"
-		return 1
-	fi
+	kv_refused "$@" || return 1
 	[ "$(run_count)" = "$n" ] ||
-		{ echo "kvperf $*: run_count $n -> $(run_count)"; return 1; }
+		{ echo "kvperf: run_count $n -> $(run_count)"; return 1; }
 }
 
 einval="Invalid argument"

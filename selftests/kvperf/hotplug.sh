@@ -30,7 +30,7 @@ ip link show "$nd" >/dev/null 2>&1 && kv_skip_all "$nd already exists"
 kv_on_exit "rdma link delete $dev; ip link del $nd"
 
 kv_dmesg_mark
-ktap_set_plan 18
+ktap_set_plan 19
 
 mon_out=$KV_TMP/monitor.out
 mon_err=$KV_TMP/monitor.err
@@ -198,6 +198,7 @@ server_cycle() {
 	out=$(kvperf -j run lat op send addr "$srv_addr" size 64 time 2 \
 		timeout "$(kv_scaled 5000)ms" 2>&1) || { echo "run: $out"; return 1; }
 	sed -n '1s/^\[\?{"id":\([0-9]\+\),.*/\1/p' <<<"$out" >"$KV_TMP/run_id"
+	kvperf run delete "$(cat "$KV_TMP/run_id")" || return 1
 	kvperf server stop "$(cat "$KV_TMP/server")" || return 1
 	kv_wait 10 server_closed ||
 		{ echo "no conn-closed and server-stopped within $(kv_scaled 10) s:"; cat "$plain_out"; return 1; }
@@ -248,6 +249,7 @@ kv_check "monitor: server-started, conn-accepted, conn-closed, server-stopped; n
 	server_events_match "$plain_out" plain
 kv_check "monitor progress: the same, and the run's progress" \
 	server_events_match "$prog_out" progress
+kv_check "module counters back to 0" kv_counters_back_to_zero 10
 kv_dmesg_check
 
 ktap_finished

@@ -50,31 +50,6 @@ lat() {
 # 64-byte ping-pong that long.
 patient=(timeout "$(kv_scaled 5000)ms")
 
-# refused MSG STRERROR [ATTR] -- ARGS...: kvperf ARGS exits 1 with
-# "kvperf: kernel refused the request: MSG (STRERROR)", MSG an extended
-# regex, naming the offending attribute ATTR when given.
-refused() {
-	local msg=$1 strerr=$2 attr='' rc
-
-	shift 2
-	if [ "$1" != -- ]; then
-		attr=$1
-		shift
-	fi
-	shift
-	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout "$(kv_scaled 20)" kvperf "$@"
-	rc=$?
-	if [ "$rc" != 1 ] ||
-	   ! grep -qE -- "^kvperf: kernel refused the request: ($msg) \($strerr\)$" "$KV_TMP/err" ||
-	   { [ -n "$attr" ] && ! grep -qx "kvperf: offending attribute: $attr" "$KV_TMP/err"; }; then
-		echo "kvperf $*: exit $rc, want 1 and"
-		echo "  'kvperf: kernel refused the request: $msg ($strerr)'"
-		[ -n "$attr" ] && echo "  'kvperf: offending attribute: $attr'"
-		sed 's/^/stdout: /' "$KV_TMP/out"
-		sed 's/^/stderr: /' "$KV_TMP/err"
-		return 1
-	fi
-}
 
 # Raw requests the tool would not send, "DESCRIPTION|ANSWER|REQUEST":
 # the kernel answers each with ANSWER, "ERRNO: extack message" (an
@@ -120,7 +95,7 @@ no_such_run() {
 	local c
 
 	for c in show stop delete; do
-		refused "no run with that id" "No such file or directory" id \
+		kv_refused "no run with that id" "No such file or directory" id \
 			-- run "$c" 9999 || return 1
 	done
 }
@@ -129,7 +104,7 @@ no_such_server() {
 	local c
 
 	for c in show stop; do
-		refused "no server with that id" "No such file or directory" id \
+		kv_refused "no server with that id" "No such file or directory" id \
 			-- server "$c" 9999 || return 1
 	done
 }
@@ -164,7 +139,7 @@ listeners() {
 		start_server port "$p" || return 1
 	done
 	server_count_is 8 || return 1
-	refused "too many listeners \(at most 8\)" "No space left on device" \
+	kv_refused "too many listeners \(at most 8\)" "No space left on device" \
 		-- server start addr "$addr" port 3008 || return 1
 	server_count_is 8
 }
@@ -181,7 +156,7 @@ stop_extra_servers() {
 
 pinned_limit() {
 	echo 1 >"$pinned_param" || return 1
-	refused "pinned-memory limit reached \(module parameter max_pinned_mb\)" \
+	kv_refused "pinned-memory limit reached \(module parameter max_pinned_mb\)" \
 		"Cannot allocate memory" -- run lat op write addr "$addr" \
 		size 4M iters 1
 }
@@ -238,7 +213,7 @@ in_progress() {
 		sed -n 's/^{"id":\([0-9]\+\)}$/\1/p' <<<"$out" >>"$KV_TMP/busy"
 	done
 	[ "$(wc -l <"$KV_TMP/busy")" = 8 ] || { echo "8 ids expected"; return 1; }
-	refused "too many runs in progress \(at most 8\)" \
+	kv_refused "too many runs in progress \(at most 8\)" \
 		"Device or resource busy" -- run lat op send addr "$addr" \
 		iters 10 no-wait
 }
@@ -273,7 +248,7 @@ kept() {
 	grep -v '^OK: $' "$KV_TMP/fill.out" && return 1
 	[ "$(cat "$sysfs/run_count")" = 32 ] ||
 		{ echo "run_count $(cat "$sysfs/run_count"), want 32"; return 1; }
-	refused "too many runs kept \(at most 32\): delete finished runs" \
+	kv_refused "too many runs kept \(at most 32\): delete finished runs" \
 		"No space left on device" -- run lat op send addr "$addr" \
 		iters 1 || return 1
 	[ "$(cat "$sysfs/run_count")" = 32 ] ||
@@ -333,18 +308,18 @@ kv_check "server start addr $addr" start_server || kv_bail "no server"
 kv_check "size 8388609: usage error" \
 	kv_usage_error "out of range" run lat op send addr "$addr" size 8388609
 kv_check "cpu 9999: refused, 'that CPU is not online'" \
-	refused "that CPU is not online" "Invalid argument" cpu \
+	kv_refused "that CPU is not online" "Invalid argument" cpu \
 	-- run lat op send addr "$addr" cpu 9999
 kv_check "run show/stop/delete 9999: 'no run with that id'" no_such_run
 kv_check "server show/stop 9999: 'no server with that id'" no_such_server
 kv_check "server start on 198.18.5.5: 'cannot bind: no RDMA device has that address'" \
-	refused "cannot bind: no RDMA device has that address" \
+	kv_refused "cannot bind: no RDMA device has that address" \
 	"Cannot assign requested address" -- server start addr 198.18.5.5
 kv_check "server start dev $KVPERF_DEV1 addr $addr: '$belongs'" \
-	refused "$belongs" "Invalid argument" \
+	kv_refused "$belongs" "Invalid argument" \
 	-- server start dev "$KVPERF_DEV1" addr "$addr" port 3000
 kv_check "server start on $addr twice: 'address and port already in use'" \
-	refused "address and port already in use" "Address already in use" \
+	kv_refused "address and port already in use" "Address already in use" \
 	-- server start addr "$addr"
 kv_check "8 listeners; the 9th: 'too many listeners (at most 8)'" listeners
 kv_check "the 7 extra listeners stop" stop_extra_servers

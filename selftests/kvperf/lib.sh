@@ -119,6 +119,43 @@ kv_check() {
 # this reason; selftests/expected-skips allows it on 6.1 only.
 kv_rxe_fault_why="rdma_rxe re-ran a completed REG_MR when it retransmitted (its 'not free' line in the kernel log): the device failed the I/O, so the check could not judge kvperf"
 
+# kv_refused MSG STRERROR [ATTR] -- ARGS...: kvperf ARGS exits 1 with
+# "kvperf: kernel refused the request: MSG (STRERROR)", MSG an extended
+# regex, naming the offending attribute ATTR when given: a string
+# attribute with the value sent (ATTR 'cpus "0-1"') on that same line,
+# "MSG: ATTR (STRERROR)" (where MSG names the value itself the tool adds
+# nothing: give no ATTR); any other on a line of its own, "kvperf:
+# offending attribute: ATTR".
+kv_refused() {
+	local msg=$1 strerr=$2 attr='' rc re shown want=
+
+	shift 2
+	if [ "$1" != -- ]; then
+		attr=$1
+		shift
+	fi
+	shift
+	kv_run "$KV_TMP/out" "$KV_TMP/err" timeout "$(kv_scaled 20)" kvperf "$@"
+	rc=$?
+	re="($msg)" shown=$msg
+	case "$attr" in
+	'') ;;
+	*\"*) re="($msg): ${attr//./\\.}" shown="$msg: $attr" ;;
+	*) want="kvperf: offending attribute: $attr" ;;
+	esac
+	if [ "$rc" != 1 ] ||
+	   ! grep -qE -- "^kvperf: kernel refused the request: $re \($strerr\)$" \
+		"$KV_TMP/err" ||
+	   { [ -n "$want" ] && ! grep -qxF -- "$want" "$KV_TMP/err"; }; then
+		echo "kvperf $*: exit $rc, want 1 and"
+		echo "  'kvperf: kernel refused the request: $shown ($strerr)'"
+		[ -n "$want" ] && echo "  '$want'"
+		sed 's/^/stdout: /' "$KV_TMP/out"
+		sed 's/^/stderr: /' "$KV_TMP/err"
+		return 1
+	fi
+}
+
 # kv_klog: the kernel log, as dmesg prints it.
 kv_klog() {
 	dmesg 2>/dev/null

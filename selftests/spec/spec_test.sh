@@ -71,7 +71,8 @@ spec_change() {
 
 	mkdir -p "$t/kmod" "$t/Documentation/netlink" &&
 		cp -a "$top/user" "$top/include" "$t/" &&
-		cp -a "$top/kmod/stats.c" "$top/kmod/stats.h" "$top"/kmod/nl*.c \
+		cp -a "$top/kmod/stats.c" "$top/kmod/stats.h" "$top/kmod/timeout.h" \
+			"$top"/kmod/nl*.c \
 			"$t/kmod/" &&
 		cp -a "$top/Documentation/netlink/specs" \
 			"$t/Documentation/netlink/" || return 1
