@@ -180,7 +180,7 @@ vm-module: kdir
 	$(Q)mkdir -p build/mod-$(KDIR_KVER)
 	$(Q)cp -p -u --parents $(MOD_SRCS) build/mod-$(KDIR_KVER)/
 	$(Q)$(MAKE) -s -j$(shell nproc) -C $(KDIR) M=$(TOP)/build/mod-$(KDIR_KVER) \
-		W=1 modules >&2
+		W=1 KVPERF_FAULTS=y modules >&2
 	@echo $(TOP)/build/mod-$(KDIR_KVER)/kmod/kvperf.ko
 
 # DKMS: build/dkms/kvperf-VERSION holds the module's sources and a
@@ -201,7 +201,7 @@ BUILT_MODULE_LOCATION[0]="kmod/"
 DEST_MODULE_LOCATION[0]="/updates/dkms"
 MAKE[0]="make -C $${kernel_source_dir} M=$${dkms_tree}/$${PACKAGE_NAME}/$${PACKAGE_VERSION}/build$(if $(OFED), OFED=$(OFED)) modules"
 CLEAN="make -C $${kernel_source_dir} M=$${dkms_tree}/$${PACKAGE_NAME}/$${PACKAGE_VERSION}/build clean"
-BUILD_EXCLUSIVE_CONFIG="CONFIG_INFINIBAND CONFIG_INFINIBAND_ADDR_TRANS"
+BUILD_EXCLUSIVE_CONFIG="CONFIG_64BIT CONFIG_INFINIBAND CONFIG_INFINIBAND_ADDR_TRANS"
 AUTOINSTALL="yes"
 endef
 

@@ -25,6 +25,7 @@
 #include <linux/slab.h>
 
 #include "bw.h"
+#include "faults.h"
 #include "lat.h"
 
 /*

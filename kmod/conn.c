@@ -15,11 +15,13 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/sched/cputime.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
 #include "conn.h"
+#include "faults.h"
 #include "kvperf.h"
 #include "proto.h"
 
@@ -282,57 +284,6 @@ bool kvperf_buf_check(struct kvperf_buf *b, size_t len, u32 seed)
 	return true;
 }
 
-/*
- * Fault injection for the tests (debugfs corrupt_payloads): how many of
- * the next payloads a verify check inspects get one byte flipped first.
- */
-atomic_t kvperf_corrupt_payloads = ATOMIC_INIT(0);
-
-/**
- * kvperf_buf_fault() - flip one byte of a received payload while the
- *			corrupt_payloads fault hook asks for it
- * @c: the connection
- * @b: the buffer, synced for the CPU
- * @len: the bytes the caller's verify check is about to compare with
- *	 their pattern
- *
- * Called by every payload check just before it compares, so that each
- * corruption the hook hands out is exactly one mismatch. The count is
- * taken atomically: several connections may check at once. Which byte
- * flips depends on what is left after taking one (2, 1, 0, then again):
- * the first, the middle, the last of the @len, so that a check which
- * skips either end misses some. A payload of no bytes takes nothing.
- *
- * Return: true when a byte was flipped.
- */
-bool kvperf_buf_fault(struct kvperf_conn *c, struct kvperf_buf *b,
-		      size_t len)
-{
-	size_t off;
-	int left;
-
-	if (!len || likely(!atomic_read(&kvperf_corrupt_payloads)))
-		return false;
-	left = atomic_dec_if_positive(&kvperf_corrupt_payloads);
-	if (left < 0)
-		return false;
-	switch (left % 3) {
-	case 2:
-		off = 0;
-		break;
-	case 1:
-		off = len / 2;
-		break;
-	default:
-		off = len - 1;
-		break;
-	}
-	*kvperf_buf_ptr(b, off) ^= 0xff;
-	/* the CPU wrote to the buffer: the device's next write must win */
-	kvperf_buf_for_device(c, b, off + 1);
-	return true;
-}
-
 /**
  * kvperf_buf_clear() - zero the start of a buffer
  * @b: the buffer
@@ -438,18 +389,38 @@ void kvperf_conn_cb_end(u64 start, atomic64_t *sum)
 }
 
 /**
+ * kvperf_thread_runtime_ns() - the calling thread's CPU time, as the
+ *				scheduler last accounted it
+ *
+ * The exported task_cputime_adjusted() splits the thread's runtime
+ * (sum_exec_runtime, which the scheduler adds to at ticks and context
+ * switches) into user and system time that add up to it, never going
+ * backwards; the sum is the runtime without reaching into the
+ * scheduler's own structures. Process context.
+ *
+ * Return: the thread's runtime in ns.
+ */
+u64 kvperf_thread_runtime_ns(void)
+{
+	u64 utime, stime;
+
+	task_cputime_adjusted(current, &utime, &stime);
+	return utime + stime;
+}
+
+/**
  * kvperf_thread_cpu_ns() - the calling thread's CPU time, up to date
  *
- * The scheduler adds to sum_exec_runtime at ticks and context switches
- * only, a tick late at worst, which is all of a short phase; passing
- * through schedule() while runnable brings it up to now. Process context.
+ * The runtime is accounted a tick late at worst, which is all of a short
+ * phase; passing through schedule() while runnable brings it up to now.
+ * Process context.
  *
  * Return: the thread's runtime in ns.
  */
 u64 kvperf_thread_cpu_ns(void)
 {
 	schedule();
-	return current->se.sum_exec_runtime;
+	return kvperf_thread_runtime_ns();
 }
 
 static void kvperf_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -565,6 +536,16 @@ static void kvperf_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	n = atomic_read(&c->recvs_done);
+	/*
+	 * A peer keeps to the protocol with one message unanswered at a
+	 * time; one that sends more than the ring holds before the owner
+	 * took them would overwrite entries not read yet.
+	 */
+	if ((u32)n - READ_ONCE(c->recvs_seen) >= KVPERF_RECV_DEPTH) {
+		kvperf_conn_fail(c, -EPROTO,
+				 "the peer sent more messages than were answered");
+		return;
+	}
 	r = &c->recv_ring[n % KVPERF_RECV_DEPTH];
 	r->byte_len = wc->byte_len;
 	r->has_imm = wc->wc_flags & IB_WC_WITH_IMM;
@@ -693,13 +674,20 @@ static const char *const kvperf_qp_fatal[] = {
 /*
  * Asynchronous events of the QP (any context): the fatal ones fail the
  * connection, since the QP moved to the error state and nothing more
- * will complete normally.
+ * will complete normally. A message that arrives before the CM's RTU
+ * (the passive side's QP sees it first) establishes the connection:
+ * the CM is told, as nvmet-rdma and svcrdma tell it, so that a lost RTU
+ * does not time the connection out.
  */
 static void kvperf_conn_qp_event(struct ib_event *ev, void *ctx)
 {
 	struct kvperf_conn *c = ctx;
 	const char *why = NULL;
 
+	if (ev->event == IB_EVENT_COMM_EST) {
+		rdma_notify(c->cm_id, IB_EVENT_COMM_EST);
+		return;
+	}
 	if (ev->event < ARRAY_SIZE(kvperf_qp_fatal))
 		why = kvperf_qp_fatal[ev->event];
 	if (!why)
@@ -850,7 +838,8 @@ int kvperf_conn_create(struct kvperf_conn *c, struct rdma_cm_id *cm_id,
 		c->reason = "iWARP devices are not supported";
 		return -EOPNOTSUPP;
 	}
-	c->mr_access = kvperf_conn_mr_access(attr->op);
+	c->mr_access = attr->local_only ? IB_ACCESS_LOCAL_WRITE :
+					  kvperf_conn_mr_access(attr->op);
 
 	c->pd_shared = !!attr->pd;
 	c->pd = attr->pd ?: ib_alloc_pd(c->ibdev, 0);
@@ -956,13 +945,6 @@ u32 kvperf_conn_sges(struct kvperf_conn *c, struct kvperf_buf *b, u32 len,
 	return n;
 }
 
-/*
- * Fault injection for the tests (debugfs inline_dma_addresses): inline
- * SGEs carry DMA addresses, a bug that only a device with real DMA
- * mapping (an IOMMU) shows.
- */
-bool kvperf_inline_dma_addresses;
-
 /**
  * kvperf_conn_inline_sges() - the start of a buffer as inline SGEs
  * @b: one of the connection's buffers
@@ -977,7 +959,7 @@ bool kvperf_inline_dma_addresses;
  */
 u32 kvperf_conn_inline_sges(struct kvperf_buf *b, u32 len, struct ib_sge *sge)
 {
-	bool fault = READ_ONCE(kvperf_inline_dma_addresses);
+	bool fault = kvperf_fault_inline_dma();
 	size_t chunk = 1UL << b->chunk_shift, off = 0;
 	u32 n = 0;
 
@@ -1253,7 +1235,8 @@ int kvperf_conn_wait_recv(struct kvperf_conn *c, struct kvperf_recv *r)
 	if (err)
 		return err;
 	*r = c->recv_ring[c->recvs_seen % KVPERF_RECV_DEPTH];
-	c->recvs_seen++;
+	/* the completion handler reads it to refuse an overrun */
+	WRITE_ONCE(c->recvs_seen, c->recvs_seen + 1);
 	return kvperf_conn_post_recv(c);
 }
 

@@ -78,6 +78,9 @@ struct kvperf_buf {
  *		(ib_alloc_cq_any()) instead of vector 0
  * @op: enum kvperf_op of the run: what the peer may do to the receive
  *	buffer, and whether READs post its SGEs
+ * @local_only: the peer never reaches the receive buffer (a client whose
+ *		server sends nothing back by RDMA): it is registered for
+ *		local access only, whatever @op
  * @rdma_ctxs: rdma_rw contexts the queue pair must have room for (the
  *	       send queue grows by what they need; an I/O target's)
  * @own_recvs: the owner posts its receives with its own completion
@@ -94,6 +97,7 @@ struct kvperf_buf {
 struct kvperf_conn_attr {
 	u8 poll;
 	u8 op;
+	bool local_only;
 	u32 size_max;
 	u32 inline_size;
 	u32 send_depth;
@@ -239,6 +243,7 @@ bool kvperf_conn_cb_outside(const struct kvperf_conn *c,
 u64 kvperf_conn_cb_start(const struct kvperf_conn *c,
 			 const struct task_struct *task);
 void kvperf_conn_cb_end(u64 start, atomic64_t *sum);
+u64 kvperf_thread_runtime_ns(void);
 u64 kvperf_thread_cpu_ns(void);
 void kvperf_conn_init(struct kvperf_conn *c, unsigned long timeout,
 		      bool (*stop)(void *arg), void *stop_arg);
@@ -280,10 +285,6 @@ void kvperf_buf_for_device(struct kvperf_conn *c, struct kvperf_buf *b,
 void kvperf_buf_fill(struct kvperf_buf *b, size_t len, u32 seed);
 bool kvperf_buf_check(struct kvperf_buf *b, size_t len, u32 seed);
 void kvperf_buf_clear(struct kvperf_buf *b, size_t len);
-extern atomic_t kvperf_corrupt_payloads;
-extern bool kvperf_inline_dma_addresses;
-bool kvperf_buf_fault(struct kvperf_conn *c, struct kvperf_buf *b,
-		      size_t len);
 u8 kvperf_marker(u32 seq);
 
 #endif /* _KVPERF_CONN_H */

@@ -10,6 +10,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "debugfs.h"
+#include "faults.h"
 #include "kvperf.h"
 #include "lat.h"
 #include "run.h"
@@ -172,12 +173,7 @@ void kvperf_debugfs_init(void)
 	debugfs_create_file("devices", 0444, kvperf_debugfs_dir, NULL,
 			    &kvperf_devices_fops);
 	kvperf_debugfs_runs = debugfs_create_dir("runs", kvperf_debugfs_dir);
-	debugfs_create_bool("stall_servers", 0600, kvperf_debugfs_dir,
-			    &kvperf_stall_servers);
-	debugfs_create_atomic_t("corrupt_payloads", 0600, kvperf_debugfs_dir,
-				&kvperf_corrupt_payloads);
-	debugfs_create_bool("inline_dma_addresses", 0600, kvperf_debugfs_dir,
-			    &kvperf_inline_dma_addresses);
+	kvperf_faults_debugfs_init(kvperf_debugfs_dir);
 }
 
 /**

@@ -195,7 +195,7 @@ static size_t kvperf_io_capsule_off(u32 i)
 /* The target's CPU time on the connection so far, from its thread. */
 static u64 kvperf_io_cpu_ns(struct kvperf_io_target *t)
 {
-	return current->se.sum_exec_runtime - t->runtime0 +
+	return kvperf_thread_runtime_ns() - t->runtime0 +
 	       atomic64_read(&t->handler_ns);
 }
 
@@ -628,7 +628,7 @@ int kvperf_io_target_serve(struct kvperf_io_target *t, atomic64_t *served)
 	struct kvperf_conn *c = t->c;
 	int err;
 
-	t->runtime0 = current->se.sum_exec_runtime;
+	t->runtime0 = kvperf_thread_runtime_ns();
 	WRITE_ONCE(t->task, current);
 	for (;;) {
 		err = kvperf_conn_wait(c, kvperf_io_has_events, t);

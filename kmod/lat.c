@@ -15,6 +15,7 @@
 #include <linux/ktime.h>
 #include <linux/delay.h>
 
+#include "faults.h"
 #include "lat.h"
 #include "proto.h"
 
@@ -176,23 +177,6 @@ int kvperf_lat_run_block(struct kvperf_conn *c, struct kvperf_lat_block *b)
 	/* the first measured iteration was warm + 1; seq did not run */
 	b->count = seq - 1 - warm;
 	return 0;
-}
-
-/*
- * Fault injection for the tests (debugfs stall_servers): servers stop
- * answering without closing their connections, as a dead host would.
- */
-bool kvperf_stall_servers;
-
-/**
- * kvperf_serve_stall() - hold a server connection silent while the
- *			  stall_servers fault hook is set
- * @c: the server's connection; its stop condition ends the stall too
- */
-void kvperf_serve_stall(struct kvperf_conn *c)
-{
-	while (READ_ONCE(kvperf_stall_servers) && !c->stop(c->stop_arg))
-		msleep(20);
 }
 
 static int kvperf_serve_control(struct kvperf_conn *c, u8 op, bool verify,

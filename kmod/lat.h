@@ -52,8 +52,6 @@ struct kvperf_lat_block {
 	void *tick_arg;
 };
 
-extern bool kvperf_stall_servers;
-void kvperf_serve_stall(struct kvperf_conn *c);
 
 int kvperf_lat_run_block(struct kvperf_conn *c, struct kvperf_lat_block *b);
 int kvperf_lat_serve(struct kvperf_conn *c, u8 op, bool verify,

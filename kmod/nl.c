@@ -50,7 +50,7 @@ static struct netlink_range_validation kvperf_idle_range = {
 	.min = KVPERF_IDLE_TIMEOUT_MS_MIN, .max = KVPERF_IDLE_TIMEOUT_MS_MAX,
 };
 
-static const struct nla_policy kvperf_server_start_policy[KVPERF_A_SERVER_SRQ + 1] = {
+static const struct nla_policy kvperf_server_start_policy[KVPERF_A_SERVER_BIDIR + 1] = {
 	[KVPERF_A_SERVER_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
 	[KVPERF_A_SERVER_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
 	[KVPERF_A_SERVER_DEV] = { .type = NLA_NUL_STRING,
@@ -66,6 +66,7 @@ static const struct nla_policy kvperf_server_start_policy[KVPERF_A_SERVER_SRQ + 
 		NLA_POLICY_RANGE(NLA_U32, 1, KVPERF_SERVER_CONNS_MAX),
 	[KVPERF_A_SERVER_SRQ] =
 		NLA_POLICY_RANGE(NLA_U32, 1, KVPERF_SERVER_SRQ_MAX),
+	[KVPERF_A_SERVER_BIDIR] = NLA_POLICY_MAX(NLA_U8, KVPERF_BIDIR_ON),
 };
 
 static const struct nla_policy kvperf_server_id_policy[KVPERF_A_SERVER_ID + 1] = {
@@ -155,7 +156,7 @@ static const struct nla_policy kvperf_run_start_policy[KVPERF_A_RUN_BSS + 1] = {
 						    KVPERF_IO_INLINE_DATA_MAX),
 	[KVPERF_A_RUN_READ_PCT] = NLA_POLICY_RANGE(NLA_U8, KVPERF_IO_READ_PCT_MIN,
 						   KVPERF_IO_READ_PCT_MAX),
-	[KVPERF_A_RUN_REG] = NLA_POLICY_MAX(NLA_U8, KVPERF_IO_REG_MW),
+	[KVPERF_A_RUN_REG] = NLA_POLICY_MAX(NLA_U8, KVPERF_IO_REG_KERNEL_MAX),
 	[KVPERF_A_RUN_BSS] = NLA_POLICY_FULL_RANGE(NLA_U32, &kvperf_bss_range),
 };
 

@@ -158,10 +158,8 @@ static int kvperf_nl_run_io_cfg(struct genl_info *info,
 	cfg->reg = tb[KVPERF_A_RUN_REG] ? nla_get_u8(tb[KVPERF_A_RUN_REG]) :
 					  KVPERF_IO_REG_FRWR;
 	cfg->qps = kvperf_nl_u32(info, KVPERF_A_RUN_QPS, 1);
-	/* memory windows are bound from user space: the user path's host */
-	if (cfg->reg == KVPERF_IO_REG_MW)
-		return kvperf_nl_refuse(info, KVPERF_A_RUN_REG,
-					"reg mw is the user path's: the kernel host registers with frwr or pre");
+	/* memory windows are bound from user space: the policy stops at pre */
+	BUILD_BUG_ON(KVPERF_IO_REG_KERNEL_MAX != KVPERF_IO_REG_PRE);
 	if (cfg->reg == KVPERF_IO_REG_PRE && tb[KVPERF_A_RUN_INV])
 		return kvperf_nl_refuse(info, KVPERF_A_RUN_INV,
 					"inv applies to reg frwr: a registration made at connect is never invalidated");

@@ -72,7 +72,17 @@ static int kvperf_nl_server_opts(struct genl_info *info,
 	}
 	if (tb[KVPERF_A_SERVER_SRQ])
 		o->srq = nla_get_u32(tb[KVPERF_A_SERVER_SRQ]);
+	o->bidir = !tb[KVPERF_A_SERVER_BIDIR] ||
+		   nla_get_u8(tb[KVPERF_A_SERVER_BIDIR]) == KVPERF_BIDIR_ON;
 	if (tb[KVPERF_A_SERVER_KEY]) {
+		/* a client without a key sends zeros: they would let it in */
+		if (!memchr_inv(nla_data(tb[KVPERF_A_SERVER_KEY]), 0,
+				sizeof(o->key))) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    tb[KVPERF_A_SERVER_KEY],
+					    "the key is all zero, which means no key");
+			return -EINVAL;
+		}
 		o->keyed = true;
 		nla_memcpy(o->key, tb[KVPERF_A_SERVER_KEY], sizeof(o->key));
 	}
@@ -188,6 +198,8 @@ static int kvperf_fill_server_opts(struct sk_buff *skb,
 	    nla_put_u32(skb, KVPERF_A_SERVER_CONNS_MAX, o->conns_max) ||
 	    nla_put_u32(skb, KVPERF_A_SERVER_PEER_CONNS_MAX,
 			o->peer_conns_max) ||
+	    nla_put_u8(skb, KVPERF_A_SERVER_BIDIR,
+		       o->bidir ? KVPERF_BIDIR_ON : KVPERF_BIDIR_OFF) ||
 	    (o->keyed && nla_put_flag(skb, KVPERF_A_SERVER_KEYED)))
 		return -EMSGSIZE;
 	/* the listener's lock held: its queue stays until it is dropped */

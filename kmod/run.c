@@ -423,6 +423,8 @@ static void kvperf_run_lat_conn_attr(const struct kvperf_run_cfg *cfg,
 	*attr = (struct kvperf_conn_attr) {
 		.poll = cfg->poll,
 		.op = cfg->op,
+		/* a write's server writes back; a read's server does nothing */
+		.local_only = cfg->op != KVPERF_OP_WRITE,
 		.size_max = cfg->size_max,
 		.inline_size = cfg->inline_size,
 		.send_depth = KVPERF_SEND_DEPTH,

@@ -143,6 +143,8 @@ void kvperf_run_bw_conn_attr(const struct kvperf_run_cfg *cfg, int node,
 	*attr = (struct kvperf_conn_attr) {
 		.poll = cfg->poll,
 		.op = cfg->op,
+		/* only a bidir run's server writes to or reads from us */
+		.local_only = !cfg->bidir,
 		.size_max = cfg->size_max,
 		.inline_size = cfg->inline_size,
 		.send_depth = cfg->tx_depth + KVPERF_SEND_DEPTH,

@@ -349,6 +349,23 @@ static void kvperf_server_io_params(const struct kvperf_wire_req *req,
 	};
 }
 
+/*
+ * A bandwidth run's phases within the spec's ranges, as the client's own
+ * netlink policy has them: a timed phase lasts at most an hour (the
+ * warm-up ten minutes), a counted one at most as many messages as a run
+ * may ask for. The server's silence allowance follows from these.
+ */
+static bool kvperf_server_phases_ok(const struct kvperf_wire_req *req)
+{
+	u32 count = be32_to_cpu(req->count), warmup = be32_to_cpu(req->warmup);
+
+	if (!count || count > (req->flags & KVPERF_WIRE_TIMED ?
+			       KVPERF_DURATION_MS_MAX : KVPERF_ITERATIONS_MAX))
+		return false;
+	return warmup <= (req->flags & KVPERF_WIRE_WARMUP_TIMED ?
+			  KVPERF_WARMUP_MS_MAX : KVPERF_WARMUP_MAX);
+}
+
 /* Is the connect request one this server can serve? */
 static bool kvperf_server_req_ok(const struct rdma_cm_event *ev)
 {
@@ -375,7 +392,8 @@ static bool kvperf_server_req_ok(const struct rdma_cm_event *ev)
 	signal_every = be16_to_cpu(req->signal_every);
 	return tx_depth && tx_depth <= KVPERF_TX_DEPTH_MAX &&
 	       post_list && post_list <= min(tx_depth, KVPERF_POST_LIST_MAX) &&
-	       signal_every && signal_every <= tx_depth && req->count;
+	       signal_every && signal_every <= tx_depth &&
+	       kvperf_server_phases_ok(req);
 }
 
 /*
@@ -492,6 +510,11 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 	if (!kvperf_server_req_ok(ev))
 		return kvperf_server_reject(srv, id,
 					    KVPERF_WIRE_REJ_BAD_REQUEST,
+					    &count->refused_request);
+	/* its owner may keep the listener from sending traffic back */
+	if (req->type == KVPERF_RUN_TYPE_BW &&
+	    req->flags & KVPERF_WIRE_BIDIR && !srv->opts.bidir)
+		return kvperf_server_reject(srv, id, KVPERF_WIRE_REJ_BIDIR,
 					    &count->refused_request);
 	if (req->type == KVPERF_RUN_TYPE_IO) {
 		kvperf_server_io_params(req, &iop);
@@ -896,7 +919,7 @@ int kvperf_server_start(const struct sockaddr_storage *addr, const char *dev,
 		return -ENOMEM;
 	srv->remove_work = kzalloc(sizeof(*srv->remove_work), GFP_KERNEL);
 	if (!srv->remove_work) {
-		kfree(srv);
+		kfree_sensitive(srv);
 		return -ENOMEM;
 	}
 	INIT_WORK(&srv->remove_work->work, kvperf_server_remove_fn);
@@ -967,7 +990,7 @@ err_id:
 	kvperf_server_put_srq(srv, srv->srq);
 err_free:
 	kfree(srv->remove_work);
-	kfree(srv);
+	kfree_sensitive(srv);
 	return err;
 }
 
@@ -1004,7 +1027,7 @@ static void kvperf_server_destroy(struct kvperf_server *srv)
 	kvperf_server_put_srq(srv, srv->srq);
 	kvperf_server_publish_stopped(srv);
 	kfree(srv->remove_work);
-	kfree(srv);
+	kfree_sensitive(srv);
 }
 
 /**

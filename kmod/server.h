@@ -61,6 +61,7 @@ struct kvperf_prefix {
  * @keyed: peers must present @key
  * @key: the shared secret; never reported
  * @srq: receives of the I/O connections' shared receive queue, 0 for none
+ * @bidir: serve bidirectional bandwidth runs
  */
 struct kvperf_server_opts {
 	u8 poll;
@@ -72,6 +73,7 @@ struct kvperf_server_opts {
 	bool keyed;
 	u8 key[KVPERF_WIRE_KEY_LEN];
 	u32 srq;
+	bool bidir;
 };
 
 /**

@@ -32,12 +32,17 @@
  * Sums are exact while the sum of all samples fits in a u64 (584 years).
  *
  * 6.1's linux/types.h has no u128 (6.12's has), so the 128-bit sum is
- * the compiler's __uint128_t, which needs a 64-bit architecture.
+ * the compiler's __uint128_t, which needs a 64-bit architecture: kvperf
+ * builds for 64-bit kernels only (DKMS skips others, BUILD_EXCLUSIVE_CONFIG).
  */
 #ifndef _KVPERF_STATS_H
 #define _KVPERF_STATS_H
 
 #include <linux/types.h>
+
+#ifndef CONFIG_64BIT
+#error "kvperf keeps 128-bit sums for its statistics: it needs a 64-bit kernel"
+#endif
 
 #define KVPERF_HIST_SUB_BITS	7	/* 128 sub-buckets per power of two */
 

@@ -111,7 +111,7 @@ lint_build() {
 		cp -p --parents Kbuild kmod/Kbuild kmod/*.[ch] \
 			include/uapi/linux/*.h "$dir/" &&
 		make -s -j"$(nproc)" -C "/lib/modules/$kver/build" M="$top/$dir" \
-			W=1 "$@" modules >"$tmp/build" 2>&1
+			W=1 KVPERF_FAULTS=y "$@" modules >"$tmp/build" 2>&1
 }
 
 if want build; then

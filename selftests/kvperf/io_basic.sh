@@ -276,7 +276,7 @@ raw_cases=(
 	"io with read-pct 100|ERANGE: integer out of range|run-start type=io op=read addr=$addr read_pct=100"
 	"read-pct on a latency run|EINVAL: kvperf: that attribute applies to I/O runs only|run-start op=read addr=$addr read_pct=50"
 	"io, inv with reg pre|EINVAL: kvperf: inv applies to reg frwr: a registration made at connect is never invalidated|run-start type=io op=read addr=$addr reg=pre inv=remote"
-	"io with reg mw|EINVAL: kvperf: reg mw is the user path's: the kernel host registers with frwr or pre|run-start type=io op=read addr=$addr reg=mw"
+	"io with reg mw|ERANGE: integer out of range|run-start type=io op=read addr=$addr reg=mw"
 	"io with reg 3|ERANGE: integer out of range|run-start type=io op=read addr=$addr reg=3"
 	"reg on a bandwidth run|EINVAL: kvperf: that attribute applies to I/O runs only|run-start type=bw op=write addr=$addr reg=pre"
 	"io, inline-data on a read run|EINVAL: kvperf: inline-data carries writes: a read run has none|run-start type=io op=read addr=$addr inline_data=4096"

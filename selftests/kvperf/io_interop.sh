@@ -106,7 +106,7 @@ kv_full_lane || sizes="512 128K"
 n=$(wc -w <<<"$sizes")
 # Kernel refusals, raw: "DESC|WANT|REQUEST".
 mw_raw=(
-	"io with reg mw|EINVAL: kvperf: reg mw is the user path's: the kernel host registers with frwr or pre|run-start type=io op=read addr=$addr reg=mw"
+	"io with reg mw|ERANGE: integer out of range|run-start type=io op=read addr=$addr reg=mw"
 )
 # kernel host, user target: 3 registrations x 2 x N sizes, the mix;
 # user host, kernel target: 2 x N sizes, the mix, stats off; user host,

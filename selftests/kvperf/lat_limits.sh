@@ -87,6 +87,8 @@ raw_cases=(
 	"run-delete without id|EINVAL: kvperf: missing run id|run-delete"
 	"server-start without addr|EINVAL: kvperf: missing address to listen on|server-start port=3000"
 	"server-start on 198.18.5.5|EADDRNOTAVAIL: kvperf: cannot bind: no RDMA device has that address|server-start addr=198.18.5.5"
+	"server-start with an all-zero key|EINVAL: kvperf: the key is all zero, which means no key|server-start addr=$addr port=18561 key=0x00000000000000000000000000000000"
+	"server-start bidir 2|$range|server-start addr=$addr port=18561 bidir=2"
 	"server-stop id 9999|ENOENT: kvperf: no server with that id|server-stop id=9999"
 	"server-stop without id|EINVAL: kvperf: missing server id|server-stop"
 )

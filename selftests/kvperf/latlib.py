@@ -519,7 +519,9 @@ U8 = ("type", "op", "poll", "stats", "post_context", "inv", "read_pct",
       "reg")
 U16 = ("port",)
 FLAGS = ("verify", "bidir")
-BINARY = ("addr",)
+BINARY = ("addr", "key")
+# a server's bidir is an enum (off, on), a run's a flag
+SERVER_U8 = ("bidir",)
 STRING = ("dev", "cpus")
 
 
@@ -593,7 +595,7 @@ def nl_payload(e, words):
         aname = f"KVPERF_A_{obj}_{k.upper().replace('-', '_')}"
         if aname not in e:
             raise SystemExit(f"no attribute {aname} in the UAPI header")
-        if k in U8:
+        if k in U8 or (obj == "SERVER" and k in SERVER_U8):
             enum = f"KVPERF_{k.upper()}_{v.upper()}"
             if k == "type":
                 enum = f"KVPERF_RUN_TYPE_{v.upper()}"

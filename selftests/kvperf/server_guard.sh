@@ -26,7 +26,7 @@ kv_require_rxe
 [ -x "$PY" ] || kv_skip_all "no $PY"
 kv_require_module
 
-ktap_set_plan 11
+ktap_set_plan 12
 
 addr=$KVPERF_ADDR0
 sysfs=/sys/kernel/kvperf
@@ -114,19 +114,20 @@ subnet=${addr%.*}.0/24
 defaults() {
 	start plain addr "$addr" port 18700 || return 1
 	fields plain poll=softirq idle_timeout_ms=10000 allow="$subnet" \
-		keyed=false conns_max=16 peer_conns_max=16 accepted=0 pinned=0
+		keyed=false conns_max=16 peer_conns_max=16 bidir=on accepted=0 \
+		pinned=0
 }
-kv_check "defaults: softirq, idle 10000 ms, allow $subnet, no key, 16 connections" defaults
+kv_check "defaults: softirq, idle 10000 ms, allow $subnet, no key, 16 connections, bidir on" defaults
 
 options() {
 	local before
 
 	start opts addr "$addr" port 18701 poll workqueue idle-timeout 2.5 \
 		allow 10.1.0.0/16 allow fd00:1::/48 allow "$addr" key "$key" \
-		conns-max 4 peer-conns-max 2 || return 1
+		conns-max 4 peer-conns-max 2 bidir off || return 1
 	fields opts poll=workqueue idle_timeout_ms=2500 \
 		allow="10.1.0.0/16,fd00:1::/48,$addr/32" keyed=true \
-		conns_max=4 peer_conns_max=2 || return 1
+		conns_max=4 peer_conns_max=2 bidir=off || return 1
 	# the key is never reported, in text or JSON, nor logged
 	kvperf server show >"$KV_TMP/show.txt"
 	if grep -rqi -e "$key" "$KV_TMP/show.json" "$KV_TMP/show.txt" "$KV_TMP/opts.json" ||
@@ -209,6 +210,26 @@ limits() {
 	fields perpeer refused_busy=1 accepted=2
 }
 kv_check "conns-max and peer-conns-max refuse the connection past them, with their reasons" limits
+
+# A listener that sends nothing back: bidir runs refused, on both paths.
+no_bidir() {
+	local why="the server refuses bidirectional runs (its bidir off)"
+
+	start onedir addr "$addr" port 18708 bidir off || return 1
+	run_refused bidir1 "$why" \
+		bw op write addr "$addr" port 18708 iters 10 bidir || return 1
+	run_refused bidir2 "$why" \
+		bw op send addr "$addr" port 18708 iters 10 bidir path user ||
+		return 1
+	run_ok onedir1 bw op write addr "$addr" port 18708 iters 10 || return 1
+	run_ok onedir2 lat op write addr "$addr" port 18708 iters 10 || return 1
+	fields onedir bidir=off refused_request=2 accepted=2 || return 1
+	kvperf server show "$(sid onedir)" | grep -q " bidir off " ||
+		{ kvperf server show "$(sid onedir)"; return 1; }
+	dmesg | grep -q "server $(sid onedir): refused $addr: $why" ||
+		{ echo "no log line for the refusal"; return 1; }
+}
+kv_check "bidir off: a bidirectional run refused with its reason on both paths, counted and logged; others served" no_bidir
 
 # silent_peers N PORT SIZE: N user-path clients of SIZE messages connect
 # to PORT (stop_peers stops them)

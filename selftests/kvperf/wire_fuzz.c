@@ -21,6 +21,7 @@
  *		    [-l LIST_CMD] [-v]
  *	  wire_fuzz -a ADDR -H N	hold N idle connections until killed
  *	  wire_fuzz -a ADDR -B N -S SIZE	N connections of SIZE at once
+ *	  wire_fuzz -a ADDR -E		phase lengths at and beyond their bounds
  *
  * A conversation the server should have closed counts as closed when the
  * DISCONNECTED event comes; without it, -l names a command that lists the
@@ -480,6 +481,10 @@ static uint32_t fz_edge32(struct fz *f)
 		0, 1, 2, 63, 64, 65, 4095, 4096, 4097, 65535, 65536,
 		KVPERF_SIZE_MAX - 1, KVPERF_SIZE_MAX, KVPERF_SIZE_MAX + 1,
 		0x7fffffff, 0x80000000, 0xffffffff,
+		/* the phase lengths' bounds (count, warmup) */
+		KVPERF_DURATION_MS_MAX, KVPERF_DURATION_MS_MAX + 1,
+		KVPERF_ITERATIONS_MAX, KVPERF_ITERATIONS_MAX + 1,
+		KVPERF_WARMUP_MAX + 1, KVPERF_WARMUP_MS_MAX + 1,
 	};
 
 	return fz_chance(f, 75) ? edges[fz_rand(f, ARRAY_SIZE(edges))] :
@@ -1382,6 +1387,83 @@ static int fz_hold_mode(struct fz *f, unsigned int n)
 	return held == n ? 0 : 1;
 }
 
+/*
+ * A bandwidth run's phase lengths at and beyond the spec's ranges, each
+ * in one connect request of an otherwise valid one-sided run: the server
+ * must accept the former and refuse the latter as bad requests, as the
+ * user path's check does. One line per request; exit status 1 when any
+ * verdict is not the one wanted.
+ */
+static int fz_edge_mode(struct fz *f)
+{
+	static const struct {
+		const char *name;
+		uint8_t flags;
+		uint32_t count, warmup;
+		bool ok;
+	} edges[] = {
+		{ "iterations 0", 0, 0, 16, false },
+		{ "iterations at the maximum", 0, KVPERF_ITERATIONS_MAX, 16, true },
+		{ "iterations beyond the maximum", 0, KVPERF_ITERATIONS_MAX + 1, 16, false },
+		{ "time an hour", KVPERF_WIRE_TIMED, KVPERF_DURATION_MS_MAX, 16, true },
+		{ "time an hour and 1 ms", KVPERF_WIRE_TIMED, KVPERF_DURATION_MS_MAX + 1, 16, false },
+		{ "time 0xffffffff ms", KVPERF_WIRE_TIMED, 0xffffffff, 16, false },
+		{ "warmup at the maximum", 0, 1000, KVPERF_WARMUP_MAX, true },
+		{ "warmup beyond the maximum", 0, 1000, KVPERF_WARMUP_MAX + 1, false },
+		{ "warmup time ten minutes", KVPERF_WIRE_WARMUP_TIMED, 1000, KVPERF_WARMUP_MS_MAX, true },
+		{ "warmup time ten minutes and 1 ms", KVPERF_WIRE_WARMUP_TIMED, 1000, KVPERF_WARMUP_MS_MAX + 1, false },
+		{ "bidir, both phases 0xffffffff ms",
+		  KVPERF_WIRE_BIDIR | KVPERF_WIRE_TIMED | KVPERF_WIRE_WARMUP_TIMED,
+		  0xffffffff, 0xffffffff, false },
+	};
+	struct upath_conn_attr attr = {
+		.poll = KVPERF_POLL_BUSY,
+		.size_max = FZ_RAW_BUF,
+		.send_depth = 1,
+		.recv_depth = 1,
+	};
+	struct upath_req r = {
+		.op = KVPERF_OP_WRITE, .type = KVPERF_RUN_TYPE_BW,
+		.size_max = 64, .tx_depth = 1, .post_list = 1, .signal_every = 1,
+	};
+	unsigned int i, wrong = 0;
+	struct kvperf_wire_req w;
+
+	for (i = 0; i < ARRAY_SIZE(edges) && !fz_stopping; i++) {
+		struct fz_conn *fc = fz_conn_new(f, &attr);
+		enum fz_verdict v;
+		bool user_ok, bad;
+
+		if (!fc) {
+			printf("edge %s: no connection could be set up\n",
+			       edges[i].name);
+			wrong++;
+			continue;
+		}
+		upath_wire_req_put(&r, &w);
+		w.flags = edges[i].flags;
+		w.count = htobe32(edges[i].count);
+		w.warmup = htobe32(edges[i].warmup);
+		user_ok = fz_predict_ok((const uint8_t *)&w);
+		v = fz_connect(f, fc, &w, sizeof(w), 0, 0, false);
+		bad = v == FZ_REFUSED &&
+		      fc->rej_reason == KVPERF_WIRE_REJ_BAD_REQUEST;
+		if (edges[i].ok ? v != FZ_ACCEPTED || !user_ok :
+				  !bad || user_ok)
+			wrong++;
+		printf("edge %s: %s%s (want %s; the user path's check %s)\n",
+		       edges[i].name,
+		       v == FZ_ACCEPTED ? "accepted" :
+		       bad ? "refused as a bad request" : "another answer",
+		       v == FZ_REFUSED && !bad ? " (refused for another reason)" : "",
+		       edges[i].ok ? "accepted" : "refused",
+		       user_ok ? "accepts" : "refuses");
+		fz_conn_free(fc);
+	}
+	printf("edges %zu wrong %u\n", ARRAY_SIZE(edges), wrong);
+	return wrong ? 1 : 0;
+}
+
 static int fz_burst_mode(struct fz *f, unsigned int n, uint32_t size)
 {
 	fz_burst(f, n, size);
@@ -1398,7 +1480,8 @@ static void fz_usage(void)
 		"                 [-w WAIT_MS] [-q SILENT] [-r ATTEMPT [-R TIMES]] [-d MS]\n"
 		"                 [-l LIST_CMD] [-v]\n"
 		"       wire_fuzz -a ADDR [-p PORT] -H N\n"
-		"       wire_fuzz -a ADDR [-p PORT] -B N -S SIZE\n");
+		"       wire_fuzz -a ADDR [-p PORT] -B N -S SIZE\n"
+		"       wire_fuzz -a ADDR [-p PORT] [-w WAIT_MS] -E\n");
 	exit(2);
 }
 
@@ -1411,10 +1494,10 @@ int main(int argc, char **argv)
 	unsigned long port = KVPERF_DEFAULT_PORT, hold = 0, burst = 0;
 	unsigned long size = 0;
 	struct sigaction sa = { .sa_handler = fz_on_signal };
-	bool have_addr = false, have_seed = false;
+	bool have_addr = false, have_seed = false, edge = false;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "a:p:s:n:t:w:q:r:R:d:l:vH:B:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:s:n:t:w:q:r:R:d:l:vH:B:S:E")) != -1) {
 		switch (opt) {
 		case 'a':
 			if (fz_parse_addr(optarg, &f.dst))
@@ -1464,6 +1547,9 @@ int main(int argc, char **argv)
 		case 'S':
 			size = strtoul(optarg, NULL, 0);
 			break;
+		case 'E':
+			edge = true;
+			break;
 		default:
 			fz_usage();
 		}
@@ -1483,5 +1569,7 @@ int main(int argc, char **argv)
 		return fz_hold_mode(&f, hold);
 	if (burst)
 		return fz_burst_mode(&f, burst, size);
+	if (edge)
+		return fz_edge_mode(&f);
 	return fz_run(&f);
 }

@@ -17,6 +17,8 @@
 # server's idle timeout is its largest, 600 s). A race the fuzzer found
 # is replayed with its fixed seed (a broken conversation the server ends
 # before its ESTABLISHED event: the client must still hear of it).
+# A bandwidth run's phase lengths at the spec's bounds are accepted and
+# past them refused as bad requests.
 # Afterwards the server lists only those two, refuses 8 MiB connections
 # beyond a lowered bound of the servers' pinned-memory pool, answers a
 # normal latency and bandwidth run, is still listed, stops with the idle
@@ -56,7 +58,7 @@ wait_ms=$(kv_scaled 1000)
 idle=2
 kv_track_runs
 
-ktap_set_plan 16
+ktap_set_plan 17
 kv_dmesg_mark
 
 out=$(kvperf server start addr "$addr" port "$port" idle-timeout 600 2>&1) ||
@@ -179,6 +181,22 @@ race() {
 }
 kv_check "seed 0x6b767066 attempt 4, an oversized message right after the accept, 30 times: the client hears the server's disconnect every time" \
 	race
+
+# A bandwidth run's phase lengths at and beyond the spec's ranges (an
+# hour timed, 100,000,000 messages; a warm-up of ten minutes or
+# 1,000,000 messages): accepted up to them, refused as bad requests past
+# them, as the user path's check does. Past them a peer with the key
+# could hold a connection for 50 days per phase (issue 42).
+edges() {
+	local out
+
+	out=$("$fuzz" -a "$addr" -p "$port" -w "$wait_ms" -E)
+	local rc=$?
+	echo "$out"
+	[ "$rc" = 0 ] && grep -qx 'edges 11 wrong 0' <<<"$out"
+}
+kv_check "phase lengths: 4 at the spec's bounds accepted, 7 beyond them (up to 0xffffffff ms) refused as bad requests, as by the user path's check" \
+	edges
 
 # 3. The server keeps only the idle connections.
 only_idle() {

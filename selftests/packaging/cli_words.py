@@ -250,6 +250,7 @@ def from_tables(user):
         'rw': c_strings(run, 'rw_names[] =', '}'),
         'path': c_strings(read('lib/run_model.c'),
                           'kv_run_path_names[KV_RUN_PATHS]', '}'),
+        'server bidir': c_strings(fmt, 'NAME_TABLE(fmt_bidir,', ')'),
         'compare post-context': c_strings(read('compare/compare.c'),
                                           'cmp_post_names[CMP_POSTS]',
                                           '}'),

@@ -25,7 +25,7 @@ skip() {
 }
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..9"
 
 kver=$(make -s -C "$top" --no-print-directory kdir 2>/dev/null |
 	sed -n 's/^kvperf: building against \([^ ]*\) .*/\1/p')
@@ -64,6 +64,8 @@ if [ -z "$kver" ]; then
 		"no kernel headers"
 	skip "the module's parameters are those of the modprobe.d example (man page, README)" \
 		"no kernel headers"
+	skip "the installed module has none of the tests' fault hooks" \
+		"no kernel headers"
 else
 	ko=$(find "$dest/lib/modules/$kver/extra" -name 'kvperf.ko*' 2>/dev/null)
 	{
@@ -95,6 +97,22 @@ else
 	[ -s "$tmp/parms" ] && [ ! -s "$tmp/parm" ]
 	result $? "the module's parameters are those of the modprobe.d example (man page, README)" \
 		"$(diag "$tmp/parm")"
+
+	# The tests' fault injection (kmod/faults.c) is built into make
+	# vm-module's module only: an installed one has none of its debugfs
+	# files' names.
+	case $ko in
+	*.xz) xz -dc "$ko" ;;
+	*.zst) zstd -qdc "$ko" ;;
+	*) cat "$ko" ;;
+	esac >"$tmp/kvperf.ko" 2>"$tmp/faults"
+	for hook in stall_servers corrupt_payloads inline_dma_addresses; do
+		grep -aq "$hook" "$tmp/kvperf.ko" &&
+			echo "the installed module has the fault hook $hook"
+	done >>"$tmp/faults"
+	[ -s "$tmp/kvperf.ko" ] && [ ! -s "$tmp/faults" ]
+	result $? "the installed module has none of the tests' fault hooks" \
+		"$(diag "$tmp/faults")"
 fi
 
 make -s -C "$top" "un$target" DESTDIR="$dest" PREFIX=/usr \

@@ -369,6 +369,28 @@ static void upath_wire_request_checks(void)
 	CHECK(!upath_wire_req_ok(&r));
 	r.duration_ms = 1000;
 	CHECK(upath_wire_req_ok(&r));
+	/* phases within the run's own ranges: an hour, ten minutes */
+	r.duration_ms = KVPERF_DURATION_MS_MAX;
+	CHECK(upath_wire_req_ok(&r));
+	r.duration_ms = KVPERF_DURATION_MS_MAX + 1;
+	CHECK(!upath_wire_req_ok(&r));
+	r.duration_ms = 0xffffffff;
+	CHECK(!upath_wire_req_ok(&r));
+	r = bw_req;
+	r.iterations = KVPERF_ITERATIONS_MAX;
+	CHECK(upath_wire_req_ok(&r));
+	r.iterations = KVPERF_ITERATIONS_MAX + 1;
+	CHECK(!upath_wire_req_ok(&r));
+	r = bw_req;
+	r.warmup_ms = KVPERF_WARMUP_MS_MAX;
+	CHECK(upath_wire_req_ok(&r));
+	r.warmup_ms = KVPERF_WARMUP_MS_MAX + 1;
+	CHECK(!upath_wire_req_ok(&r));
+	r.warmup_ms = 0;
+	r.warmup = KVPERF_WARMUP_MAX;
+	CHECK(upath_wire_req_ok(&r));
+	r.warmup = KVPERF_WARMUP_MAX + 1;
+	CHECK(!upath_wire_req_ok(&r));
 
 	CHECK_STR(upath_wire_reject_reason(UPATH_REJ_CONSUMER_DEFINED,
 					   (const uint8_t []){ 2 }, 1),

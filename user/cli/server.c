@@ -39,7 +39,9 @@ static const char *const start_keywords[SKW_COUNT] = {
 	[SKW_CONNS_MAX]		= "conns-max",
 	[SKW_PEER_CONNS_MAX]	= "peer-conns-max",
 	[SKW_SRQ]		= "srq",
+	[SKW_BIDIR]		= "bidir",
 };
+
 
 /* allow PREFIX | allow any (both 0.0.0.0/0 and ::/0) */
 static int server_allow_parse(struct kvperf *kv, const char *val,
@@ -156,6 +158,9 @@ static int server_value(struct kvperf *kv, enum server_kw kw,
 	case SKW_SRQ:
 		return server_number(kv, "srq", val, 1, SERVER_SRQ_MAX,
 				     &o->cfg.srq);
+	case SKW_BIDIR:
+		return cli_parse_name(kv, "server", "bidir", fmt_bidir.names,
+				      fmt_bidir.count, val, &o->cfg.bidir);
 	case SKW_COUNT:
 		break;
 	}
@@ -181,6 +186,7 @@ static const uint8_t server_kw_attr[SKW_COUNT] = {
 	[SKW_CONNS_MAX]		= KVPERF_A_SERVER_CONNS_MAX,
 	[SKW_PEER_CONNS_MAX]	= KVPERF_A_SERVER_PEER_CONNS_MAX,
 	[SKW_SRQ]		= KVPERF_A_SERVER_SRQ,
+	[SKW_BIDIR]		= KVPERF_A_SERVER_BIDIR,
 };
 
 /* The configuration's attributes, from the keywords given. */
@@ -231,6 +237,9 @@ int server_start_parse(struct kvperf *kv, struct args *a,
 	if (o->path == KV_RUN_PATH_USER && server_opt(o, SKW_IDLE_TIMEOUT))
 		return kvperf_usage(kv, "server",
 				    "idle-timeout applies to the kernel path only");
+	if (o->path == KV_RUN_PATH_USER && server_opt(o, SKW_BIDIR))
+		return kvperf_usage(kv, "server",
+				    "bidir applies to the kernel path only");
 	server_given(o);
 	if (o->key_file)
 		return access_key_arg(kv, "server", true, o->key_file,
@@ -312,6 +321,9 @@ static void print_settings(struct printer *p, struct nlattr **tb, bool v3)
 		  "conns_max %s");
 	show_uint(p, tb[KVPERF_A_SERVER_PEER_CONNS_MAX], "peer_conns_max",
 		  "peer_conns_max %s");
+	if (tb[KVPERF_A_SERVER_BIDIR])
+		pr_enum(p, "bidir", "bidir %s",
+			attr_uint(tb[KVPERF_A_SERVER_BIDIR]), &fmt_bidir);
 	print_srq(p, tb);
 	show_uint(p, tb[KVPERF_A_SERVER_PINNED], "pinned", "pinned %s");
 	pr_eol(p);
@@ -715,7 +727,7 @@ static void server_help(FILE *f)
 	      "              [poll {busy|softirq|workqueue}] [idle-timeout TIME]\n"
 	      "              [allow PREFIX]... [key HEX | key-file PATH]\n"
 	      "              [conns-max N] [peer-conns-max N] [srq N]\n"
-	      "              [path {kernel|user}]\n"
+	      "              [bidir {on|off}] [path {kernel|user}]\n"
 	      "       kvperf [-j [-p]] server [show [ID]]\n"
 	      "       kvperf server stop ID\n"
 	      "       kvperf server help\n"
@@ -765,6 +777,9 @@ static void server_help(FILE *f)
 	      "                  latency and bandwidth runs keep their own\n"
 	      "                  receives. Default: none, each I/O connection\n"
 	      "                  posts its own\n"
+	      "  bidir           off: refuse bidirectional bandwidth runs, which\n"
+	      "                  make the server send traffic back (default on;\n"
+	      "                  kernel path only)\n"
 	      "\n"
 	      "Keywords and commands may be abbreviated to any prefix; values\n"
 	      "are spelled out (poll busy, path user).\n"
@@ -778,6 +793,7 @@ static void server_help(FILE *f)
 	      "  kvperf server start addr 198.18.0.1 allow any key-file /etc/kvperf.key\n"
 	      "  kvperf server start addr 198.18.0.1 poll busy conns-max 4 peer-conns-max 2\n"
 	      "  kvperf server start addr 198.18.0.1 srq 256\n"
+	      "  kvperf server start addr 198.18.0.1 allow any bidir off\n"
 	      "  kvperf server start addr 198.18.0.1 srq 64 path user\n"
 	      "  kvperf server\n"
 	      "  kvperf -j -p server show 1\n"

@@ -37,6 +37,7 @@ enum server_kw {
 	SKW_CONNS_MAX,
 	SKW_PEER_CONNS_MAX,
 	SKW_SRQ,
+	SKW_BIDIR,
 	SKW_COUNT
 };
 

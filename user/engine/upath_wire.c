@@ -99,6 +99,20 @@ int upath_wire_req_get(const void *data, size_t len, struct upath_req *r)
 	return 0;
 }
 
+/*
+ * A bandwidth run's phases within the ranges of the run's netlink
+ * attributes: measured 1 to KVPERF_ITERATIONS_MAX messages or 1 ms to an
+ * hour, warmed up at most KVPERF_WARMUP_MAX messages or ten minutes.
+ */
+static bool upath_wire_phases_ok(const struct upath_req *r)
+{
+	if (r->duration_ms ? r->duration_ms > KVPERF_DURATION_MS_MAX :
+	    !r->iterations || r->iterations > KVPERF_ITERATIONS_MAX)
+		return false;
+	return r->warmup_ms ? r->warmup_ms <= KVPERF_WARMUP_MS_MAX :
+			      r->warmup <= KVPERF_WARMUP_MAX;
+}
+
 /**
  * upath_wire_req_ok() - is this a request the server can serve?
  * @r: the request, decoded
@@ -145,7 +159,7 @@ bool upath_wire_req_ok(const struct upath_req *r)
 	return r->tx_depth && r->tx_depth <= UPATH_TX_DEPTH_MAX &&
 	       r->post_list && r->post_list <= list_max &&
 	       r->signal_every && r->signal_every <= r->tx_depth &&
-	       (r->iterations || r->duration_ms);
+	       upath_wire_phases_ok(r);
 }
 
 /**

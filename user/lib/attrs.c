@@ -106,6 +106,7 @@ static const struct attr_spec server_attrs[KVPERF_A_SERVER_MAX + 1] = {
 	[KVPERF_A_SERVER_PAD]		= { "pad", ATTR_PAD },
 	[KVPERF_A_SERVER_SRQ]		= { "srq", ATTR_U32 },
 	[KVPERF_A_SERVER_SRQ_GRANTED]	= { "srq-granted", ATTR_U32 },
+	[KVPERF_A_SERVER_BIDIR]		= { "bidir", ATTR_U8 },
 };
 
 static const struct attr_spec result_attrs[KVPERF_A_RESULT_MAX + 1] = {

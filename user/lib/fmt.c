@@ -120,6 +120,11 @@ NAME_TABLE(fmt_stats_mode,
 	[KVPERF_STATS_MODE_OFF]	= "off",
 );
 
+NAME_TABLE(fmt_bidir,
+	[KVPERF_BIDIR_OFF]	= "off",
+	[KVPERF_BIDIR_ON]	= "on",
+);
+
 NAME_TABLE(fmt_post_context,
 	[KVPERF_POST_CONTEXT_PROCESS]	= "process",
 	[KVPERF_POST_CONTEXT_BH]	= "bh",

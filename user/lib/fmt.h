@@ -26,6 +26,7 @@ extern const struct name_table fmt_op;
 extern const struct name_table fmt_poll;
 extern const struct name_table fmt_run_state;
 extern const struct name_table fmt_stats_mode;
+extern const struct name_table fmt_bidir;
 extern const struct name_table fmt_post_context;
 extern const struct name_table fmt_io_inv;
 extern const struct name_table fmt_io_reg;

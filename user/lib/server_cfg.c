@@ -53,7 +53,8 @@ static bool given(const struct kv_server_cfg *cfg, int attr)
  *
  * Address and port always, the device when named; the rest only when
  * given, so that the kernel's defaults apply: poll, idle-timeout-ms, one
- * allow nest per prefix, the key, conns-max, peer-conns-max and srq.
+ * allow nest per prefix, the key, conns-max, peer-conns-max, srq and
+ * bidir.
  *
  * Return: 0, or -ENOMEM.
  */
@@ -79,7 +80,9 @@ int server_cfg_put(struct nl_msg *msg, const struct kv_server_cfg *cfg)
 	     nla_put_u32(msg, KVPERF_A_SERVER_PEER_CONNS_MAX,
 			 cfg->peer_conns_max) < 0) ||
 	    (given(cfg, KVPERF_A_SERVER_SRQ) &&
-	     nla_put_u32(msg, KVPERF_A_SERVER_SRQ, cfg->srq) < 0))
+	     nla_put_u32(msg, KVPERF_A_SERVER_SRQ, cfg->srq) < 0) ||
+	    (given(cfg, KVPERF_A_SERVER_BIDIR) &&
+	     nla_put_u8(msg, KVPERF_A_SERVER_BIDIR, cfg->bidir) < 0))
 		return -ENOMEM;
 	return 0;
 }

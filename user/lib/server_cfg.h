@@ -36,6 +36,7 @@ struct nl_msg;
  * @peer_conns_max: most connections at once from one address
  * @srq: the receives of the shared receive queue of its I/O connections,
  *	 0 for none (each I/O connection posts its own)
+ * @bidir: enum kvperf_bidir, whether it serves bidirectional bandwidth runs
  */
 struct kv_server_cfg {
 	uint64_t has;
@@ -51,6 +52,7 @@ struct kv_server_cfg {
 	uint32_t conns_max;
 	uint32_t peer_conns_max;
 	uint32_t srq;
+	uint8_t bidir;
 };
 
 void server_cfg_init(struct kv_server_cfg *cfg);

@@ -54,6 +54,7 @@
 #define KVPERF_SERVER_CONNS_MAX		16
 #define KVPERF_SERVER_ALLOW_MAX		8
 #define KVPERF_SERVER_SRQ_MAX		4096
+#define KVPERF_IO_REG_KERNEL_MAX	1
 
 /**
  * enum kvperf_node_type - Kind of RDMA node, as ib_core reports it.
@@ -231,6 +232,16 @@ enum kvperf_stats_mode {
 };
 
 /**
+ * enum kvperf_bidir - Whether a listener serves bidirectional bandwidth runs,
+ *   which make it send the client's traffic back. off: it refuses their
+ *   connect requests (reject reason 10); on: it serves them.
+ */
+enum kvperf_bidir {
+	KVPERF_BIDIR_OFF,
+	KVPERF_BIDIR_ON,
+};
+
+/**
  * enum kvperf_post_context - The context a kernel-path client posts its
  *   data-path work requests from. process: the run's kernel thread calls
  *   ib_post_send() and ib_post_recv() as it is, as the submission paths of
@@ -352,6 +363,7 @@ enum {
 	KVPERF_A_SERVER_PAD,
 	KVPERF_A_SERVER_SRQ,
 	KVPERF_A_SERVER_SRQ_GRANTED,
+	KVPERF_A_SERVER_BIDIR,
 
 	__KVPERF_A_SERVER_MAX,
 	KVPERF_A_SERVER_MAX = (__KVPERF_A_SERVER_MAX - 1)

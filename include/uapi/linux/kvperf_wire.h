@@ -264,6 +264,7 @@ struct kvperf_wire_io_rsp {
 #define KVPERF_WIRE_REJ_PEER_BUSY	7	/* no more connections from this address */
 #define KVPERF_WIRE_REJ_SRQ_FULL	8	/* the shared receive queue is all granted */
 #define KVPERF_WIRE_REJ_SRQ_INLINE	9	/* in-capsule data, with a shared receive queue */
+#define KVPERF_WIRE_REJ_BIDIR		10	/* a bidirectional run, refused by the listener */
 
 /*
  * What a client says when a kvperf server rejected it with reason @why,
@@ -288,6 +289,8 @@ static inline const char *kvperf_wire_reject_text(__u8 why)
 		return "the server's shared receive queue has no credits left";
 	case KVPERF_WIRE_REJ_SRQ_INLINE:
 		return "the server's shared receive queue takes no in-capsule data (inline-data)";
+	case KVPERF_WIRE_REJ_BIDIR:
+		return "the server refuses bidirectional runs (its bidir off)";
 	default:
 		return "the server could not allocate the connection";
 	}
