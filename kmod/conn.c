@@ -11,6 +11,7 @@
 #include <linux/bottom_half.h>
 #include <linux/delay.h>
 #include <linux/gfp.h>
+#include <linux/ktime.h>
 #include <linux/kvperf.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -39,6 +40,16 @@ int kvperf_conns_live_count(void)
 
 /* Spin at most this long in one wait before polling with short sleeps. */
 #define KVPERF_SPIN_JIFFIES	max(1UL, msecs_to_jiffies(10))
+/*
+ * A server's memory poll (@c->spin_bounded): it spins this long, far
+ * more than a round trip on an HCA (microseconds) or Soft-RoCE, then
+ * polls between sleeps that double from KVPERF_NAP_MIN_US to
+ * KVPERF_NAP_MAX_US, so that an idle client costs its thread a thousand
+ * short wakeups a second at most.
+ */
+#define KVPERF_SERVER_SPIN_NS	(1 * NSEC_PER_MSEC)
+#define KVPERF_NAP_MIN_US	20
+#define KVPERF_NAP_MAX_US	2000
 
 static unsigned int kvperf_chunk_shift(size_t len)
 {
@@ -618,6 +629,22 @@ void kvperf_conn_footprint(const struct kvperf_conn_attr *attr,
 			 (kvperf_cq_depth(attr) + slack) * KVPERF_CQE_BYTES;
 }
 
+/*
+ * The CQ's asynchronous events (any context): after an error (an
+ * overrun, a protection error) it reports nothing more, so the
+ * connection fails now instead of waiting out its timeout.
+ */
+static void kvperf_conn_cq_event(struct ib_event *ev, void *ctx)
+{
+	struct kvperf_conn *c = ctx;
+
+	if (ev->event != IB_EVENT_CQ_ERR)
+		return;
+	pr_warn_ratelimited("%s: %s\n", dev_name(&ev->device->dev),
+			    ib_event_msg(ev->event));
+	kvperf_conn_fail(c, -EIO, "the device reported a completion queue error");
+}
+
 static struct ib_cq *kvperf_conn_alloc_cq(struct kvperf_conn *c,
 					  const struct kvperf_conn_attr *attr)
 {
@@ -857,6 +884,8 @@ int kvperf_conn_create(struct kvperf_conn *c, struct rdma_cm_id *cm_id,
 		c->reason = "cannot allocate a completion queue";
 		goto err;
 	}
+	/* ib_alloc_cq() takes no event handler; nothing is posted yet */
+	c->cq->event_handler = kvperf_conn_cq_event;
 
 	err = kvperf_buf_alloc(c, &c->tx, attr->size_max, attr->node);
 	if (!err)
@@ -1128,7 +1157,10 @@ static s64 kvperf_conn_progress(struct kvperf_conn *c)
  * With busy polling (and while @c->spin is set) this spins, reaping the
  * CQ itself where it is IB_POLL_DIRECT and yielding with cond_resched()
  * between rounds; otherwise it sleeps until a completion or CM event
- * wakes it.
+ * wakes it. A spin lasts 10 ms at most, then polls between sleeps of
+ * 20-40 us; a server's spin on memory (@c->spin_bounded, not busy
+ * polling) lasts KVPERF_SERVER_SPIN_NS, then its sleeps double up to
+ * KVPERF_NAP_MAX_US: a client cannot keep a server's thread spinning.
  *
  * Return: 0 when @cond held, -EINTR when the owner stops the loop,
  * -ETIMEDOUT after @c->timeout without it and without any completed send
@@ -1139,6 +1171,9 @@ int kvperf_conn_wait(struct kvperf_conn *c,
 {
 	unsigned long deadline = jiffies + c->timeout;
 	unsigned long spin_until = jiffies + KVPERF_SPIN_JIFFIES;
+	bool bounded = c->spin_bounded && c->poll_ctx != IB_POLL_DIRECT;
+	u64 spin_end = bounded ? ktime_get_ns() + KVPERF_SERVER_SPIN_NS : 0;
+	unsigned int nap_us = KVPERF_NAP_MIN_US;
 	s64 seen = kvperf_conn_progress(c), now;
 
 	for (;;) {
@@ -1175,10 +1210,14 @@ int kvperf_conn_wait(struct kvperf_conn *c,
 			 * (Giving way whenever another task was runnable
 			 * made busy polling 4-8 times slower on rxe.)
 			 */
-			if (time_after(jiffies, spin_until))
-				usleep_range(20, 50);
-			else
+			if (bounded ? ktime_get_ns() < spin_end :
+				      !time_after(jiffies, spin_until)) {
 				cond_resched();
+				continue;
+			}
+			usleep_range(nap_us, 2 * nap_us);
+			if (bounded)
+				nap_us = min(2 * nap_us, KVPERF_NAP_MAX_US);
 			continue;
 		}
 		wait_event_timeout(*c->notify, cond(c, arg) || READ_ONCE(c->error) ||

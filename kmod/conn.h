@@ -138,6 +138,8 @@ struct kvperf_recv {
  * @rx: what we receive into, what the peer writes to and reads from
  * @poll_ctx: poll context of @cq
  * @spin: the current wait polls memory, so it must not sleep
+ * @spin_bounded: a server's connection: its memory polls spin briefly,
+ *		  then sleep between polls (see kvperf_conn_wait())
  * @size_max: largest message
  * @inline_size: send inline up to this size
  * @remote_rkey: rkey of the peer's @rx
@@ -198,6 +200,7 @@ struct kvperf_conn {
 	struct kvperf_buf rx;
 	enum ib_poll_context poll_ctx;
 	bool spin;
+	bool spin_bounded;
 	u32 size_max;
 	u32 inline_size;
 	u32 remote_rkey;

@@ -250,8 +250,9 @@ struct kvperf_io_trx {
  * @slots: a capsule per receive
  * @rx: the receives
  * @depth: how many
- * @lock: protects @granted
+ * @lock: protects @granted and @failed
  * @granted: credits granted to the live connections, at most @depth
+ * @failed: the device reported an error of the queue: no more credits
  */
 struct kvperf_io_srq {
 	struct kref ref;
@@ -260,8 +261,9 @@ struct kvperf_io_srq {
 	struct kvperf_io_slots slots;
 	struct kvperf_io_trx *rx;
 	u32 depth;
-	spinlock_t lock;	/* protects @granted */
+	spinlock_t lock;	/* protects @granted and @failed */
 	u32 granted;
+	bool failed;
 };
 
 void kvperf_io_srq_footprint(u32 depth, struct kvperf_footprint *f);

@@ -68,6 +68,25 @@ int kvperf_io_srq_post(struct kvperf_io_srq *q, struct kvperf_io_trx *r)
 	return ib_post_srq_recv(q->srq, &wr, NULL);
 }
 
+/*
+ * The queue's asynchronous events (any context): after an error it
+ * completes nothing more, so it grants no more credits; the connections
+ * that use it fail on their flushed receives.
+ */
+static void kvperf_io_srq_event(struct ib_event *ev, void *ctx)
+{
+	struct kvperf_io_srq *q = ctx;
+	unsigned long flags;
+
+	if (ev->event != IB_EVENT_SRQ_ERR)
+		return;
+	pr_warn_ratelimited("%s: shared receive queue error: it grants no more credits\n",
+			    dev_name(&ev->device->dev));
+	spin_lock_irqsave(&q->lock, flags);
+	q->failed = true;
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+
 /**
  * kvperf_io_srq_create() - a shared receive queue with all receives posted
  * @ibdev: the device
@@ -83,6 +102,7 @@ struct kvperf_io_srq *kvperf_io_srq_create(struct ib_device *ibdev, u32 depth,
 					   const char **why)
 {
 	struct ib_srq_init_attr init = {
+		.event_handler = kvperf_io_srq_event,
 		.srq_type = IB_SRQT_BASIC,
 		.attr = { .max_wr = depth, .max_sge = 1 },
 	};
@@ -93,6 +113,7 @@ struct kvperf_io_srq *kvperf_io_srq_create(struct ib_device *ibdev, u32 depth,
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
 	if (!q)
 		goto nomem;
+	init.srq_context = q;
 	kref_init(&q->ref);
 	spin_lock_init(&q->lock);
 	q->depth = depth;
@@ -178,16 +199,18 @@ void kvperf_io_srq_put(struct kvperf_io_srq *q)
  * @q: the queue
  * @want: what the host asked for
  *
- * Return: @want, or the receives not granted yet if fewer; 0 when none.
+ * Return: @want, or the receives not granted yet if fewer; 0 when none
+ * are left or the queue failed (IB_EVENT_SRQ_ERR).
  */
 u32 kvperf_io_srq_grant(struct kvperf_io_srq *q, u32 want)
 {
+	unsigned long flags;
 	u32 n;
 
-	spin_lock(&q->lock);
-	n = min(want, q->depth - q->granted);
+	spin_lock_irqsave(&q->lock, flags);
+	n = q->failed ? 0 : min(want, q->depth - q->granted);
 	q->granted += n;
-	spin_unlock(&q->lock);
+	spin_unlock_irqrestore(&q->lock, flags);
 	return n;
 }
 
@@ -198,9 +221,11 @@ u32 kvperf_io_srq_grant(struct kvperf_io_srq *q, u32 want)
  */
 void kvperf_io_srq_ungrant(struct kvperf_io_srq *q, u32 n)
 {
-	spin_lock(&q->lock);
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
 	q->granted -= n;
-	spin_unlock(&q->lock);
+	spin_unlock_irqrestore(&q->lock, flags);
 }
 
 /**
@@ -211,10 +236,11 @@ void kvperf_io_srq_ungrant(struct kvperf_io_srq *q, u32 n)
  */
 u32 kvperf_io_srq_granted(struct kvperf_io_srq *q)
 {
+	unsigned long flags;
 	u32 n;
 
-	spin_lock(&q->lock);
+	spin_lock_irqsave(&q->lock, flags);
 	n = q->granted;
-	spin_unlock(&q->lock);
+	spin_unlock_irqrestore(&q->lock, flags);
 	return n;
 }

@@ -226,6 +226,8 @@ int kvperf_lat_serve(struct kvperf_conn *c, u8 op, bool verify,
 		kvperf_buf_fill(&c->rx, c->size_max, 0);
 		kvperf_buf_for_device(c, &c->rx, c->size_max);
 	}
+	/* a client must not be able to keep this thread spinning */
+	c->spin_bounded = true;
 
 	for (;;) {
 		if (op == KVPERF_OP_WRITE && size) {

@@ -52,7 +52,6 @@ struct kvperf_lat_block {
 	void *tick_arg;
 };
 
-
 int kvperf_lat_run_block(struct kvperf_conn *c, struct kvperf_lat_block *b);
 int kvperf_lat_serve(struct kvperf_conn *c, u8 op, bool verify,
 		     atomic64_t *served);

@@ -191,10 +191,12 @@ static void kvperf_sconn_teardown(struct kvperf_sconn *sc)
 	 * its side, ignores the reject that destroying the id sends. Give
 	 * the client's RTU a moment to arrive, so that it is told. The CM
 	 * handler wakes c->notify (a bandwidth connection's worker queue,
-	 * not c->wq): wait there, or the wait always runs to its end.
+	 * not c->wq): wait there, or the wait always runs to its end. A
+	 * server being stopped does not wait.
 	 */
 	wait_event_timeout(*c->notify, READ_ONCE(sc->established) ||
-			   READ_ONCE(sc->cm_ended),
+			   READ_ONCE(sc->cm_ended) ||
+			   READ_ONCE(srv->stopping),
 			   msecs_to_jiffies(KVPERF_SERVER_RTU_WAIT_MS));
 	rdma_disconnect(c->cm_id);
 	kvperf_conn_destroy(c);
@@ -985,9 +987,12 @@ int kvperf_server_start(const struct sockaddr_storage *addr, const char *dev,
 	err = -ENODEV;
 
 err_id:
-	rdma_destroy_id(cm_id);
-	/* not live: no connection took a reference */
+	/*
+	 * Not live: no connection took a reference. The queue goes before
+	 * the id, whose destruction lets a device's removal go on.
+	 */
 	kvperf_server_put_srq(srv, srv->srq);
+	rdma_destroy_id(cm_id);
 err_free:
 	kfree(srv->remove_work);
 	kfree_sensitive(srv);
@@ -999,32 +1004,42 @@ static void kvperf_server_destroy(struct kvperf_server *srv)
 {
 	struct kvperf_sconn *sc, *tmp;
 	struct rdma_cm_id *listen_id;
+	struct kvperf_io_srq *srq;
 	LIST_HEAD(conns);
 
+	/*
+	 * Stopping, the listener refuses every new connection under its
+	 * lock: the list taken here is the last. Its id is destroyed last
+	 * of all, once no connection and no queue of its device is left: a
+	 * device's removal waits for the ids only.
+	 */
 	mutex_lock(&srv->lock);
-	srv->stopping = true;
-	listen_id = srv->listen_id;
-	srv->listen_id = NULL;
-	mutex_unlock(&srv->lock);
-
-	/* after this no connect request handler runs any more */
-	if (listen_id)
-		rdma_destroy_id(listen_id);
-
-	mutex_lock(&srv->lock);
+	WRITE_ONCE(srv->stopping, true);
 	list_splice_init(&srv->conns, &conns);
 	srv->nconns = 0;
 	mutex_unlock(&srv->lock);
 
-	list_for_each_entry_safe(sc, tmp, &conns, node) {
+	/* every thread told first, so that they end side by side */
+	list_for_each_entry(sc, &conns, node) {
 		WRITE_ONCE(sc->stop, true);
 		wake_up(sc->conn.notify);
+	}
+	list_for_each_entry_safe(sc, tmp, &conns, node) {
 		list_del(&sc->node);
 		kvperf_sconn_free(sc);
 	}
 	/* every thread has ended: none queues the reaper any more */
 	cancel_work_sync(&srv->reap_work);
-	kvperf_server_put_srq(srv, srv->srq);
+	mutex_lock(&srv->lock);
+	srq = srv->srq;
+	srv->srq = NULL;
+	listen_id = srv->listen_id;
+	srv->listen_id = NULL;
+	mutex_unlock(&srv->lock);
+	kvperf_server_put_srq(srv, srq);
+	/* after this no connect request handler runs any more */
+	if (listen_id)
+		rdma_destroy_id(listen_id);
 	kvperf_server_publish_stopped(srv);
 	kfree(srv->remove_work);
 	kfree_sensitive(srv);

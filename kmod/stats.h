@@ -40,8 +40,9 @@
 
 #include <linux/types.h>
 
-#ifndef CONFIG_64BIT
-#error "kvperf keeps 128-bit sums for its statistics: it needs a 64-bit kernel"
+/* the compiler has __int128 on 64-bit targets only */
+#ifndef __SIZEOF_INT128__
+#error "kvperf keeps 128-bit sums for its statistics: it needs a 64-bit target"
 #endif
 
 #define KVPERF_HIST_SUB_BITS	7	/* 128 sub-buckets per power of two */

@@ -36,7 +36,7 @@ LAYERS = {
         # definitions shared by everyone, and pure helpers
         "model": ["kvperf", "proto", "compat", "stats", "timeout"],
         # the run and server engine, devices, and the events it publishes
-        "engine": ["pin", "conn", "lat", "bw", "io", "io_slots", "io_host",
+        "engine": ["pin", "conn", "faults", "lat", "bw", "io", "io_slots", "io_host",
                    "io_target", "io_srq", "run", "run_bw", "run_io",
                    "run_events",
                    "device", "server", "server_acl"],
@@ -84,6 +84,9 @@ MODULES = {
         "io_target": "io",
         "io_srq": "io",
         "run_io": "run",
+        # the tests' fault hooks in the connections' payloads and posts
+        # (built into the tests' module only)
+        "faults": "conn",
     },
     "user": {
         # the bandwidth and I/O runs of the engine's client, in

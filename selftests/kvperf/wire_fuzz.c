@@ -22,6 +22,8 @@
  *	  wire_fuzz -a ADDR -H N	hold N idle connections until killed
  *	  wire_fuzz -a ADDR -B N -S SIZE	N connections of SIZE at once
  *	  wire_fuzz -a ADDR -E		phase lengths at and beyond their bounds
+ *	  wire_fuzz -a ADDR -O		more control messages than the server reads
+ *	  wire_fuzz -a ADDR -W		a write-latency client gone quiet
  *
  * A conversation the server should have closed counts as closed when the
  * DISCONNECTED event comes; without it, -l names a command that lists the
@@ -1464,6 +1466,117 @@ static int fz_edge_mode(struct fz *f)
 	return wrong ? 1 : 0;
 }
 
+/*
+ * More control messages than a server connection's ring of unread ones
+ * holds (KVPERF_RECV_DEPTH, 8): a bandwidth send run, whose server
+ * keeps a receive posted for every message in flight, gets its first
+ * size message and then 12 more while the test holds its thread
+ * (stall_servers). Prints "sent" once they are all sent; the test then
+ * lets the server go, and it must close the connection rather than
+ * read the ring past what it holds. Exit status 0 when it does within
+ * 5 times -w.
+ */
+static int fz_overrun_mode(struct fz *f)
+{
+	struct upath_conn_attr attr = {
+		.poll = KVPERF_POLL_BUSY,
+		.size_max = FZ_RAW_BUF,
+		.send_depth = 16,
+		.recv_depth = 16,
+	};
+	struct upath_req r = {
+		.op = KVPERF_OP_SEND, .type = KVPERF_RUN_TYPE_BW,
+		.size_max = 64, .tx_depth = 64, .post_list = 1,
+		.signal_every = 1, .iterations = 1000,
+	};
+	struct kvperf_wire_req w;
+	struct fz_conn *fc;
+	bool closed;
+	int i, err = 0;
+
+	fc = fz_conn_new(f, &attr);
+	if (!fc) {
+		printf("no connection could be set up\n");
+		return 1;
+	}
+	upath_wire_req_put(&r, &w);
+	if (fz_connect(f, fc, &w, sizeof(w), 0, 0, false) != FZ_ACCEPTED) {
+		printf("not accepted\n");
+		fz_conn_free(fc);
+		return 1;
+	}
+	for (i = 0; i < 13 && !err; i++) {
+		err = fz_send(&fc->c, IBV_WR_SEND_WITH_IMM, 0,
+			      KVPERF_CTRL(KVPERF_CTRL_SIZE, 64));
+		/* the first reaches the server's thread, which then stalls */
+		if (!i)
+			usleep(500000);
+	}
+	printf(err ? "send failed after %d\n" : "sent %d control messages\n",
+	       i);
+	fflush(stdout);
+	closed = !err && fz_wait_closed(fc, 5 * f->wait_ms);
+	printf("%s\n", closed ? "closed" : "still open");
+	fz_conn_free(fc);
+	return closed ? 0 : 1;
+}
+
+/*
+ * A write-latency client that announces its size and then writes
+ * nothing: the server's thread polls its buffer for the next write. The
+ * connection's request carries this process's buffer, as a client's
+ * does. Prints "polled" once the server acknowledged the size, then
+ * holds the connection until killed (the test measures the thread's CPU
+ * time meanwhile). Exit status 1 when the size is not acknowledged.
+ */
+static int fz_idle_write_mode(struct fz *f)
+{
+	struct upath_conn_attr attr = {
+		.poll = KVPERF_POLL_BUSY,
+		.size_max = FZ_RAW_BUF,
+		.send_depth = 4,
+		.recv_depth = 4,
+	};
+	struct upath_req r = {
+		.op = KVPERF_OP_WRITE, .type = KVPERF_RUN_TYPE_LAT,
+		.size_max = 64,
+	};
+	struct kvperf_wire_req w;
+	struct upath_recv rv;
+	struct fz_conn *fc;
+	int err;
+
+	fc = fz_conn_new(f, &attr);
+	if (!fc) {
+		printf("no connection could be set up\n");
+		return 1;
+	}
+	r.rkey = fc->c.rx.mr->rkey;
+	r.addr = (uintptr_t)fc->c.rx.p;
+	upath_wire_req_put(&r, &w);
+	if (fz_connect(f, fc, &w, sizeof(w), 0, 0, false) != FZ_ACCEPTED) {
+		printf("not accepted\n");
+		fz_conn_free(fc);
+		return 1;
+	}
+	err = fz_send(&fc->c, IBV_WR_SEND_WITH_IMM, 0,
+		      KVPERF_CTRL(KVPERF_CTRL_SIZE, 64));
+	if (!err)
+		err = upath_conn_wait_recv(&fc->c, &rv);
+	if (err || !rv.has_imm ||
+	    KVPERF_CTRL_OP(rv.imm) != KVPERF_CTRL_ACK) {
+		printf("the size was not acknowledged\n");
+		fz_conn_free(fc);
+		return 1;
+	}
+	printf("polled\n");
+	fflush(stdout);
+	while (!fz_stopping)
+		pause();
+	fz_conn_free(fc);
+	return 0;
+}
+
 static int fz_burst_mode(struct fz *f, unsigned int n, uint32_t size)
 {
 	fz_burst(f, n, size);
@@ -1481,7 +1594,9 @@ static void fz_usage(void)
 		"                 [-l LIST_CMD] [-v]\n"
 		"       wire_fuzz -a ADDR [-p PORT] -H N\n"
 		"       wire_fuzz -a ADDR [-p PORT] -B N -S SIZE\n"
-		"       wire_fuzz -a ADDR [-p PORT] [-w WAIT_MS] -E\n");
+		"       wire_fuzz -a ADDR [-p PORT] [-w WAIT_MS] -E\n"
+		"       wire_fuzz -a ADDR [-p PORT] [-w WAIT_MS] -O\n"
+		"       wire_fuzz -a ADDR [-p PORT] [-w WAIT_MS] -W\n");
 	exit(2);
 }
 
@@ -1494,10 +1609,11 @@ int main(int argc, char **argv)
 	unsigned long port = KVPERF_DEFAULT_PORT, hold = 0, burst = 0;
 	unsigned long size = 0;
 	struct sigaction sa = { .sa_handler = fz_on_signal };
-	bool have_addr = false, have_seed = false, edge = false;
+	bool have_addr = false, have_seed = false, edge = false, overrun = false;
+	bool idle_write = false;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "a:p:s:n:t:w:q:r:R:d:l:vH:B:S:E")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:s:n:t:w:q:r:R:d:l:vH:B:S:EOW")) != -1) {
 		switch (opt) {
 		case 'a':
 			if (fz_parse_addr(optarg, &f.dst))
@@ -1550,6 +1666,12 @@ int main(int argc, char **argv)
 		case 'E':
 			edge = true;
 			break;
+		case 'O':
+			overrun = true;
+			break;
+		case 'W':
+			idle_write = true;
+			break;
 		default:
 			fz_usage();
 		}
@@ -1571,5 +1693,9 @@ int main(int argc, char **argv)
 		return fz_burst_mode(&f, burst, size);
 	if (edge)
 		return fz_edge_mode(&f);
+	if (overrun)
+		return fz_overrun_mode(&f);
+	if (idle_write)
+		return fz_idle_write_mode(&f);
 	return fz_run(&f);
 }

@@ -18,7 +18,9 @@
 # is replayed with its fixed seed (a broken conversation the server ends
 # before its ESTABLISHED event: the client must still hear of it).
 # A bandwidth run's phase lengths at the spec's bounds are accepted and
-# past them refused as bad requests.
+# past them refused as bad requests; more control messages than the
+# server has read close the connection; a write-latency client gone
+# quiet keeps the server's thread below 10 % of a CPU.
 # Afterwards the server lists only those two, refuses 8 MiB connections
 # beyond a lowered bound of the servers' pinned-memory pool, answers a
 # normal latency and bandwidth run, is still listed, stops with the idle
@@ -58,7 +60,7 @@ wait_ms=$(kv_scaled 1000)
 idle=2
 kv_track_runs
 
-ktap_set_plan 17
+ktap_set_plan 19
 kv_dmesg_mark
 
 out=$(kvperf server start addr "$addr" port "$port" idle-timeout 600 2>&1) ||
@@ -197,6 +199,64 @@ edges() {
 }
 kv_check "phase lengths: 4 at the spec's bounds accepted, 7 beyond them (up to 0xffffffff ms) refused as bad requests, as by the user path's check" \
 	edges
+
+# A sender of more control messages than the server has read: 13 while
+# its thread is held (stall_servers), more than the 8 a connection's
+# ring of unread ones holds. The server closes the connection instead of
+# reading entries overwritten (issue 42).
+stall=/sys/kernel/debug/kvperf/stall_servers
+kv_on_exit "echo N >$stall"
+overrun() {
+	local out=$KV_TMP/overrun.out pid rc
+
+	echo Y >"$stall" || return 1
+	"$fuzz" -a "$addr" -p "$port" -w "$wait_ms" -O >"$out" 2>&1 &
+	pid=$!
+	kv_wait 30 grep -q '^sent\|^send failed\|^no\|^not' "$out"
+	echo N >"$stall"
+	wait "$pid"
+	rc=$?
+	cat "$out"
+	[ "$rc" = 0 ] && grep -qx 'sent 13 control messages' "$out" &&
+		grep -qx closed "$out"
+}
+kv_check "13 control messages sent while the server's thread is held, beyond its ring of 8: the server closes the connection" \
+	overrun
+
+# A write-latency client that announced its size and went quiet: the
+# server's thread polls its buffer for the next write, spinning 1 ms and
+# then sleeping between polls. Its CPU time over 2 s (the kernel's
+# per-thread accounting, ticks of 10 ms): below 10 %; spinning on, it
+# took most of a vCPU (issue 42).
+srv_cpu_ticks() {
+	local p f sum=0
+
+	for p in $(pgrep '^kvperf-srv'); do
+		read -ra f <"/proc/$p/stat" 2>/dev/null || continue
+		# utime and stime, fields 14 and 15 (the name has no spaces)
+		sum=$((sum + f[13] + f[14]))
+	done
+	echo "$sum"
+}
+idle_write() {
+	local out=$KV_TMP/idlew.out pid before after ms hz
+
+	hz=$(getconf CLK_TCK)
+	"$fuzz" -a "$addr" -p "$port" -w "$wait_ms" -W >"$out" 2>&1 &
+	pid=$!
+	kv_wait 30 grep -q '^polled\|^no\|^not\|^the size' "$out"
+	grep -qx polled "$out" || { cat "$out"; kill "$pid"; return 1; }
+	before=$(srv_cpu_ticks)
+	sleep 2
+	after=$(srv_cpu_ticks)
+	kill "$pid"
+	wait "$pid"
+	ms=$(((after - before) * 1000 / hz))
+	echo "the servers' threads took $ms ms of CPU in 2000 ms"
+	[ "$ms" -lt 200 ]
+}
+kv_check "a write-latency client gone quiet: the server's thread polls its buffer on less than 10 % of a CPU" \
+	idle_write
 
 # 3. The server keeps only the idle connections.
 only_idle() {
