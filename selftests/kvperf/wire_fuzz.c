@@ -1390,6 +1390,39 @@ static int fz_hold_mode(struct fz *f, unsigned int n)
 }
 
 /*
+ * The connection of a one-shot mode: @r as the request, with this
+ * process's receive buffer in it, accepted. NULL, after saying why on
+ * stdout, when it is not.
+ */
+static struct fz_conn *fz_mode_connect(struct fz *f, uint32_t depth,
+				       struct upath_req *r)
+{
+	struct upath_conn_attr attr = {
+		.poll = KVPERF_POLL_BUSY,
+		.size_max = FZ_RAW_BUF,
+		.send_depth = depth,
+		.recv_depth = depth,
+	};
+	struct kvperf_wire_req w;
+	struct fz_conn *fc;
+
+	fc = fz_conn_new(f, &attr);
+	if (!fc) {
+		printf("no connection could be set up\n");
+		return NULL;
+	}
+	r->rkey = fc->c.rx.mr->rkey;
+	r->addr = (uintptr_t)fc->c.rx.p;
+	upath_wire_req_put(r, &w);
+	if (fz_connect(f, fc, &w, sizeof(w), 0, 0, false) != FZ_ACCEPTED) {
+		printf("not accepted\n");
+		fz_conn_free(fc);
+		return NULL;
+	}
+	return fc;
+}
+
+/*
  * A bandwidth run's phase lengths at and beyond the spec's ranges, each
  * in one connect request of an otherwise valid one-sided run: the server
  * must accept the former and refuse the latter as bad requests, as the
@@ -1478,33 +1511,17 @@ static int fz_edge_mode(struct fz *f)
  */
 static int fz_overrun_mode(struct fz *f)
 {
-	struct upath_conn_attr attr = {
-		.poll = KVPERF_POLL_BUSY,
-		.size_max = FZ_RAW_BUF,
-		.send_depth = 16,
-		.recv_depth = 16,
-	};
 	struct upath_req r = {
 		.op = KVPERF_OP_SEND, .type = KVPERF_RUN_TYPE_BW,
 		.size_max = 64, .tx_depth = 64, .post_list = 1,
 		.signal_every = 1, .iterations = 1000,
 	};
-	struct kvperf_wire_req w;
-	struct fz_conn *fc;
+	struct fz_conn *fc = fz_mode_connect(f, 16, &r);
 	bool closed;
 	int i, err = 0;
 
-	fc = fz_conn_new(f, &attr);
-	if (!fc) {
-		printf("no connection could be set up\n");
+	if (!fc)
 		return 1;
-	}
-	upath_wire_req_put(&r, &w);
-	if (fz_connect(f, fc, &w, sizeof(w), 0, 0, false) != FZ_ACCEPTED) {
-		printf("not accepted\n");
-		fz_conn_free(fc);
-		return 1;
-	}
 	for (i = 0; i < 13 && !err; i++) {
 		err = fz_send(&fc->c, IBV_WR_SEND_WITH_IMM, 0,
 			      KVPERF_CTRL(KVPERF_CTRL_SIZE, 64));
@@ -1531,34 +1548,16 @@ static int fz_overrun_mode(struct fz *f)
  */
 static int fz_idle_write_mode(struct fz *f)
 {
-	struct upath_conn_attr attr = {
-		.poll = KVPERF_POLL_BUSY,
-		.size_max = FZ_RAW_BUF,
-		.send_depth = 4,
-		.recv_depth = 4,
-	};
 	struct upath_req r = {
 		.op = KVPERF_OP_WRITE, .type = KVPERF_RUN_TYPE_LAT,
 		.size_max = 64,
 	};
-	struct kvperf_wire_req w;
+	struct fz_conn *fc = fz_mode_connect(f, 4, &r);
 	struct upath_recv rv;
-	struct fz_conn *fc;
 	int err;
 
-	fc = fz_conn_new(f, &attr);
-	if (!fc) {
-		printf("no connection could be set up\n");
+	if (!fc)
 		return 1;
-	}
-	r.rkey = fc->c.rx.mr->rkey;
-	r.addr = (uintptr_t)fc->c.rx.p;
-	upath_wire_req_put(&r, &w);
-	if (fz_connect(f, fc, &w, sizeof(w), 0, 0, false) != FZ_ACCEPTED) {
-		printf("not accepted\n");
-		fz_conn_free(fc);
-		return 1;
-	}
 	err = fz_send(&fc->c, IBV_WR_SEND_WITH_IMM, 0,
 		      KVPERF_CTRL(KVPERF_CTRL_SIZE, 64));
 	if (!err)
