@@ -78,9 +78,9 @@ static int kvperf_nl_server_opts(struct genl_info *info,
 		/* a client without a key sends zeros: they would let it in */
 		if (!memchr_inv(nla_data(tb[KVPERF_A_SERVER_KEY]), 0,
 				sizeof(o->key))) {
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    tb[KVPERF_A_SERVER_KEY],
-					    "the key is all zero, which means no key");
+			NL_SET_ERR_MSG_MOD(info->extack,
+					   "the key is all zero, which means no key");
+			NL_SET_BAD_ATTR(info->extack, tb[KVPERF_A_SERVER_KEY]);
 			return -EINVAL;
 		}
 		o->keyed = true;
