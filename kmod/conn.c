@@ -51,15 +51,6 @@ int kvperf_conns_live_count(void)
 #define KVPERF_NAP_MIN_US	20
 #define KVPERF_NAP_MAX_US	2000
 
-static unsigned int kvperf_chunk_shift(size_t len)
-{
-	unsigned int shift = PAGE_SHIFT;
-
-	while (shift < KVPERF_CHUNK_SHIFT_MAX && (1UL << shift) < len)
-		shift++;
-	return shift;
-}
-
 /**
  * kvperf_conn_pinned() - memory a connection pins for a run
  * @size_max: largest message of the run
@@ -75,8 +66,6 @@ size_t kvperf_conn_pinned(u32 size_max)
 
 static void kvperf_buf_free(struct kvperf_conn *c, struct kvperf_buf *b)
 {
-	unsigned int i;
-
 	if (b->nents)
 		ib_dma_unmap_sg(c->ibdev, b->sgt.sgl, b->sgt.orig_nents,
 				DMA_BIDIRECTIONAL);
@@ -84,39 +73,34 @@ static void kvperf_buf_free(struct kvperf_conn *c, struct kvperf_buf *b)
 	if (b->sgt.sgl)
 		sg_free_table(&b->sgt);
 	memset(&b->sgt, 0, sizeof(b->sgt));
-	for (i = 0; b->chunks && i < b->nchunks; i++)
-		if (b->chunks[i])
-			__free_pages(b->chunks[i], b->chunk_shift - PAGE_SHIFT);
-	kfree(b->chunks);
+	kvperf_chunks_free(b->chunks, b->nchunks, b->chunk_shift);
 	b->chunks = NULL;
 }
 
+/*
+ * A buffer in chunks no larger than the device maps in one piece, and
+ * smaller ones where high-order pages are short.
+ */
 static int kvperf_buf_alloc(struct kvperf_conn *c, struct kvperf_buf *b,
 			    size_t len, int node)
 {
 	struct scatterlist *sg;
 	unsigned int i;
-	size_t chunk;
 
 	len = max_t(size_t, len, KVPERF_BUF_MIN);
 	b->len = len;
-	b->chunk_shift = kvperf_chunk_shift(len);
-	chunk = 1UL << b->chunk_shift;
-	b->nchunks = DIV_ROUND_UP(len, chunk);
-	b->chunks = kcalloc(b->nchunks, sizeof(*b->chunks), GFP_KERNEL);
+	b->chunk_shift = min(kvperf_chunk_shift(len),
+			     kvperf_chunk_shift_dma(c->ibdev));
+	if (unlikely(kvperf_fault_page_chunks()))
+		b->chunk_shift = PAGE_SHIFT;
+	b->chunks = kvperf_chunks_alloc(len, &b->chunk_shift, PAGE_SHIFT, node,
+					&b->nchunks);
 	if (!b->chunks)
 		return -ENOMEM;
 	if (sg_alloc_table(&b->sgt, b->nchunks, GFP_KERNEL))
 		goto err;
-
-	for_each_sg(b->sgt.sgl, sg, b->nchunks, i) {
-		b->chunks[i] = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO |
-						__GFP_NOWARN,
-						b->chunk_shift - PAGE_SHIFT);
-		if (!b->chunks[i])
-			goto err;
-		sg_set_page(sg, b->chunks[i], chunk, 0);
-	}
+	for_each_sg(b->sgt.sgl, sg, b->nchunks, i)
+		sg_set_page(sg, b->chunks[i], 1U << b->chunk_shift, 0);
 
 	b->nents = ib_dma_map_sg(c->ibdev, b->sgt.sgl, b->nchunks,
 				 DMA_BIDIRECTIONAL);
@@ -657,25 +641,63 @@ static struct ib_cq *kvperf_conn_alloc_cq(struct kvperf_conn *c,
 }
 
 /*
- * FRWR MR for the receive buffer: in pages where the device takes that
- * many, else in chunks. ib_map_mr_sg() maps every mapped entry whole, so
- * the MR is sized from what the DMA mapping covers (whole chunks), not
- * from the length asked for.
+ * The DMA addresses where the receive buffer's mapped entries meet, OR-ed
+ * together: an FRWR page may not straddle one (ib_map_mr_sg()), so a
+ * page size must divide them all. An IOMMU maps at its own granule and
+ * swiotlb at a page, whatever the chunks' size.
  */
+static u64 kvperf_conn_rx_seams(struct kvperf_conn *c)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+	u64 seams = 0;
+
+	for_each_sg(c->rx.sgt.sgl, sg, c->rx.nents, i) {
+		if (i)
+			seams |= sg_dma_address(sg);
+		if (i + 1 < c->rx.nents)
+			seams |= sg_dma_address(sg) + sg_dma_len(sg);
+	}
+	return seams;
+}
+
+/*
+ * The page size of the receive buffer's FRWR MR: the smallest the device
+ * registers (page_size_cap; every device takes PAGE_SIZE) and the
+ * mapping's seams allow for which the buffer fits the device's page
+ * list, up to a chunk. ib_map_mr_sg() maps every mapped entry whole, so
+ * the MR is sized from what the mapping covers (whole chunks), not from
+ * the length asked for. 0 if none fits.
+ */
+static unsigned int kvperf_conn_mr_page_shift(struct kvperf_conn *c,
+					      size_t mapped)
+{
+	const struct ib_device_attr *a = &c->ibdev->attrs;
+	u64 cap = a->page_size_cap | PAGE_SIZE;
+	u64 seams = kvperf_conn_rx_seams(c);
+	unsigned int shift;
+
+	for (shift = PAGE_SHIFT; shift <= c->rx.chunk_shift; shift++) {
+		if (!(cap & BIT_ULL(shift)) || (seams & (BIT_ULL(shift) - 1)))
+			continue;
+		if (DIV_ROUND_UP(mapped, 1UL << shift) <=
+		    a->max_fast_reg_page_list_len)
+			return shift;
+	}
+	return 0;
+}
+
 static int kvperf_conn_alloc_mr(struct kvperf_conn *c)
 {
 	size_t mapped = kvperf_buf_mapped(&c->rx);
-	unsigned int page_size = PAGE_SIZE;
-	int n = DIV_ROUND_UP(mapped, PAGE_SIZE);
+	unsigned int shift = kvperf_conn_mr_page_shift(c, mapped);
+	int n;
 
-	if (n > c->ibdev->attrs.max_fast_reg_page_list_len) {
-		page_size = 1U << c->rx.chunk_shift;
-		n = DIV_ROUND_UP(mapped, page_size);
-	}
-	if (n > c->ibdev->attrs.max_fast_reg_page_list_len) {
-		c->reason = "the receive buffer has more pages than max_fast_reg_page_list_len";
+	if (!shift) {
+		c->reason = "no page size fits the receive buffer in the FRWR page list";
 		return -EINVAL;
 	}
+	n = DIV_ROUND_UP(mapped, 1UL << shift);
 	c->mr = ib_alloc_mr(c->pd, IB_MR_TYPE_MEM_REG, n);
 	if (IS_ERR(c->mr)) {
 		n = PTR_ERR(c->mr);
@@ -683,7 +705,7 @@ static int kvperf_conn_alloc_mr(struct kvperf_conn *c)
 		c->reason = "cannot allocate a fast-registration MR";
 		return n;
 	}
-	n = ib_map_mr_sg(c->mr, c->rx.sgt.sgl, c->rx.nents, NULL, page_size);
+	n = ib_map_mr_sg(c->mr, c->rx.sgt.sgl, c->rx.nents, NULL, 1U << shift);
 	if (n != c->rx.nents) {
 		c->reason = "cannot map the receive buffer for FRWR";
 		return n < 0 ? n : -EINVAL;
@@ -726,11 +748,17 @@ static void kvperf_conn_qp_event(struct ib_event *ev, void *ctx)
 	kvperf_conn_fail(c, -EIO, why);
 }
 
+static_assert(KVPERF_MAX_SGE == 32, "kvperf_conn_check_sges() names 32");
+
 static int kvperf_conn_check_sges(struct kvperf_conn *c,
 				  const struct kvperf_conn_attr *attr)
 {
 	const struct ib_device_attr *dattr = &c->ibdev->attrs;
 
+	if (max(c->tx.nents, c->rx.nents) > KVPERF_MAX_SGE) {
+		c->reason = "a message spans more DMA segments than one request takes (32)";
+		return -EINVAL;
+	}
 	if (c->tx.nents > dattr->max_send_sge ||
 	    (attr->op == KVPERF_OP_READ && c->rx.nents > dattr->max_send_sge)) {
 		c->reason = "a message spans more DMA segments than the device's max_send_sge";
@@ -867,6 +895,15 @@ int kvperf_conn_create(struct kvperf_conn *c, struct rdma_cm_id *cm_id,
 		c->reason = "iWARP devices are not supported";
 		return -EOPNOTSUPP;
 	}
+	/* every run registers memory with FRWR (ib_alloc_mr, IB_WR_REG_MR) */
+	if (!(c->ibdev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)) {
+		c->reason = "the device has no fast registration (IB_DEVICE_MEM_MGT_EXTENSIONS)";
+		return -EOPNOTSUPP;
+	}
+	if (attr->dma_block > 1UL << kvperf_chunk_shift_dma(c->ibdev)) {
+		c->reason = KVPERF_DMA_BLOCK_TOO_BIG;
+		return -EMSGSIZE;
+	}
 	c->mr_access = attr->local_only ? IB_ACCESS_LOCAL_WRITE :
 					  kvperf_conn_mr_access(attr->op);
 
@@ -965,7 +1002,8 @@ u32 kvperf_conn_sges(struct kvperf_conn *c, struct kvperf_buf *b, u32 len,
 	u32 n = 0;
 
 	for_each_sg(b->sgt.sgl, sg, b->nents, i) {
-		if (!left)
+		/* kvperf_conn_create() refused a buffer in more entries */
+		if (!left || WARN_ON_ONCE(n == KVPERF_MAX_SGE))
 			break;
 		sge[n].addr = sg_dma_address(sg);
 		sge[n].length = min_t(size_t, left, sg_dma_len(sg));

@@ -12,6 +12,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "chunks.h"
 #include "proto.h"
 
 #define KVPERF_RECV_DEPTH	8
@@ -40,10 +41,12 @@
 #define KVPERF_SEND_WQE_BYTES	256
 #define KVPERF_RECV_WQE_BYTES	64
 #define KVPERF_CQE_BYTES	64
-/* Chunks are at most 2 MiB, so buffers never need high-order pages. */
-#define KVPERF_CHUNK_SHIFT_MAX	21
-/* A message of the largest size spans this many chunks. */
-#define KVPERF_MAX_SGE		(KVPERF_SIZE_MAX >> KVPERF_CHUNK_SHIFT_MAX)
+/*
+ * SGEs of one request at most: a message of the largest size in chunks of
+ * 256 KiB, what swiotlb maps in one piece. A buffer in more pieces (a
+ * smaller DMA limit, or high-order pages short) is refused by name.
+ */
+#define KVPERF_MAX_SGE		(KVPERF_SIZE_MAX >> 18)
 
 /**
  * struct kvperf_buf - a DMA-mapped buffer made of physically contiguous chunks
@@ -93,6 +96,8 @@ struct kvperf_buf {
  *	 only the CQ, for as many receive completions as @srq can give
  * @pd: with @srq, its protection domain, shared; else the connection
  *	allocates its own
+ * @dma_block: an I/O block its owner maps, in one DMA segment at most
+ *	       (0: none): a device that maps less is refused up front
  */
 struct kvperf_conn_attr {
 	u8 poll;
@@ -111,6 +116,7 @@ struct kvperf_conn_attr {
 	u32 recv_sges;
 	struct ib_srq *srq;
 	struct ib_pd *pd;
+	u32 dma_block;
 };
 
 /**

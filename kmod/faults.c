@@ -100,6 +100,24 @@ void kvperf_serve_stall(struct kvperf_conn *c)
 		msleep(20);
 }
 
+/*
+ * Fault injection for the tests (debugfs page_chunks): connections' message
+ * buffers come in single pages, as when high-order pages are short and
+ * kvperf_chunks_alloc() fell back to order 0.
+ */
+static bool kvperf_page_chunks;
+
+/**
+ * kvperf_fault_page_chunks() - does the page_chunks hook ask for buffers
+ *				in single pages?
+ *
+ * Return: true while it does.
+ */
+bool kvperf_fault_page_chunks(void)
+{
+	return READ_ONCE(kvperf_page_chunks);
+}
+
 /**
  * kvperf_faults_debugfs_init() - the hooks' files
  * @dir: kvperf's debugfs directory
@@ -111,4 +129,5 @@ void kvperf_faults_debugfs_init(struct dentry *dir)
 				&kvperf_corrupt_payloads);
 	debugfs_create_bool("inline_dma_addresses", 0600, dir,
 			    &kvperf_inline_dma_addresses);
+	debugfs_create_bool("page_chunks", 0600, dir, &kvperf_page_chunks);
 }

@@ -35,9 +35,8 @@
  */
 #define KVPERF_IO_RECV_SPARE	64
 /*
- * Pieces of one block at most: blocks of KVPERF_IO_BS_MAX or less, in
- * chunks of 2 MiB (or one chunk, when all blocks fit in less), straddle
- * at most one chunk boundary.
+ * Pieces of one block at most: blocks in chunks no smaller than a block
+ * straddle at most one chunk boundary (kvperf_io_slots_alloc()).
  */
 #define KVPERF_IO_SLOT_PIECES_MAX	2
 
@@ -67,8 +66,8 @@ struct kvperf_io_slots {
 	struct ib_device *ibdev;
 };
 
-int kvperf_io_slots_alloc(struct kvperf_io_slots *s, u32 n, u32 bs,
-			  int node);
+int kvperf_io_slots_alloc(struct kvperf_io_slots *s, struct ib_device *ibdev,
+			  u32 n, u32 bs, int node);
 int kvperf_io_slots_map(struct kvperf_io_slots *s, struct ib_device *ibdev);
 void kvperf_io_slots_free(struct kvperf_io_slots *s);
 size_t kvperf_io_slots_bytes(u32 n, u32 bs);

@@ -150,6 +150,7 @@ void kvperf_io_host_conn_attr(const struct kvperf_io_params *p, u8 poll,
 		.node = NUMA_NO_NODE,
 		.own_recvs = true,
 		.send_sges = p->inline_data ? KVPERF_IO_INLINE_SGES : 0,
+		.dma_block = p->bs,
 	};
 }
 
@@ -520,11 +521,12 @@ struct kvperf_io_host *kvperf_io_host_create(struct kvperf_conn *c,
 			.cqe.done = kvperf_io_rsp_done,
 		};
 	}
-	err = kvperf_io_slots_alloc(&h->slots, p->qd, p->bs, NUMA_NO_NODE);
-	if (!err)
-		err = kvperf_io_slots_map(&h->slots, c->ibdev);
+	err = kvperf_io_slots_alloc(&h->slots, c->ibdev, p->qd, p->bs,
+				    NUMA_NO_NODE) ?:
+	      kvperf_io_slots_map(&h->slots, c->ibdev);
 	if (err) {
-		c->reason = "cannot allocate the I/O data buffers";
+		c->reason = err == -EMSGSIZE ? KVPERF_DMA_BLOCK_TOO_BIG :
+			    "cannot allocate the I/O data buffers";
 		goto err;
 	}
 	/* a block may start inside a page: one page more */

@@ -11,15 +11,6 @@
 #include "conn.h"
 #include "io.h"
 
-static unsigned int kvperf_io_chunk_shift(size_t len)
-{
-	unsigned int shift = PAGE_SHIFT;
-
-	while (shift < KVPERF_CHUNK_SHIFT_MAX && (1UL << shift) < len)
-		shift++;
-	return shift;
-}
-
 /**
  * kvperf_io_slots_bytes() - memory the slots of an I/O run pin
  * @n: slots
@@ -31,7 +22,7 @@ size_t kvperf_io_slots_bytes(u32 n, u32 bs)
 {
 	size_t len = (size_t)n * bs;
 
-	return round_up(len, 1UL << kvperf_io_chunk_shift(len));
+	return round_up(len, 1UL << kvperf_chunk_shift(len));
 }
 
 static u8 *kvperf_io_slots_ptr(struct kvperf_io_slots *s, size_t off)
@@ -76,10 +67,7 @@ void kvperf_io_slots_free(struct kvperf_io_slots *s)
 		if (s->mapped[i])
 			ib_dma_unmap_sg(s->ibdev, &s->sgl[i * s->per],
 					s->nents[i], DMA_BIDIRECTIONAL);
-	for (i = 0; s->chunks && i < s->nchunks; i++)
-		if (s->chunks[i])
-			__free_pages(s->chunks[i], s->chunk_shift - PAGE_SHIFT);
-	kfree(s->chunks);
+	kvperf_chunks_free(s->chunks, s->nchunks, s->chunk_shift);
 	kvfree(s->sgl);
 	kfree(s->nents);
 	kfree(s->mapped);
@@ -89,41 +77,42 @@ void kvperf_io_slots_free(struct kvperf_io_slots *s)
 /**
  * kvperf_io_slots_alloc() - allocate @n blocks of @bs bytes
  * @s: the slots, zeroed
+ * @ibdev: the device they will be mapped for
  * @n: how many
  * @bs: bytes each, a multiple of 512
  * @node: NUMA node, or NUMA_NO_NODE
  *
- * The memory comes in chunks of at most 2 MiB, never higher-order pages
- * than that; a block that straddles two chunks has two scatterlist
+ * The memory comes in chunks of at most 2 MiB and no larger than @ibdev
+ * maps in one piece (kvperf_chunk_shift_dma()), smaller where high-order
+ * pages are short, but never smaller than a block: a block straddles at
+ * most one chunk boundary, in KVPERF_IO_SLOT_PIECES_MAX scatterlist
  * entries.
  *
- * Return: 0 or -ENOMEM, with nothing left allocated.
+ * Return: 0; -EMSGSIZE when a block is larger than @ibdev maps in one
+ * piece; or -ENOMEM; with nothing left allocated.
  */
-int kvperf_io_slots_alloc(struct kvperf_io_slots *s, u32 n, u32 bs, int node)
+int kvperf_io_slots_alloc(struct kvperf_io_slots *s, struct ib_device *ibdev,
+			  u32 n, u32 bs, int node)
 {
-	size_t len = (size_t)n * bs, chunk;
+	unsigned int cap = kvperf_chunk_shift_dma(ibdev);
+	size_t len = (size_t)n * bs;
 	unsigned int i;
 
 	BUILD_BUG_ON(KVPERF_IO_BS_MAX > 1UL << KVPERF_CHUNK_SHIFT_MAX);
+	if (bs > 1UL << cap)
+		return -EMSGSIZE;
 	s->bs = bs;
 	s->n = n;
-	s->chunk_shift = kvperf_io_chunk_shift(len);
-	chunk = 1UL << s->chunk_shift;
-	s->nchunks = DIV_ROUND_UP(len, chunk);
-	s->per = bs / chunk + 2;
-	s->chunks = kcalloc(s->nchunks, sizeof(*s->chunks), GFP_KERNEL);
+	s->chunk_shift = min(kvperf_chunk_shift(len), cap);
+	s->chunks = kvperf_chunks_alloc(len, &s->chunk_shift,
+					kvperf_chunk_shift(bs), node,
+					&s->nchunks);
+	s->per = KVPERF_IO_SLOT_PIECES_MAX;
 	s->sgl = kvcalloc((size_t)n * s->per, sizeof(*s->sgl), GFP_KERNEL);
 	s->nents = kcalloc(n, sizeof(*s->nents), GFP_KERNEL);
 	s->mapped = kcalloc(n, sizeof(*s->mapped), GFP_KERNEL);
 	if (!s->chunks || !s->sgl || !s->nents || !s->mapped)
 		goto err;
-	for (i = 0; i < s->nchunks; i++) {
-		s->chunks[i] = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO |
-						__GFP_NOWARN,
-						s->chunk_shift - PAGE_SHIFT);
-		if (!s->chunks[i])
-			goto err;
-	}
 	for (i = 0; i < n; i++) {
 		struct scatterlist *sg = &s->sgl[i * s->per];
 

@@ -119,8 +119,8 @@ struct kvperf_io_srq *kvperf_io_srq_create(struct ib_device *ibdev, u32 depth,
 	q->depth = depth;
 	q->rx = kvcalloc(depth, sizeof(*q->rx), GFP_KERNEL);
 	if (!q->rx ||
-	    kvperf_io_slots_alloc(&q->slots, depth, KVPERF_WIRE_IO_CAPSULE,
-				  NUMA_NO_NODE) ||
+	    kvperf_io_slots_alloc(&q->slots, ibdev, depth,
+				  KVPERF_WIRE_IO_CAPSULE, NUMA_NO_NODE) ||
 	    kvperf_io_slots_map(&q->slots, ibdev))
 		goto nomem;
 	q->pd = ib_alloc_pd(ibdev, 0);

@@ -180,6 +180,7 @@ void kvperf_io_target_conn_attr(const struct kvperf_io_target_params *p,
 	attr->rdma_ctxs = n * p->segs;
 	attr->own_recvs = true;
 	attr->recv_sges = p->inline_data ? KVPERF_IO_INLINE_SGES : 0;
+	attr->dma_block = p->bs;
 	if (p->srq) {
 		attr->recv_depth = p->srq->depth;
 		attr->srq = p->srq->srq;
@@ -669,6 +670,7 @@ kvperf_io_target_create(struct kvperf_conn *c,
 			const struct kvperf_io_target_params *p)
 {
 	struct kvperf_io_target *t;
+	int err;
 	u32 i;
 
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
@@ -685,13 +687,20 @@ kvperf_io_target_create(struct kvperf_conn *c,
 	t->ctx = kvcalloc(t->nctx, sizeof(*t->ctx), GFP_KERNEL);
 	t->free = kcalloc(t->nctx, sizeof(*t->free), GFP_KERNEL);
 	t->rx = kcalloc(t->nrx, sizeof(*t->rx), GFP_KERNEL);
-	if (!t->ctx || !t->free || !t->rx ||
-	    kvperf_io_slots_alloc(&t->slots, t->nctx, p->bs, NUMA_NO_NODE))
+	if (!t->ctx || !t->free || !t->rx)
 		goto nomem;
-	if (p->inline_data &&
-	    (kvperf_io_slots_alloc(&t->inline_slots, t->nrx, p->inline_data,
-				   NUMA_NO_NODE) ||
-	     kvperf_io_slots_map(&t->inline_slots, c->ibdev)))
+	err = kvperf_io_slots_alloc(&t->slots, c->ibdev, t->nctx, p->bs,
+				    NUMA_NO_NODE);
+	if (!err && p->inline_data)
+		err = kvperf_io_slots_alloc(&t->inline_slots, c->ibdev, t->nrx,
+					    p->inline_data, NUMA_NO_NODE) ?:
+		      kvperf_io_slots_map(&t->inline_slots, c->ibdev);
+	if (err == -EMSGSIZE) {
+		kvperf_io_target_free(t);
+		c->reason = KVPERF_DMA_BLOCK_TOO_BIG;
+		return ERR_PTR(err);
+	}
+	if (err)
 		goto nomem;
 	for (i = 0; i < t->nctx; i++) {
 		struct kvperf_io_tctx *x = &t->ctx[i];

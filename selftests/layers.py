@@ -36,8 +36,9 @@ LAYERS = {
         # definitions shared by everyone, and pure helpers
         "model": ["kvperf", "proto", "compat", "stats", "timeout"],
         # the run and server engine, devices, and the events it publishes
-        "engine": ["pin", "conn", "faults", "lat", "bw", "io", "io_slots", "io_host",
-                   "io_target", "io_srq", "run", "run_bw", "run_io",
+        "engine": ["pin", "chunks", "conn", "faults", "lat", "bw", "io",
+                   "io_slots", "io_host", "io_target", "io_srq", "run",
+                   "run_bw", "run_io",
                    "run_events",
                    "device", "server", "server_acl"],
         # the interfaces to user space: netlink, sysfs, debugfs

@@ -12,7 +12,7 @@ set -o pipefail
 
 usage() {
 	cat <<EOF
-usage: $prog [-k KVER | -K DIR] [-d] [-i | -p] [-t SECONDS] [-a KERNEL-ARGS] [-s | -- COMMAND [ARGS...]]
+usage: $prog [-k KVER | -K DIR] [-d | -b] [-i | -p] [-t SECONDS] [-a KERNEL-ARGS] [-s | -- COMMAND [ARGS...]]
 
 Boot an installed kernel under QEMU (TCG), create rxe0 on kvd0 ($addr0/24)
 and rxe1 on kvd1 ($addr1/24), load the freshly built kvperf.ko and then:
@@ -33,6 +33,12 @@ Options:
                  intel-iommu) and a Soft-RoCE patched to map DMA through
                  it (selftests/rxe-dma/), so DMA addresses are IO virtual
                  addresses as on an HCA, not kernel pointers
+  -b             the bounce-buffer lane: the DMA lane's Soft-RoCE with the
+                 IOMMU passing through (iommu=pt) and swiotlb bouncing
+                 every streaming mapping (swiotlb=force, $bounce_mib MiB), as
+                 in a confidential guest: the device reads and writes
+                 copies, and only the ib_dma_sync_*() calls move data
+                 between them and the buffers
   -i             deterministic clock: QEMU counts instructions (-icount
                  shift=0,sleep=on: one guest instruction is one
                  nanosecond of guest time; while the guest is idle its
@@ -98,6 +104,10 @@ vmdir=$top/selftests/vm
 addr0=198.18.0.1
 addr1=198.18.1.1
 timeout_shell=3600
+# -b: swiotlb's pool, the most all mappings of the guest may hold at once:
+# above what kvperf pins for runs and servers together (max_pinned_mb,
+# max_server_pinned_mb: 320 MiB).
+bounce_mib=384
 
 # One factor for every wait and limit of the suite on a loaded host:
 # KVPERF_TIME_SCALE, default time_scale= in selftests/kvperf/settings.
@@ -260,13 +270,15 @@ limit=
 shell=0
 append=
 dma=0
+bounce=0
 icount=0
 profile=0
-while getopts ":k:K:t:a:dipsh" opt; do
+while getopts ":k:K:t:a:dbipsh" opt; do
 	case "$opt" in
 	k) kver_arg=$OPTARG ;;
 	K) kdir_arg=$OPTARG ;;
 	d) dma=1 ;;
+	b) dma=1 bounce=1 ;;
 	i) icount=1 ;;
 	p) profile=1 icount=1 ;;
 	t) limit=$OPTARG ;;
@@ -282,7 +294,7 @@ if [ $# -gt 0 ] && [ "$shell" = 1 ]; then
 	usage_error "-s and a command exclude each other"
 fi
 if [ -n "$kdir_arg" ] && [ "$dma" = 1 ]; then
-	usage_error "-K and -d exclude each other"
+	usage_error "-K excludes -d and -b"
 fi
 if [ $# -gt 0 ] && [ -z "$1" ]; then
 	usage_error "empty command"
@@ -394,6 +406,7 @@ fi
 	printf 'TERM_HOST=%q\n' "$([ -t 1 ] && echo "${TERM:-vt100}" || echo dumb)"
 	printf 'TIME_SCALE=%q\n' "$scale"
 	printf 'RXE_KO=%q\n' "$rxe_ko"
+	printf 'BOUNCE=%q\n' "$bounce"
 	printf 'CLOCK=%q\n' "$([ "$icount" = 1 ] && echo icount || echo wall)"
 	printf 'MARK=%q\n' "$mark"
 } >"$run/config"
@@ -436,6 +449,9 @@ cmdline+=" watchdog_thresh=$((10 * scale))"
 cmdline+=" sysctl.kernel.hung_task_timeout_secs=$((120 * scale))"
 # The DMA lane's IOMMU is off unless asked for.
 [ "$dma" = 1 ] && cmdline+=" intel_iommu=on"
+# The bounce-buffer lane: swiotlb's slots are 2 KiB each.
+[ "$bounce" = 1 ] &&
+	cmdline+=" iommu=pt swiotlb=$((bounce_mib * 512)),force"
 [ -n "$modroot" ] && cmdline+=" $(debug_kernel_cmdline)"
 cmdline+=" kvtop=$top kvrun=$run${append:+ $append}"
 vcpus=2

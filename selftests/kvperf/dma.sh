@@ -20,6 +20,19 @@
 #   bug from a correct post, so the plain lane skips those two checks
 #   (no check may pass because a bug is there). Switched off, inline
 #   runs are done and intact on both lanes.
+# - With the debugfs switch page_chunks, connections' buffers come in
+#   single pages, as when high-order pages are short: a message of 25
+#   pages is done and intact on every lane; one of 256 pages is too
+#   behind the IOMMU, which merges them into one segment, and is refused
+#   by name elsewhere (more segments than one request takes).
+# - On the bounce-buffer lane (vmtest.sh -b, KVPERF_BOUNCE_LANE=1) the
+#   IOMMU passes through and swiotlb bounces every mapping, 256 KiB at
+#   most each: the kernel path's runs above (the user path's memory is
+#   registered, not mapped, so they run there alone) went through
+#   swiotlb's slots (its high
+#   water mark says so); an I/O run's block of 256 KiB is done and
+#   intact, one of 512 KiB is refused by name (a block is one DMA
+#   segment at most).
 
 # shellcheck source=selftests/kvperf/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -34,9 +47,13 @@ kv_require_module
 addr=$KVPERF_ADDR0
 uport=18640		# the user-path server's port
 switch=/sys/kernel/debug/kvperf/inline_dma_addresses
+pages=/sys/kernel/debug/kvperf/page_chunks
 lane=${KVPERF_DMA_LANE:-0}
+bounce=${KVPERF_BOUNCE_LANE:-0}
+hiwater=/sys/kernel/debug/swiotlb/io_tlb_used_hiwater
 kv_track_runs
 kv_on_exit "echo N >$switch"
+kv_on_exit "echo N >$pages"
 [ -w "$switch" ] || kv_skip_all "no $switch (debugfs not mounted?)"
 
 lat() {
@@ -63,16 +80,32 @@ run_json() {
 # kv_full_lane, stock rxe, no DMA mapping to get wrong) for write alone
 ops="send write read"
 kv_full_lane || ops=write
-# the lane; the server; the ops x (kernel, user) x (lat, bw); inline: 2
+# the lane; the server; the ops x (kernel, user; kernel alone on the
+# bounce lane) x (lat, bw); inline: 2
 # kinds x (CPU addresses, DMA addresses); the kernel log
-ktap_set_plan $((1 + 1 + $(wc -w <<<"$ops") * 2 * 2 + 2 * 2 + 1))
+ktap_set_plan $((1 + 1 + $(wc -w <<<"$ops") * 2 * (2 - bounce) + 2 * 2 + 2 + 3 * bounce + 1))
 kv_dmesg_mark
+if [ "$bounce" = 1 ]; then
+	echo 0 >"$hiwater" || kv_bail "cannot reset $hiwater"
+fi
 
 # The lane.
 lane_is() {
 	local i
 
+	if [ "$bounce" = 1 ] && ! grep -qE '(^| )swiotlb=[0-9]+,force( |$)' /proc/cmdline; then
+		echo "KVPERF_BOUNCE_LANE is 1, but the kernel's command line has no swiotlb=N,force: $(cat /proc/cmdline)"
+		return 1
+	fi
 	for i in 0 1; do
+		# the IOMMU passes through (identity domain, type 0x4) on the
+		# bounce lane, and translates on the DMA lane
+		if [ "$bounce" = 1 ] &&
+		   ! dmesg | grep -q "rdma_rxe (DMA lane): kvd$i maps DMA through .*, IOMMU domain type 0x4$"; then
+			echo "KVPERF_BOUNCE_LANE is 1, but kvd$i's IOMMU domain is not the passthrough one:"
+			dmesg | grep "rdma_rxe (DMA lane): kvd$i"
+			return 1
+		fi
 		if dmesg | grep -q "rdma_rxe (DMA lane): kvd$i maps DMA through "; then
 			[ "$lane" = 1 ] && continue
 			echo "kvd$i maps DMA through an IOMMU, but KVPERF_DMA_LANE is $lane"
@@ -84,7 +117,9 @@ lane_is() {
 		return 1
 	done
 }
-if [ "$lane" = 1 ]; then
+if [ "$bounce" = 1 ]; then
+	kv_check "bounce lane: rxe0 and rxe1 map DMA through PCI functions, the IOMMU passing through, swiotlb forced" lane_is
+elif [ "$lane" = 1 ]; then
 	kv_check "DMA lane: rxe0 and rxe1 map DMA through PCI functions behind the IOMMU" lane_is
 else
 	kv_check "plain lane: rxe0 and rxe1 use rxe's virtual DMA addresses" lane_is
@@ -142,6 +177,9 @@ for op in $ops; do
 		lat_3m kernel "$op" 18515
 	kv_check "kernel path bw $op size 9000, then 12289, 2 QPs: done" \
 		bw_odd_pair kernel "$op" 18515
+	# the user path's memory is registered, not mapped by the module:
+	# the bounce lane's device reads and writes its pages directly
+	[ "$bounce" = 1 ] && continue
 	kv_check "user path lat $op size 3M against the user server: done" \
 		lat_3m user "$op" "$uport"
 	kv_check "user path bw $op size 12289 against the user server: done" \
@@ -210,6 +248,59 @@ for kind in lat bw; do
 	fi
 done
 echo N >"$switch"
+
+# Buffers in single pages (the page_chunks switch): SIZE verified.
+lat_pages() {
+	local size=$1
+
+	run_json "pages-$size" lat op write addr "$addr" size "$size" \
+		iters 10 verify || return 1
+	lat run "$KV_TMP/pages-$size.json" --state 'done' --op write \
+		--iters 10 --sizes "$size" --verify
+}
+
+echo Y >"$pages" || kv_bail "cannot write $pages"
+kv_check "page_chunks: lat write size 100000 (25 pages) verify: done, intact" \
+	lat_pages 100000
+if [ "$lane" = 1 ] && [ "$bounce" = 0 ]; then
+	kv_check "page_chunks: lat write size 1M verify: done, intact (the IOMMU merges the pages)" \
+		lat_pages 1048576
+else
+	kv_check "page_chunks: lat write size 1M: refused, 256 segments" \
+		kv_run_fails pages-1M \
+		"a message spans more DMA segments than one request takes (32)" \
+		lat op write addr "$addr" size 1M iters 10 verify "${patient[@]}"
+fi
+echo N >"$pages"
+
+# The bounce lane: the runs' buffers went through swiotlb's 2 KiB slots,
+# a 3 MiB receive buffer's 1536 at least at once.
+bounced() {
+	local n
+
+	n=$(cat "$hiwater") || return 1
+	[ "$n" -ge 1536 ] && return 0
+	echo "swiotlb's high water mark is $n slots, want 1536 or more"
+	return 1
+}
+
+# An I/O run of blocks of one swiotlb mapping each (256 KiB), verified.
+io_bounce() {
+	run_json io-256K io addr "$addr" rw write bs 256K qd 2 iters 8 \
+		verify || return 1
+	kv_py "$KV_DIR/iolib.py" run "$KV_TMP/io-256K.json" --state 'done' \
+		--rw write --bs 262144 --qd 2 --ios 8 --verify
+}
+
+if [ "$bounce" = 1 ]; then
+	kv_check "bounce lane: the runs' buffers went through swiotlb" bounced
+	kv_check "bounce lane: io write bs 256K (one mapping a block) verify: done, intact" \
+		io_bounce
+	kv_check "bounce lane: io write bs 512K: refused, a block is one DMA segment at most" \
+		kv_run_fails io-512K \
+		"the block size is larger than the device maps in one DMA segment (dma_max_mapping_size, max segment size)" \
+		io addr "$addr" rw write bs 512K qd 2 iters 8 "${patient[@]}"
+fi
 
 kill -TERM "$upid"
 wait "$upid"

@@ -156,6 +156,26 @@ kv_refused() {
 	fi
 }
 
+# kv_run_fails NAME REASON ARGS...: kvperf -j run ARGS (a run that must
+# fail, within 120 s scaled) exits 1 saying "kvperf: run N failed:
+# REASON", REASON a fixed string; its output in $KV_TMP/NAME.json and
+# NAME.err, its id tracked for kv_track_runs.
+kv_run_fails() {
+	local name=$1 reason=$2 rc
+
+	shift 2
+	kv_run "$KV_TMP/$name.json" "$KV_TMP/$name.err" \
+		timeout "$(kv_scaled 120)" kvperf -j run "$@"
+	rc=$?
+	kv_json_id "$KV_TMP/$name.json" >>"$KV_IDS"
+	[ "$rc" = 1 ] &&
+		grep -qE "^kvperf: run [0-9]+ failed: " "$KV_TMP/$name.err" &&
+		grep -qF -- "failed: $reason" "$KV_TMP/$name.err" && return 0
+	echo "kvperf -j run $*: exit $rc, want 1 and 'failed: $reason':"
+	cat "$KV_TMP/$name.err"
+	return 1
+}
+
 # kv_klog: the kernel log, as dmesg prints it.
 kv_klog() {
 	dmesg 2>/dev/null

@@ -20,7 +20,8 @@
 # A bandwidth run's phase lengths at the spec's bounds are accepted and
 # past them refused as bad requests; more control messages than the
 # server has read close the connection; a write-latency client gone
-# quiet keeps the server's thread below 10 % of a CPU.
+# quiet keeps the server's thread below 10 % of a CPU (more on a slower
+# lane).
 # Afterwards the server lists only those two, refuses 8 MiB connections
 # beyond a lowered bound of the servers' pinned-memory pool, answers a
 # normal latency and bandwidth run, is still listed, stops with the idle
@@ -225,9 +226,13 @@ kv_check "13 control messages sent while the server's thread is held, beyond its
 
 # A write-latency client that announced its size and went quiet: the
 # server's thread polls its buffer for the next write, spinning 1 ms and
-# then sleeping between polls. Its CPU time over 2 s (the kernel's
-# per-thread accounting, ticks of 10 ms): below 10 %; spinning on, it
-# took most of a vCPU (issue 42).
+# then sleeping between polls, 2 ms at most. Its CPU time over 2 s (the
+# kernel's per-thread accounting, ticks of 10 ms): below 10 % on a lane
+# of the suite's own time scale; spinning on, it took 30 % and more
+# (issue 42). Each of its 500 wakeups a second costs what the lane's
+# kernel makes it cost: on a slower lane (a debug kernel: KASAN,
+# lockdep) the bound grows with the time scale (10 % at 3; the debug
+# lane's wakeups took 230 ms at 10).
 srv_cpu_ticks() {
 	local p f sum=0
 
@@ -252,10 +257,11 @@ idle_write() {
 	kill "$pid"
 	wait "$pid"
 	ms=$(((after - before) * 1000 / hz))
-	echo "the servers' threads took $ms ms of CPU in 2000 ms"
-	[ "$ms" -lt 200 ]
+	echo "the servers' threads took $ms ms of CPU in 2000 ms, want below $idle_ms"
+	[ "$ms" -lt "$idle_ms" ]
 }
-kv_check "a write-latency client gone quiet: the server's thread polls its buffer on less than 10 % of a CPU" \
+idle_ms=$((200 * (kv_time_scale > 3 ? kv_time_scale : 3) / 3))
+kv_check "a write-latency client gone quiet: the server's thread polls its buffer on less than $((idle_ms / 20)) % of a CPU" \
 	idle_write
 
 # 3. The server keeps only the idle connections.

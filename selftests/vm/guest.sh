@@ -221,6 +221,8 @@ export KVPERF_ADDR6_0=${addrs6[0]} KVPERF_ADDR6_1=${addrs6[1]}
 export KVPERF_VM=1
 # 1 on the DMA lane (vmtest.sh -d): DMA addresses are IOMMU addresses.
 export KVPERF_DMA_LANE=$([ -n "${RXE_KO:-}" ] && echo 1 || echo 0)
+# 1 on the bounce-buffer lane (vmtest.sh -b): swiotlb bounces every mapping.
+export KVPERF_BOUNCE_LANE=${BOUNCE:-0}
 export KVPERF_TIME_SCALE=$time_scale
 export KVPERF_CLOCK=${CLOCK:-wall}
 export KVPERF_MARK=${MARK:-}
