@@ -91,7 +91,7 @@ static int kvperf_buf_alloc(struct kvperf_conn *c, struct kvperf_buf *b,
 	b->len = len;
 	b->chunk_shift = min(kvperf_chunk_shift(len),
 			     kvperf_chunk_shift_dma(c->ibdev));
-	if (unlikely(kvperf_fault_page_chunks()))
+	if (unlikely(kvperf_fault_single_pages()))
 		b->chunk_shift = PAGE_SHIFT;
 	b->chunks = kvperf_chunks_alloc(len, &b->chunk_shift, PAGE_SHIFT, node,
 					&b->nchunks);

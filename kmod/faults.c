@@ -108,12 +108,12 @@ void kvperf_serve_stall(struct kvperf_conn *c)
 static bool kvperf_page_chunks;
 
 /**
- * kvperf_fault_page_chunks() - does the page_chunks hook ask for buffers
+ * kvperf_fault_single_pages() - does the page_chunks hook ask for buffers
  *				in single pages?
  *
  * Return: true while it does.
  */
-bool kvperf_fault_page_chunks(void)
+bool kvperf_fault_single_pages(void)
 {
 	return READ_ONCE(kvperf_page_chunks);
 }

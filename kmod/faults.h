@@ -17,7 +17,7 @@ struct kvperf_conn;
 bool kvperf_buf_fault(struct kvperf_conn *c, struct kvperf_buf *b,
 		      size_t len);
 bool kvperf_fault_inline_dma(void);
-bool kvperf_fault_page_chunks(void);
+bool kvperf_fault_single_pages(void);
 void kvperf_serve_stall(struct kvperf_conn *c);
 void kvperf_faults_debugfs_init(struct dentry *dir);
 #else
@@ -32,7 +32,7 @@ static inline bool kvperf_fault_inline_dma(void)
 	return false;
 }
 
-static inline bool kvperf_fault_page_chunks(void)
+static inline bool kvperf_fault_single_pages(void)
 {
 	return false;
 }
