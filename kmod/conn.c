@@ -89,8 +89,7 @@ static int kvperf_buf_alloc(struct kvperf_conn *c, struct kvperf_buf *b,
 
 	len = max_t(size_t, len, KVPERF_BUF_MIN);
 	b->len = len;
-	b->chunk_shift = min(kvperf_chunk_shift(len),
-			     kvperf_chunk_shift_dma(c->ibdev));
+	b->chunk_shift = min(kvperf_chunk_shift(len), c->dma_shift);
 	if (unlikely(kvperf_fault_single_pages()))
 		b->chunk_shift = PAGE_SHIFT;
 	b->chunks = kvperf_chunks_alloc(len, &b->chunk_shift, PAGE_SHIFT, node,
@@ -900,7 +899,8 @@ int kvperf_conn_create(struct kvperf_conn *c, struct rdma_cm_id *cm_id,
 		c->reason = "the device has no fast registration (IB_DEVICE_MEM_MGT_EXTENSIONS)";
 		return -EOPNOTSUPP;
 	}
-	if (attr->dma_block > 1UL << kvperf_chunk_shift_dma(c->ibdev)) {
+	c->dma_shift = kvperf_chunk_shift_dma(c->ibdev);
+	if (attr->dma_block > 1UL << c->dma_shift) {
 		c->reason = KVPERF_DMA_BLOCK_TOO_BIG;
 		return -EMSGSIZE;
 	}
@@ -1003,7 +1003,7 @@ u32 kvperf_conn_sges(struct kvperf_conn *c, struct kvperf_buf *b, u32 len,
 
 	for_each_sg(b->sgt.sgl, sg, b->nents, i) {
 		/* kvperf_conn_create() refused a buffer in more entries */
-		if (!left || WARN_ON_ONCE(n == KVPERF_MAX_SGE))
+		if (!left || n == KVPERF_MAX_SGE)
 			break;
 		sge[n].addr = sg_dma_address(sg);
 		sge[n].length = min_t(size_t, left, sg_dma_len(sg));

@@ -147,6 +147,8 @@ struct kvperf_recv {
  * @spin_bounded: a server's connection: its memory polls spin briefly,
  *		  then sleep between polls (see kvperf_conn_wait())
  * @size_max: largest message
+ * @dma_shift: log2 of the largest chunk the device maps in one piece
+ *	       (kvperf_chunk_shift_dma()), taken once at create
  * @inline_size: send inline up to this size
  * @remote_rkey: rkey of the peer's @rx
  * @remote_addr: RDMA address of the peer's @rx
@@ -208,6 +210,7 @@ struct kvperf_conn {
 	bool spin;
 	bool spin_bounded;
 	u32 size_max;
+	unsigned int dma_shift;
 	u32 inline_size;
 	u32 remote_rkey;
 	u64 remote_addr;

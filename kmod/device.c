@@ -22,6 +22,8 @@
 static LIST_HEAD(kvperf_devices);
 static DEFINE_MUTEX(kvperf_devices_lock);
 static struct ib_client kvperf_ib_client;
+/* what the module stops on a device before the device goes (main.c) */
+static void (*kvperf_device_removing)(struct ib_device *ibdev);
 
 /**
  * kvperf_device_lock() - take the device list lock
@@ -106,6 +108,8 @@ static u32 kvperf_probe_max_inline(struct ib_device *ibdev)
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 
+	/* it creates queue pairs: readers of the device list never wait */
+	lockdep_assert_not_held(&kvperf_devices_lock);
 	pd = ib_alloc_pd(ibdev, 0);
 	if (IS_ERR(pd))
 		return 0;
@@ -136,21 +140,105 @@ out_pd:
 }
 
 /**
- * kvperf_device_max_inline() - largest inline size of an RC send queue
+ * kvperf_device_max_inline() - a device's inline limit, if probed
  * @kdev: the device
+ * @max_inline: receives the largest inline size of an RC send queue, 0
+ *		where the device inlines nothing
  *
- * Probed once per device and cached. Call with the device list lock held.
+ * Call with the device list lock held. Never probes: the probe creates
+ * queue pairs, and kvperf_device_probe_inline() runs it outside the lock.
  *
- * Return: the size in bytes, 0 where the device inlines nothing.
+ * Return: true when the limit is known.
  */
-u32 kvperf_device_max_inline(struct kvperf_device *kdev)
+bool kvperf_device_max_inline(struct kvperf_device *kdev, u32 *max_inline)
 {
 	lockdep_assert_held(&kvperf_devices_lock);
+	/* pairs with the prober's release: @max_inline was set before */
+	if (!smp_load_acquire(&kdev->inline_probed))
+		return false;
+	*max_inline = kdev->max_inline;
+	return true;
+}
+
+/*
+ * Probe @kdev, found under the device list lock, which the caller holds
+ * and this drops: the probe runs under the device's own lock only, which
+ * the remove callback waits for before the device goes.
+ */
+static u32 kvperf_device_probe_unlock(struct kvperf_device *kdev)
+{
+	u32 max_inline;
+
+	mutex_lock(&kdev->probe_lock);
+	mutex_unlock(&kvperf_devices_lock);
 	if (!kdev->inline_probed) {
 		kdev->max_inline = kvperf_probe_max_inline(kdev->ibdev);
-		kdev->inline_probed = true;
+		/* readers under the list lock only: @max_inline first */
+		smp_store_release(&kdev->inline_probed, true);
 	}
-	return kdev->max_inline;
+	max_inline = kdev->max_inline;
+	mutex_unlock(&kdev->probe_lock);
+	return max_inline;
+}
+
+/**
+ * kvperf_device_probe_inline() - probe a device's inline limit, once
+ * @name: the device's name
+ * @net: the caller's network namespace; a device it cannot see is none
+ * @max_inline: receives the largest inline size of an RC send queue, 0
+ *		where the device inlines nothing; may be NULL
+ *
+ * Probed once per device and cached. Call without the device list lock:
+ * the probe creates queue pairs, and readers of the list do not wait for
+ * it.
+ *
+ * Return: 0, or -ENODEV when there is no such device.
+ */
+int kvperf_device_probe_inline(const char *name, const struct net *net,
+			       u32 *max_inline)
+{
+	struct kvperf_device *kdev;
+	u32 n;
+
+	mutex_lock(&kvperf_devices_lock);
+	kdev = kvperf_device_find(name);
+	if (!kdev || !rdma_dev_access_netns(kdev->ibdev, net)) {
+		mutex_unlock(&kvperf_devices_lock);
+		return -ENODEV;
+	}
+	n = kvperf_device_probe_unlock(kdev);
+	if (max_inline)
+		*max_inline = n;
+	return 0;
+}
+
+/**
+ * kvperf_devices_probe_inline() - probe every device a namespace sees
+ * @net: the caller's network namespace
+ *
+ * One device at a time, each once; call without the device list lock.
+ */
+void kvperf_devices_probe_inline(const struct net *net)
+{
+	struct kvperf_device *kdev, *next;
+
+	for (;;) {
+		next = NULL;
+		mutex_lock(&kvperf_devices_lock);
+		list_for_each_entry(kdev, &kvperf_devices, node) {
+			/* unprobed: the flag as the prober released it */
+			if (!smp_load_acquire(&kdev->inline_probed) &&
+			    rdma_dev_access_netns(kdev->ibdev, net)) {
+				next = kdev;
+				break;
+			}
+		}
+		if (!next) {
+			mutex_unlock(&kvperf_devices_lock);
+			return;
+		}
+		kvperf_device_probe_unlock(next);
+	}
 }
 
 static int kvperf_ib_add(struct ib_device *ibdev)
@@ -161,6 +249,7 @@ static int kvperf_ib_add(struct ib_device *ibdev)
 	if (!kdev)
 		return -ENOMEM;
 	kdev->ibdev = ibdev;
+	mutex_init(&kdev->probe_lock);
 
 	mutex_lock(&kvperf_devices_lock);
 	list_add_tail(&kdev->node, &kvperf_devices);
@@ -176,10 +265,21 @@ static void kvperf_ib_remove(struct ib_device *ibdev, void *client_data)
 {
 	struct kvperf_device *kdev = client_data;
 
+	/*
+	 * ib_core calls the clients' remove callbacks in the reverse order
+	 * of registration, so this one before the RDMA CM's: what the
+	 * module built on the device is stopped and freed here, before its
+	 * CM ids hear of the removal.
+	 */
+	kvperf_device_removing(ibdev);
 	mutex_lock(&kvperf_devices_lock);
 	list_del(&kdev->node);
 	kvperf_dev_publish_removed(kdev);
 	mutex_unlock(&kvperf_devices_lock);
+	/* a probe that found it before it left the list ends first */
+	mutex_lock(&kdev->probe_lock);
+	mutex_unlock(&kdev->probe_lock);
+	mutex_destroy(&kdev->probe_lock);
 
 	pr_debug("released %s\n", dev_name(&ibdev->dev));
 	kfree(kdev);
@@ -193,14 +293,18 @@ static struct ib_client kvperf_ib_client = {
 
 /**
  * kvperf_device_init() - start tracking RDMA devices
+ * @removing: called first when a device goes away, from its ib_client
+ *	      remove callback: stops and frees everything built on it,
+ *	      before it returns
  *
  * ib_core calls the add callback for every device already registered
  * before this returns.
  *
  * Return: 0 or a negative errno.
  */
-int kvperf_device_init(void)
+int kvperf_device_init(void (*removing)(struct ib_device *ibdev))
 {
+	kvperf_device_removing = removing;
 	return ib_register_client(&kvperf_ib_client);
 }
 

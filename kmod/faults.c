@@ -118,6 +118,27 @@ bool kvperf_fault_single_pages(void)
 	return READ_ONCE(kvperf_page_chunks);
 }
 
+/*
+ * Fault injection for the tests (debugfs slow_accepts): a listener takes
+ * this many milliseconds more to set a connection up, as a large
+ * allocation would, so that a test can show what does not wait for it.
+ */
+static u32 kvperf_slow_accepts_ms;
+
+/**
+ * kvperf_fault_slow_accept() - delay a connection's setup by slow_accepts
+ *				milliseconds, at most 5 s
+ */
+void kvperf_fault_slow_accept(void)
+{
+	u32 ms = min_t(u32, READ_ONCE(kvperf_slow_accepts_ms), 5000);
+
+	if (!ms)
+		return;
+	pr_info("slow_accepts: holding a connection's setup for %u ms\n", ms);
+	msleep(ms);
+}
+
 /**
  * kvperf_faults_debugfs_init() - the hooks' files
  * @dir: kvperf's debugfs directory
@@ -130,4 +151,5 @@ void kvperf_faults_debugfs_init(struct dentry *dir)
 	debugfs_create_bool("inline_dma_addresses", 0600, dir,
 			    &kvperf_inline_dma_addresses);
 	debugfs_create_bool("page_chunks", 0600, dir, &kvperf_page_chunks);
+	debugfs_create_u32("slow_accepts", 0600, dir, &kvperf_slow_accepts_ms);
 }

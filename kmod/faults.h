@@ -19,6 +19,7 @@ bool kvperf_buf_fault(struct kvperf_conn *c, struct kvperf_buf *b,
 bool kvperf_fault_inline_dma(void);
 bool kvperf_fault_single_pages(void);
 void kvperf_serve_stall(struct kvperf_conn *c);
+void kvperf_fault_slow_accept(void);
 void kvperf_faults_debugfs_init(struct dentry *dir);
 #else
 static inline bool kvperf_buf_fault(struct kvperf_conn *c,
@@ -38,6 +39,10 @@ static inline bool kvperf_fault_single_pages(void)
 }
 
 static inline void kvperf_serve_stall(struct kvperf_conn *c)
+{
+}
+
+static inline void kvperf_fault_slow_accept(void)
 {
 }
 

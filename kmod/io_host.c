@@ -525,8 +525,7 @@ struct kvperf_io_host *kvperf_io_host_create(struct kvperf_conn *c,
 				    NUMA_NO_NODE) ?:
 	      kvperf_io_slots_map(&h->slots, c->ibdev);
 	if (err) {
-		c->reason = err == -EMSGSIZE ? KVPERF_DMA_BLOCK_TOO_BIG :
-			    "cannot allocate the I/O data buffers";
+		c->reason = "cannot allocate the I/O data buffers";
 		goto err;
 	}
 	/* a block may start inside a page: one page more */

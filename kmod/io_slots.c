@@ -89,7 +89,9 @@ void kvperf_io_slots_free(struct kvperf_io_slots *s)
  * entries.
  *
  * Return: 0; -EMSGSIZE when a block is larger than @ibdev maps in one
- * piece; or -ENOMEM; with nothing left allocated.
+ * piece (kvperf_conn_create() refuses such a connection first, with
+ * KVPERF_DMA_BLOCK_TOO_BIG: this warns); or -ENOMEM; with nothing left
+ * allocated.
  */
 int kvperf_io_slots_alloc(struct kvperf_io_slots *s, struct ib_device *ibdev,
 			  u32 n, u32 bs, int node)
@@ -99,7 +101,7 @@ int kvperf_io_slots_alloc(struct kvperf_io_slots *s, struct ib_device *ibdev,
 	unsigned int i;
 
 	BUILD_BUG_ON(KVPERF_IO_BS_MAX > 1UL << KVPERF_CHUNK_SHIFT_MAX);
-	if (bs > 1UL << cap)
+	if (WARN_ON_ONCE(bs > 1UL << cap))
 		return -EMSGSIZE;
 	s->bs = bs;
 	s->n = n;

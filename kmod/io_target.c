@@ -695,11 +695,6 @@ kvperf_io_target_create(struct kvperf_conn *c,
 		err = kvperf_io_slots_alloc(&t->inline_slots, c->ibdev, t->nrx,
 					    p->inline_data, NUMA_NO_NODE) ?:
 		      kvperf_io_slots_map(&t->inline_slots, c->ibdev);
-	if (err == -EMSGSIZE) {
-		kvperf_io_target_free(t);
-		c->reason = KVPERF_DMA_BLOCK_TOO_BIG;
-		return ERR_PTR(err);
-	}
 	if (err)
 		goto nomem;
 	for (i = 0; i < t->nctx; i++) {

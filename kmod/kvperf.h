@@ -7,6 +7,7 @@
 
 #include <linux/kvperf.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
@@ -19,23 +20,31 @@
  * @node: entry in the device list, protected by the device list lock
  * @ibdev: the ib_core device; valid until its ib_client remove callback
  * @max_inline: largest RC inline size, probed on first use
- * @inline_probed: @max_inline holds the probe's result
+ * @inline_probed: @max_inline holds the probe's result (read it after
+ *		   this, with acquire ordering)
+ * @probe_lock: held across the probe, which creates queue pairs, so that
+ *		the device list lock is not; the remove callback takes it
+ *		before it frees the device
  */
 struct kvperf_device {
 	struct list_head node;
 	struct ib_device *ibdev;
 	u32 max_inline;
 	bool inline_probed;
+	struct mutex probe_lock;	/* see the kernel-doc above */
 };
 
 /* device.c */
-int kvperf_device_init(void);
+int kvperf_device_init(void (*removing)(struct ib_device *ibdev));
 void kvperf_device_exit(void);
 void kvperf_device_lock(void);
 void kvperf_device_unlock(void);
 struct kvperf_device *kvperf_device_find(const char *name);
 struct list_head *kvperf_device_list(void);
-u32 kvperf_device_max_inline(struct kvperf_device *kdev);
+bool kvperf_device_max_inline(struct kvperf_device *kdev, u32 *max_inline);
+int kvperf_device_probe_inline(const char *name, const struct net *net,
+			       u32 *max_inline);
+void kvperf_devices_probe_inline(const struct net *net);
 
 /* pin.c */
 enum kvperf_pin_pool {

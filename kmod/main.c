@@ -63,7 +63,8 @@ static int __init kvperf_init(void)
 	kvperf_debugfs_init();
 	kvperf_observers_register();
 
-	err = kvperf_device_init();
+	/* a device's removal stops its listeners (runs: see server.c) */
+	err = kvperf_device_init(kvperf_servers_remove_device);
 	if (err)
 		goto err_observers;
 

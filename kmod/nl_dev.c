@@ -229,12 +229,13 @@ err_cancel:
 
 /*
  * The inline limit takes QPs to probe: only a caller allowed to change
- * state starts the probe; others see the limit once it is known.
+ * state starts the probe, before the device list lock is taken; others
+ * see the limit once it is known.
  */
-static int kvperf_fill_limits(struct sk_buff *skb, struct kvperf_device *kdev,
-			      bool may_probe)
+static int kvperf_fill_limits(struct sk_buff *skb, struct kvperf_device *kdev)
 {
 	const struct ib_device_attr *a = &kdev->ibdev->attrs;
+	u32 max_inline;
 
 	if (nla_put_u32(skb, KVPERF_A_DEV_MAX_QP, a->max_qp) ||
 	    nla_put_u32(skb, KVPERF_A_DEV_MAX_QP_WR, a->max_qp_wr) ||
@@ -250,15 +251,14 @@ static int kvperf_fill_limits(struct sk_buff *skb, struct kvperf_device *kdev,
 	    nla_put_u32(skb, KVPERF_A_DEV_MAX_QP_RD_ATOM, a->max_qp_rd_atom) ||
 	    nla_put_u32(skb, KVPERF_A_DEV_MAX_FAST_REG_PAGES,
 			a->max_fast_reg_page_list_len) ||
-	    ((kdev->inline_probed || may_probe) &&
-	     nla_put_u32(skb, KVPERF_A_DEV_MAX_INLINE,
-			 kvperf_device_max_inline(kdev))))
+	    (kvperf_device_max_inline(kdev, &max_inline) &&
+	     nla_put_u32(skb, KVPERF_A_DEV_MAX_INLINE, max_inline)))
 		return -EMSGSIZE;
 	return 0;
 }
 
 static int kvperf_fill_dev(struct sk_buff *skb, struct kvperf_device *kdev,
-			   u32 portid, u32 seq, int flags, bool may_probe)
+			   u32 portid, u32 seq, int flags)
 {
 	struct ib_device *ibdev = kdev->ibdev;
 	char fw[IB_FW_VERSION_NAME_MAX] = "";
@@ -288,7 +288,7 @@ static int kvperf_fill_dev(struct sk_buff *skb, struct kvperf_device *kdev,
 		goto err_cancel;
 	}
 
-	err = kvperf_fill_limits(skb, kdev, may_probe);
+	err = kvperf_fill_limits(skb, kdev);
 	if (err)
 		goto err_cancel;
 
@@ -328,6 +328,9 @@ int kvperf_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	name = nla_data(info->attrs[KVPERF_A_DEV_NAME]);
 
+	/* -ENODEV is found again, with its message, under the lock */
+	if (netlink_capable(skb, CAP_NET_ADMIN))
+		kvperf_device_probe_inline(name, genl_info_net(info), NULL);
 	kvperf_device_lock();
 	kdev = kvperf_device_find(name);
 	/* a device of another RDMA namespace is not this caller's */
@@ -350,8 +353,7 @@ int kvperf_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 			break;
 		}
 		err = kvperf_fill_dev(msg, kdev, info->snd_portid,
-				      info->snd_seq, 0,
-				      netlink_capable(skb, CAP_NET_ADMIN));
+				      info->snd_seq, 0);
 		if (err != -EMSGSIZE || size >= KVPERF_DEV_MSG_MAX)
 			break;
 		nlmsg_free(msg);
@@ -381,6 +383,8 @@ int kvperf_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	long skip = cb->args[0], n = 0;
 	int err = 0;
 
+	if (!skip && netlink_capable(cb->skb, CAP_NET_ADMIN))
+		kvperf_devices_probe_inline(sock_net(skb->sk));
 	kvperf_device_lock();
 	list_for_each_entry(kdev, kvperf_device_list(), node) {
 		if (!rdma_dev_access_netns(kdev->ibdev, sock_net(skb->sk)))
@@ -388,8 +392,7 @@ int kvperf_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		if (n++ < skip)
 			continue;
 		err = kvperf_fill_dev(skb, kdev, NETLINK_CB(cb->skb).portid,
-				      cb->nlh->nlmsg_seq, NLM_F_MULTI,
-				      netlink_capable(cb->skb, CAP_NET_ADMIN));
+				      cb->nlh->nlmsg_seq, NLM_F_MULTI);
 		if (err) {
 			n--;
 			break;

@@ -18,6 +18,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "compat.h"
+#include "faults.h"
 #include "kvperf.h"
 #include "lat.h"
 #include "proto.h"
@@ -295,21 +296,6 @@ static int kvperf_server_reject(struct kvperf_server *srv,
 	return -ECONNREFUSED;
 }
 
-/* Live connections from the same host as @peer; the server's lock held. */
-static u32 kvperf_server_peer_conns(struct kvperf_server *srv,
-				    const struct sockaddr *peer)
-{
-	struct kvperf_sconn *sc;
-	u32 n = 0;
-
-	lockdep_assert_held(&srv->lock);
-	list_for_each_entry(sc, &srv->conns, node)
-		if (!READ_ONCE(sc->finished) &&
-		    kvperf_acl_same_host((struct sockaddr *)&sc->peer, peer))
-			n++;
-	return n;
-}
-
 /*
  * An I/O run's request: a read or write of whole 512-byte units (a mixed
  * one says read), a queue depth, segment count and in-capsule data size
@@ -482,6 +468,198 @@ static void kvperf_server_put_grant(struct kvperf_io_target_params *iop)
 	iop->srq = NULL;
 }
 
+/* Live or being set up, from the same host as @peer; the server's lock held. */
+static u32 kvperf_server_peer_conns(struct kvperf_server *srv,
+				    const struct sockaddr *peer)
+{
+	struct kvperf_sconn *sc;
+	u32 n = 0;
+
+	lockdep_assert_held(&srv->lock);
+	list_for_each_entry(sc, &srv->conns, node)
+		if (!READ_ONCE(sc->finished) &&
+		    kvperf_acl_same_host((struct sockaddr *)&sc->peer, peer))
+			n++;
+	list_for_each_entry(sc, &srv->pending, node)
+		if (kvperf_acl_same_host((struct sockaddr *)&sc->peer, peer))
+			n++;
+	return n;
+}
+
+/*
+ * Reserve a place for @sc, credits of the shared receive queue and the
+ * memory it will pin; the listener's lock is held for this only, never
+ * across an allocation. @sc waits on the pending list, counted against
+ * conns_max and peer_conns_max, until kvperf_server_settle().
+ *
+ * Return: 0, or the reason to refuse the peer with @counter set.
+ */
+static u8 kvperf_server_reserve(struct kvperf_server *srv,
+				struct kvperf_sconn *sc,
+				const struct kvperf_wire_req *req,
+				struct kvperf_io_target_params *iop,
+				struct kvperf_conn_attr *attr,
+				atomic64_t **counter)
+{
+	struct kvperf_server_counters *count = &srv->count;
+	u8 why = 0;
+
+	*counter = &count->refused_busy;
+	mutex_lock(&srv->lock);
+	kvperf_server_reap(srv);
+	/* not live yet: its start may still fail */
+	if (!srv->live || srv->stopping ||
+	    srv->nconns >= srv->opts.conns_max) {
+		why = KVPERF_WIRE_REJ_TOO_MANY;
+		goto out;
+	}
+	if (kvperf_server_peer_conns(srv, (struct sockaddr *)&sc->peer) >=
+	    srv->opts.peer_conns_max) {
+		why = KVPERF_WIRE_REJ_PEER_BUSY;
+		goto out;
+	}
+	/* the shared queue's receives not granted yet, as many as asked */
+	if (req->type == KVPERF_RUN_TYPE_IO && srv->opts.srq) {
+		iop->credits = srv->srq ?
+			       kvperf_io_srq_grant(srv->srq, iop->credits) : 0;
+		if (!iop->credits) {
+			why = KVPERF_WIRE_REJ_SRQ_FULL;
+			goto out;
+		}
+		iop->srq = kvperf_io_srq_get(srv->srq);
+	}
+	kvperf_server_conn_attr(srv, req, iop, attr);
+	kvperf_conn_footprint(attr, &sc->footprint);
+	if (req->type == KVPERF_RUN_TYPE_IO)
+		sc->footprint.buf_bytes += kvperf_io_target_pinned(iop);
+	if (!kvperf_pin(KVPERF_PIN_SERVERS, &sc->footprint)) {
+		kvperf_server_put_grant(iop);
+		*counter = &count->refused_memory;
+		why = KVPERF_WIRE_REJ_MEMORY;
+		goto out;
+	}
+	list_add_tail(&sc->node, &srv->pending);
+	srv->nconns++;
+	srv->npending++;
+out:
+	mutex_unlock(&srv->lock);
+	return why;
+}
+
+/*
+ * The reserved connection joins the listener's list, its thread started,
+ * or (@ok false) gives its place back. A stop waits for this.
+ */
+static void kvperf_server_settle(struct kvperf_server *srv,
+				 struct kvperf_sconn *sc, bool ok)
+{
+	mutex_lock(&srv->lock);
+	list_del(&sc->node);
+	srv->npending--;
+	if (ok) {
+		list_add_tail(&sc->node, &srv->conns);
+		atomic64_add(sc->footprint.buf_bytes + sc->footprint.queue_bytes,
+			     &srv->pinned);
+		atomic64_inc(&srv->count.accepted);
+		wake_up_process(sc->task);
+	} else {
+		srv->nconns--;
+	}
+	mutex_unlock(&srv->lock);
+	wake_up_all(&srv->settled);
+}
+
+/*
+ * The slow part, under no lock of the listener: the connection's queues
+ * and buffers (tens of MiB at most), its thread and the accept.
+ */
+static int kvperf_sconn_setup(struct kvperf_sconn *sc, struct rdma_cm_id *id,
+			      const struct rdma_cm_event *ev,
+			      struct kvperf_io_target_params *iop,
+			      const struct kvperf_conn_attr *attr)
+{
+	const struct kvperf_wire_req *req = ev->param.conn.private_data;
+	struct kvperf_server *srv = sc->srv;
+	struct rdma_conn_param param = {};
+	struct kvperf_wire_rep rep = {};
+	int err;
+
+	lockdep_assert_not_held(&srv->lock);
+	kvperf_fault_slow_accept();
+	kvperf_conn_init(&sc->conn, msecs_to_jiffies(srv->opts.idle_ms),
+			 kvperf_sconn_should_stop, sc);
+	err = kvperf_sconn_init_bw(sc, req);
+	if (err)
+		return err;
+	id->context = sc;
+
+	err = kvperf_conn_create(&sc->conn, id, attr);
+	if (err)
+		goto err_conn;
+	sc->conn.remote_rkey = be32_to_cpu(req->rkey);
+	sc->conn.remote_addr = be64_to_cpu(req->addr);
+	err = kvperf_conn_post_recvs(&sc->conn);
+	if (err)
+		goto err_conn;
+	if (req->type == KVPERF_RUN_TYPE_IO) {
+		sc->io = kvperf_io_target_create(&sc->conn, iop);
+		if (IS_ERR(sc->io)) {
+			err = PTR_ERR(sc->io);
+			sc->io = NULL;
+			goto err_conn;
+		}
+		err = kvperf_io_target_start(sc->io);
+		if (err)
+			goto err_conn;
+		rep.credits = cpu_to_be16(iop->credits);
+	}
+
+	sc->task = kthread_create(kvperf_sconn_thread, sc, "kvperf-srv%u",
+				  srv->id);
+	if (IS_ERR(sc->task)) {
+		err = PTR_ERR(sc->task);
+		goto err_conn;
+	}
+	get_task_struct(sc->task);
+	sc->waiter.task = sc->task;
+
+	rep.version = KVPERF_PROTO_VERSION;
+	rep.rkey = cpu_to_be32(sc->conn.mr->rkey);
+	rep.addr = cpu_to_be64(sc->conn.mr->iova);
+	param.private_data = &rep;
+	param.private_data_len = sizeof(rep);
+	/* the event's values are the client's, seen from this side */
+	param.responder_resources = min_t(u32,
+					  ev->param.conn.responder_resources,
+					  id->device->attrs.max_qp_rd_atom);
+	param.initiator_depth = min_t(u32, ev->param.conn.initiator_depth,
+				      id->device->attrs.max_qp_init_rd_atom);
+	/* bidir sends wait for the client's receives as long as it takes */
+	param.rnr_retry_count = 7;
+	err = rdma_set_min_rnr_timer(id, KVPERF_MIN_RNR_TIMER);
+	/* a vanished client fails a keep-alive probe within seconds */
+	if (!err)
+		err = rdma_set_ack_timeout(id, KVPERF_SERVER_ACK_TIMEOUT);
+	if (!err)
+		err = rdma_accept(id, &param);
+	if (!err) {
+		/* from here on the connection gives its credits back */
+		sc->srq = iop->srq;
+		sc->credits = iop->credits;
+		iop->srq = NULL;
+		return 0;
+	}
+	kthread_stop(sc->task);
+	put_task_struct(sc->task);
+
+err_conn:
+	kvperf_conn_destroy(&sc->conn);
+	kvperf_sconn_free_bw(sc);
+	kvperf_io_target_free(sc->io);
+	sc->io = NULL;
+	return err;
+}
+
 static int kvperf_server_connect(struct kvperf_server *srv,
 				 struct rdma_cm_id *id,
 				 const struct rdma_cm_event *ev)
@@ -489,13 +667,11 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 	const struct kvperf_wire_req *req = ev->param.conn.private_data;
 	struct sockaddr *peer = (struct sockaddr *)&id->route.addr.dst_addr;
 	struct kvperf_server_counters *count = &srv->count;
-	struct rdma_conn_param param = {};
-	struct kvperf_wire_rep rep = {};
 	struct kvperf_conn_attr attr = {};
 	struct kvperf_io_target_params iop = {};
-	struct kvperf_footprint f;
 	struct kvperf_sconn *sc;
-	int err;
+	atomic64_t *counter;
+	u8 why;
 
 	/* who may ask comes first: a stranger learns nothing more */
 	if (!kvperf_acl_allows(&srv->opts, peer))
@@ -527,133 +703,33 @@ static int kvperf_server_connect(struct kvperf_server *srv,
 						    &count->refused_request);
 	}
 
-	mutex_lock(&srv->lock);
-	kvperf_server_reap(srv);
-	/* not live yet: its start may still fail */
-	if (!srv->live || srv->stopping ||
-	    srv->nconns >= srv->opts.conns_max) {
-		mutex_unlock(&srv->lock);
-		return kvperf_server_reject(srv, id, KVPERF_WIRE_REJ_TOO_MANY,
-					    &count->refused_busy);
-	}
-	if (kvperf_server_peer_conns(srv, peer) >= srv->opts.peer_conns_max) {
-		mutex_unlock(&srv->lock);
-		return kvperf_server_reject(srv, id, KVPERF_WIRE_REJ_PEER_BUSY,
-					    &count->refused_busy);
-	}
-	/* the shared queue's receives not granted yet, as many as asked */
-	if (req->type == KVPERF_RUN_TYPE_IO && srv->opts.srq) {
-		iop.credits = srv->srq ?
-			      kvperf_io_srq_grant(srv->srq, iop.credits) : 0;
-		if (!iop.credits) {
-			mutex_unlock(&srv->lock);
-			return kvperf_server_reject(srv, id,
-						    KVPERF_WIRE_REJ_SRQ_FULL,
-						    &count->refused_busy);
-		}
-		iop.srq = kvperf_io_srq_get(srv->srq);
-	}
-	kvperf_server_conn_attr(srv, req, &iop, &attr);
-	kvperf_conn_footprint(&attr, &f);
-	if (req->type == KVPERF_RUN_TYPE_IO)
-		f.buf_bytes += kvperf_io_target_pinned(&iop);
-	if (!kvperf_pin(KVPERF_PIN_SERVERS, &f)) {
-		kvperf_server_put_grant(&iop);
-		mutex_unlock(&srv->lock);
-		return kvperf_server_reject(srv, id, KVPERF_WIRE_REJ_MEMORY,
-					    &count->refused_memory);
-	}
-
 	sc = kzalloc(sizeof(*sc), GFP_KERNEL);
 	if (!sc)
-		goto err_unpin;
+		return kvperf_server_reject(srv, id, KVPERF_WIRE_REJ_RESOURCES,
+					    &count->refused_memory);
 	sc->srv = srv;
 	sc->op = req->op;
 	sc->type = req->type;
 	sc->verify = req->flags & KVPERF_WIRE_VERIFY;
 	sc->bidir = req->flags & KVPERF_WIRE_BIDIR;
-	sc->footprint = f;
 	atomic64_set(&sc->served, 0);
 	INIT_DELAYED_WORK(&sc->keepalive, kvperf_sconn_keepalive);
 	memcpy(&sc->peer, peer, sizeof(sc->peer));
-	kvperf_conn_init(&sc->conn, msecs_to_jiffies(srv->opts.idle_ms),
-			 kvperf_sconn_should_stop, sc);
-	if (kvperf_sconn_init_bw(sc, req))
-		goto err_free;
-	id->context = sc;
 
-	err = kvperf_conn_create(&sc->conn, id, &attr);
-	if (err)
-		goto err_conn;
-	sc->conn.remote_rkey = be32_to_cpu(req->rkey);
-	sc->conn.remote_addr = be64_to_cpu(req->addr);
-	if (kvperf_conn_post_recvs(&sc->conn))
-		goto err_conn;
-	if (req->type == KVPERF_RUN_TYPE_IO) {
-		sc->io = kvperf_io_target_create(&sc->conn, &iop);
-		if (IS_ERR(sc->io)) {
-			sc->io = NULL;
-			goto err_conn;
-		}
-		if (kvperf_io_target_start(sc->io))
-			goto err_conn;
-		rep.credits = cpu_to_be16(iop.credits);
+	why = kvperf_server_reserve(srv, sc, req, &iop, &attr, &counter);
+	if (why) {
+		kfree(sc);
+		return kvperf_server_reject(srv, id, why, counter);
 	}
-
-	sc->task = kthread_create(kvperf_sconn_thread, sc, "kvperf-srv%u",
-				  srv->id);
-	if (IS_ERR(sc->task))
-		goto err_conn;
-	get_task_struct(sc->task);
-	sc->waiter.task = sc->task;
-
-	rep.version = KVPERF_PROTO_VERSION;
-	rep.rkey = cpu_to_be32(sc->conn.mr->rkey);
-	rep.addr = cpu_to_be64(sc->conn.mr->iova);
-	param.private_data = &rep;
-	param.private_data_len = sizeof(rep);
-	/* the event's values are the client's, seen from this side */
-	param.responder_resources = min_t(u32,
-					  ev->param.conn.responder_resources,
-					  id->device->attrs.max_qp_rd_atom);
-	param.initiator_depth = min_t(u32, ev->param.conn.initiator_depth,
-				      id->device->attrs.max_qp_init_rd_atom);
-	/* bidir sends wait for the client's receives as long as it takes */
-	param.rnr_retry_count = 7;
-	err = rdma_set_min_rnr_timer(id, KVPERF_MIN_RNR_TIMER);
-	/* a vanished client fails a keep-alive probe within seconds */
-	if (!err)
-		err = rdma_set_ack_timeout(id, KVPERF_SERVER_ACK_TIMEOUT);
-	if (!err)
-		err = rdma_accept(id, &param);
-	if (err) {
-		kthread_stop(sc->task);
-		put_task_struct(sc->task);
-		goto err_conn;
+	if (!kvperf_sconn_setup(sc, id, ev, &iop, &attr)) {
+		kvperf_server_settle(srv, sc, true);
+		return 0;
 	}
-
-	/* from here on the connection gives its credits back */
-	sc->srq = iop.srq;
-	sc->credits = iop.credits;
-	list_add_tail(&sc->node, &srv->conns);
-	srv->nconns++;
-	atomic64_add(f.buf_bytes + f.queue_bytes, &srv->pinned);
-	atomic64_inc(&count->accepted);
-	wake_up_process(sc->task);
-	mutex_unlock(&srv->lock);
-	return 0;
-
-err_conn:
-	kvperf_conn_destroy(&sc->conn);
-	kvperf_sconn_free_bw(sc);
-	kvperf_io_target_free(sc->io);
-err_free:
+	kvperf_server_settle(srv, sc, false);
 	id->context = srv;
-	kfree(sc);
-err_unpin:
 	kvperf_server_put_grant(&iop);
-	kvperf_unpin(KVPERF_PIN_SERVERS, &f);
-	mutex_unlock(&srv->lock);
+	kvperf_unpin(KVPERF_PIN_SERVERS, &sc->footprint);
+	kfree(sc);
 	return kvperf_server_reject(srv, id, KVPERF_WIRE_REJ_RESOURCES,
 				    &count->refused_memory);
 }
@@ -844,7 +920,6 @@ static int kvperf_server_bind(struct kvperf_server *srv,
 			      struct rdma_cm_id *cm_id, const char *dev,
 			      struct netlink_ext_ack *extack)
 {
-	struct kvperf_device *kdev;
 	bool known;
 	int err;
 
@@ -886,10 +961,9 @@ static int kvperf_server_bind(struct kvperf_server *srv,
 				       srv->dev, dev);
 		return -EINVAL;
 	}
-	kvperf_device_lock();
-	kdev = kvperf_device_find(srv->dev);
-	srv->max_inline = kdev ? kvperf_device_max_inline(kdev) : 0;
-	kvperf_device_unlock();
+	/* a device gone meanwhile fails the listen; it inlines nothing */
+	if (kvperf_device_probe_inline(srv->dev, &init_net, &srv->max_inline))
+		srv->max_inline = 0;
 	return 0;
 }
 
@@ -929,6 +1003,8 @@ int kvperf_server_start(const struct sockaddr_storage *addr, const char *dev,
 	srv->ctx.listener = true;
 	mutex_init(&srv->lock);
 	INIT_LIST_HEAD(&srv->conns);
+	INIT_LIST_HEAD(&srv->pending);
+	init_waitqueue_head(&srv->settled);
 	memcpy(&srv->addr, addr, sizeof(*addr));
 	srv->opts = *opts;
 
@@ -1009,12 +1085,17 @@ static void kvperf_server_destroy(struct kvperf_server *srv)
 
 	/*
 	 * Stopping, the listener refuses every new connection under its
-	 * lock: the list taken here is the last. Its id is destroyed last
-	 * of all, once no connection and no queue of its device is left: a
-	 * device's removal waits for the ids only.
+	 * lock: once none is being set up, the list taken here is the
+	 * last. Its id is destroyed last of all, once no connection and no
+	 * queue of its device is left: a device's removal waits for the
+	 * ids only.
 	 */
 	mutex_lock(&srv->lock);
 	WRITE_ONCE(srv->stopping, true);
+	mutex_unlock(&srv->lock);
+	/* a connection being set up joins the list or gives up first */
+	wait_event(srv->settled, !READ_ONCE(srv->npending));
+	mutex_lock(&srv->lock);
 	list_splice_init(&srv->conns, &conns);
 	srv->nconns = 0;
 	mutex_unlock(&srv->lock);
@@ -1064,6 +1145,57 @@ int kvperf_server_stop(u32 id)
 		return -ENOENT;
 	kvperf_server_destroy(srv);
 	return 0;
+}
+
+/* A listener bound to @ibdev; the server list lock held. */
+static struct kvperf_server *kvperf_server_on_device(struct ib_device *ibdev)
+{
+	struct kvperf_server *srv;
+	bool on;
+
+	lockdep_assert_held(&kvperf_servers_mutex);
+	list_for_each_entry(srv, &kvperf_servers, node) {
+		mutex_lock(&srv->lock);
+		on = srv->listen_id && srv->listen_id->device == ibdev;
+		mutex_unlock(&srv->lock);
+		if (on)
+			return srv;
+	}
+	return NULL;
+}
+
+/**
+ * kvperf_servers_remove_device() - stop the listeners of a device that goes
+ * @ibdev: the device
+ *
+ * From the ib_client remove callback, before the RDMA CM hears of the
+ * removal (as nvmet-rdma does): every listener bound to @ibdev is
+ * stopped, and its connections, shared receive queue and CM ids freed,
+ * before this returns. A listener still being started is not listed yet:
+ * its id hears of the removal from the RDMA CM and its starter fails.
+ * Runs need nothing here: the RDMA CM's own remove callback waits for
+ * every CM id of the device, and a run frees its queues, memory regions
+ * and protection domain before its id.
+ *
+ * Context: may sleep for as long as the listeners' connections take to
+ * close.
+ */
+void kvperf_servers_remove_device(struct ib_device *ibdev)
+{
+	struct kvperf_server *srv;
+
+	for (;;) {
+		kvperf_servers_lock();
+		srv = kvperf_server_on_device(ibdev);
+		if (srv)
+			list_del(&srv->node);
+		kvperf_servers_unlock();
+		if (!srv)
+			return;
+		pr_info("server %u: its device %s is being removed; stopping it\n",
+			srv->id, dev_name(&ibdev->dev));
+		kvperf_server_destroy(srv);
+	}
 }
 
 /**

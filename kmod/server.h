@@ -10,6 +10,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/socket.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
@@ -106,7 +107,8 @@ struct kvperf_cm_ctx {
 /**
  * struct kvperf_sconn - one connection a listener accepted
  * @ctx: CM id context header
- * @node: entry in the server's list
+ * @node: entry in the server's list of connections, or of those being
+ *	  set up
  * @srv: the server
  * @conn: the connection
  * @task: the thread that answers the client; holds a reference
@@ -172,10 +174,15 @@ struct kvperf_sconn {
  * @reap_work: frees the connections whose threads have ended
  * @remove_work: stops the listener when its device goes away; allocated
  *		 at start, so that teardown never needs memory
- * @lock: protects @listen_id, @conns, @nconns, @live, @removed,
- *	  @remove_work and @stopping
+ * @lock: protects @listen_id, @conns, @pending, @nconns, @npending,
+ *	  @live, @removed, @remove_work and @stopping; held for list and
+ *	  counter changes only, never across an allocation or a verb, so
+ *	  that server-get and dumps never wait on a connection's setup
  * @conns: the connections
- * @nconns: entries in @conns
+ * @pending: connections being set up (allocated, accepted) under no lock
+ * @nconns: entries in @conns and @pending
+ * @npending: entries in @pending
+ * @settled: woken when a connection leaves @pending
  * @live: started; the device-removal handler owns the id from now on
  * @removed: the device went away while the listener was being started
  * @stopping: the server is being stopped; refuse new connections
@@ -199,7 +206,10 @@ struct kvperf_server {
 	struct kvperf_server_remove *remove_work;
 	struct mutex lock;	/* see the kernel-doc above */
 	struct list_head conns;
+	struct list_head pending;
 	u32 nconns;
+	u32 npending;
+	wait_queue_head_t settled;
 	bool live;
 	bool removed;
 	bool stopping;
@@ -217,6 +227,7 @@ struct kvperf_server *kvperf_server_find(u32 id);
 struct list_head *kvperf_server_list(void);
 int kvperf_servers_init(void);
 void kvperf_servers_exit(void);
+void kvperf_servers_remove_device(struct ib_device *ibdev);
 unsigned int kvperf_server_count(void);
 
 /* server_acl.c */

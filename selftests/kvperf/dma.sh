@@ -145,15 +145,22 @@ kv_check "kernel server $kid on $addr and user server on port $uport listen" \
 	grep -q "^server listening on $addr:$uport (user path)" \
 	"$KV_TMP/userver.out" || kv_bail "no user server: $(cat "$KV_TMP/userver.out")"
 
-# Latency, 3 MiB (two 2 MiB chunks; the MR covers 4 MiB), 10 iterations.
-lat_3m() {
-	local path=$1 op=$2 port=$3 v=() check=()
+# lat_sized NAME OP BYTES ARGS...: a latency run of 10 OPs of BYTES
+# (verified unless OP is read) with ARGS, done as asked.
+lat_sized() {
+	local name=$1 op=$2 size=$3 v=() check=()
 
+	shift 3
 	[ "$op" != read ] && v=(verify) && check=(--verify)
-	run_json "lat-$path-$op" lat op "$op" addr "$addr" port "$port" \
-		size 3M iters 10 "${v[@]}" path "$path" || return 1
-	lat run "$KV_TMP/lat-$path-$op.json" --state 'done' --op "$op" \
-		--iters 10 --sizes 3145728 "${check[@]}"
+	run_json "$name" lat op "$op" addr "$addr" size "$size" iters 10 \
+		"${v[@]}" "$@" || return 1
+	lat run "$KV_TMP/$name.json" --state 'done' --op "$op" \
+		--iters 10 --sizes "$size" "${check[@]}"
+}
+
+# Latency, 3 MiB (two 2 MiB chunks; the MR covers 4 MiB).
+lat_3m() {
+	lat_sized "lat-$1-$2" "$2" 3145728 port "$3" path "$1"
 }
 
 # Bandwidth, 9000 B then 12 KiB + 1 (sizes double from 9000, so each is
@@ -251,12 +258,7 @@ echo N >"$switch"
 
 # Buffers in single pages (the page_chunks switch): SIZE verified.
 lat_pages() {
-	local size=$1
-
-	run_json "pages-$size" lat op write addr "$addr" size "$size" \
-		iters 10 verify || return 1
-	lat run "$KV_TMP/pages-$size.json" --state 'done' --op write \
-		--iters 10 --sizes "$size" --verify
+	lat_sized "pages-$1" write "$1"
 }
 
 echo Y >"$pages" || kv_bail "cannot write $pages"

@@ -196,10 +196,12 @@ server_gone() {
 }
 
 # A listener with a queue on $dev8 and two queues of 16 I/Os on it when
-# the device goes: the run fails saying why, the listener stops by
-# itself, and everything (its queue included) is freed.
+# the device goes: the run fails saying why, the listener is stopped by
+# the module's ib_client remove callback before rdma link delete returns
+# (not later, by the RDMA CM's removal event), and everything (its queue
+# included) is freed.
 dev_removed() {
-	local id sid err
+	local id sid err log
 
 	ip link add "$nd8" type dummy && ip addr add "$addr8/24" dev "$nd8" &&
 		ip link set "$nd8" up &&
@@ -209,8 +211,14 @@ dev_removed() {
 	sid=$(cat "$KV_TMP/server")
 	id=$(kv_io_start "$addr8" rw write bs 16K qd 16 queues 2) || return 1
 	srq_is "$sid" srq_granted 32 || return 1
+	log=$(kv_klog | wc -l)
 	timeout "$(kv_scaled 60)" rdma link delete "$dev8" ||
 		{ echo "rdma link delete $dev8 failed"; return 1; }
+	server_gone "$sid" ||
+		{ echo "server $sid still listed when rdma link delete returned"; return 1; }
+	kv_klog | tail -n +"$((log + 1))" |
+		grep -q "server $sid: its device $dev8 is being removed; stopping it" ||
+		{ echo "no 'server $sid: its device $dev8 is being removed' in the kernel log"; return 1; }
 	kv_wait 30 kv_run_ended "$id" || { echo "run $id is $(kv_run_state "$id")"; return 1; }
 	err=$(cat "$sysfs/runs/$id/error")
 	if [ "$(kv_run_state "$id")" != failed ] ||
@@ -218,8 +226,6 @@ dev_removed() {
 		echo "state $(kv_run_state "$id"), error '$err'"
 		return 1
 	fi
-	kv_wait 5 server_gone "$sid" ||
-		{ echo "server $sid still listed after its device went"; return 1; }
 	kv_all_freed || return 1
 	ip link del "$nd8"
 }
@@ -296,7 +302,7 @@ kv_check "server stop with 2 queues in flight: the run fails saying so, the queu
 	kv_io_server_stop_mid_run "$addr" rw read bs 4K qd 16 queues 2
 kv_check "rmmod with a listener's queue and 2 queues in flight: within 10 s, nothing left" \
 	rmmod_mid_run
-kv_check "rdma link delete under a listener's queue in use: the run fails, the listener stops, freed" \
+kv_check "rdma link delete under a listener's queue in use: the run fails, the listener stopped by then, freed" \
 	dev_removed
 
 srv_out=$KV_TMP/user-target.out

@@ -26,7 +26,7 @@ kv_require_rxe
 [ -x "$PY" ] || kv_skip_all "no $PY"
 kv_require_module
 
-ktap_set_plan 12
+ktap_set_plan 13
 
 addr=$KVPERF_ADDR0
 sysfs=/sys/kernel/kvperf
@@ -42,6 +42,7 @@ kv_on_exit "echo $max_pinned_mb >$params/max_pinned_mb; echo $max_server_pinned_
 kv_on_exit 'for p in "${pids[@]}"; do kill -9 "$p"; done; wait'
 # shellcheck disable=SC2016
 kv_on_exit 'for s in $(server_ids); do kvperf server stop "$s"; done'
+kv_on_exit "echo 0 >/sys/kernel/debug/kvperf/slow_accepts"
 patient=(timeout "$(kv_scaled 5000)ms")
 kv_dmesg_mark
 
@@ -210,6 +211,35 @@ limits() {
 	fields perpeer refused_busy=1 accepted=2
 }
 kv_check "conns-max and peer-conns-max refuse the connection past them, with their reasons" limits
+
+# A connection's setup (its buffers, up to tens of MiB, its thread, the
+# accept) holds no lock that server show waits on: with the tests' hook
+# slow_accepts holding one setup for 3 s, server show answers within
+# 1.5 s, and the run then completes.
+slow_setup() {
+	local hook=/sys/kernel/debug/kvperf/slow_accepts log pid t0 ms
+
+	start slow addr "$addr" port 18708 || return 1
+	log=$(kv_klog | wc -l)
+	echo 3000 >"$hook" || return 1
+	run_ok slowrun lat op send addr "$addr" port 18708 iters 10 &
+	pid=$!
+	if ! kv_wait 30 eval "kv_klog | tail -n +$((log + 1)) | grep -q 'slow_accepts: holding'"; then
+		echo 0 >"$hook"
+		wait "$pid"
+		echo "no 'slow_accepts: holding' in the kernel log"
+		return 1
+	fi
+	echo 0 >"$hook"
+	t0=$(kv_ms)
+	show || return 1
+	ms=$(($(kv_ms) - t0))
+	wait "$pid" || return 1
+	[ "$ms" -lt 1500 ] ||
+		{ echo "server show took $ms ms while a connection was being set up"; return 1; }
+	fields slow accepted=1
+}
+kv_check "server show answers within 1.5 s while a connection's setup takes 3 s (slow_accepts); the run completes" slow_setup
 
 # A listener that sends nothing back: bidir runs refused, on both paths.
 no_bidir() {

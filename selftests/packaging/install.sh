@@ -106,7 +106,8 @@ else
 	*.zst) zstd -qdc "$ko" ;;
 	*) cat "$ko" ;;
 	esac >"$tmp/kvperf.ko" 2>"$tmp/faults"
-	for hook in stall_servers corrupt_payloads inline_dma_addresses page_chunks; do
+	for hook in stall_servers corrupt_payloads inline_dma_addresses page_chunks \
+		    slow_accepts; do
 		grep -aq "$hook" "$tmp/kvperf.ko" &&
 			echo "the installed module has the fault hook $hook"
 	done >>"$tmp/faults"
