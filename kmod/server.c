@@ -540,7 +540,7 @@ static u8 kvperf_server_reserve(struct kvperf_server *srv,
 	}
 	list_add_tail(&sc->node, &srv->pending);
 	srv->nconns++;
-	srv->npending++;
+	WRITE_ONCE(srv->npending, srv->npending + 1);
 out:
 	mutex_unlock(&srv->lock);
 	return why;
@@ -555,7 +555,7 @@ static void kvperf_server_settle(struct kvperf_server *srv,
 {
 	mutex_lock(&srv->lock);
 	list_del(&sc->node);
-	srv->npending--;
+	WRITE_ONCE(srv->npending, srv->npending - 1);
 	if (ok) {
 		list_add_tail(&sc->node, &srv->conns);
 		atomic64_add(sc->footprint.buf_bytes + sc->footprint.queue_bytes,
