@@ -16,6 +16,12 @@
  * message. The connection code is the user path's
  * (user/engine/upath_conn.c, user/engine/upath_wire.c).
  *
+ * With -L it is a hostile server instead, aimed at a kvperf client: it
+ * accepts two connections as a kvperf server does, and once a client
+ * has sent its first message it RDMA WRITEs into (the first) or READs
+ * (the second) the buffer the client's connect request named, which a
+ * client must expose only to a run that needs it (issue 42).
+ *
  * usage: wire_fuzz -a ADDR [-p PORT] [-s SEED] [-n COUNT] [-t SECONDS]
  *		    [-w WAIT_MS] [-q SILENT] [-r ATTEMPT [-R TIMES]] [-d MS]
  *		    [-l LIST_CMD] [-v]
@@ -24,6 +30,7 @@
  *	  wire_fuzz -a ADDR -E		phase lengths at and beyond their bounds
  *	  wire_fuzz -a ADDR -O		more control messages than the server reads
  *	  wire_fuzz -a ADDR -W		a write-latency client gone quiet
+ *	  wire_fuzz -a ADDR -L		a hostile server: RDMA at clients' buffers
  *
  * A conversation the server should have closed counts as closed when the
  * DISCONNECTED event comes; without it, -l names a command that lists the
@@ -60,6 +67,8 @@
 #define FZ_CLOSE_SOON_MS	300
 /* the server's most connections at once (conns-max, at most 16) */
 #define FZ_SERVER_CONNS_MAX	16
+/* the hostile server's RDMA at a client's buffer */
+#define FZ_PROBE_LEN		8
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -110,6 +119,8 @@ struct fz_conn {
 	bool rejected, failed, disconnected, bad_rep;
 	int rej_status;
 	int rej_reason;		/* the reason byte, or -1 */
+	bool probed;		/* -L: the probe's completion came */
+	enum ibv_wc_status probe_status;
 };
 
 struct fz {
@@ -308,6 +319,18 @@ static void fz_conn_free(struct fz_conn *fc)
 	free(fc);
 }
 
+/* A CM id on an event channel of its own that never blocks. */
+static int fz_cm_id(struct rdma_event_channel **ch, struct rdma_cm_id **id,
+		    void *ctx)
+{
+	*ch = rdma_create_event_channel();
+	if (!*ch ||
+	    fcntl((*ch)->fd, F_SETFL, fcntl((*ch)->fd, F_GETFL) | O_NONBLOCK) ||
+	    rdma_create_id(*ch, id, ctx, RDMA_PS_TCP))
+		return -1;
+	return 0;
+}
+
 /*
  * A connection with the resources @attr asks for, its address and route
  * resolved: NULL (counted as a local failure) when that fails.
@@ -324,11 +347,7 @@ static struct fz_conn *fz_conn_new(struct fz *f,
 	c = &fc->c;
 	upath_conn_init(c, f->wait_ms * UPATH_NS_PER_MS, fz_should_stop, NULL,
 			&fc->w);
-	c->cm_ch = rdma_create_event_channel();
-	if (!c->cm_ch ||
-	    fcntl(c->cm_ch->fd, F_SETFL,
-		  fcntl(c->cm_ch->fd, F_GETFL) | O_NONBLOCK) ||
-	    rdma_create_id(c->cm_ch, &c->id, fc, RDMA_PS_TCP) ||
+	if (fz_cm_id(&c->cm_ch, &c->id, fc) ||
 	    rdma_resolve_addr(c->id, NULL, (struct sockaddr *)&f->dst,
 			      f->wait_ms) ||
 	    !fz_cm_wait(fc, RDMA_CM_EVENT_ADDR_RESOLVED, deadline) ||
@@ -1016,6 +1035,21 @@ static bool fz_answer(struct fz *f, struct fz_conv *cv, enum fz_expect e,
 	return false;
 }
 
+static const char *fz_op_name(uint8_t op)
+{
+	return op == KVPERF_OP_SEND ? "send" :
+	       op == KVPERF_OP_WRITE ? "write" : "read";
+}
+
+/* RDMA READs in flight either way: what the device takes, 16 at most. */
+static uint8_t fz_rd_atom(const struct upath_conn *c)
+{
+	uint32_t rd = c->max_init_rd_atom < c->max_rd_atom ?
+		      c->max_init_rd_atom : c->max_rd_atom;
+
+	return rd < 16 ? rd : 16;
+}
+
 static void fz_conv_attempt(struct fz *f)
 {
 	struct kvperf_wire_req w;
@@ -1035,8 +1069,7 @@ static void fz_conv_attempt(struct fz *f)
 	fz_valid_req(f, &cv.r, true);
 	fz_log(f, "conv %s %s size_max %u flags 0x%x",
 	       cv.r.type == KVPERF_RUN_TYPE_BW ? "bw" : "lat",
-	       cv.r.op == KVPERF_OP_SEND ? "send" :
-	       cv.r.op == KVPERF_OP_WRITE ? "write" : "read",
+	       fz_op_name(cv.r.op),
 	       cv.r.size_max, cv.r.flags);
 	/* room for messages larger than the server's buffer */
 	attr.size_max = cv.r.size_max + 8192;
@@ -1048,9 +1081,7 @@ static void fz_conv_attempt(struct fz *f)
 	cv.r.rkey = cv.fc->c.rx.mr->rkey;
 	cv.r.addr = (uintptr_t)cv.fc->c.rx.p;
 	upath_wire_req_put(&cv.r, &w);
-	rd = cv.fc->c.max_init_rd_atom < cv.fc->c.max_rd_atom ?
-	     cv.fc->c.max_init_rd_atom : cv.fc->c.max_rd_atom;
-	rd = rd < 16 ? rd : 16;
+	rd = fz_rd_atom(&cv.fc->c);
 	v = fz_connect(f, cv.fc, &w, sizeof(w), rd, rd, false);
 	fz_count_verdict(f, cv.fc, v);
 	if (v == FZ_REFUSED && cv.fc->rej_reason == KVPERF_WIRE_REJ_BAD_REQUEST) {
@@ -1576,6 +1607,182 @@ static int fz_idle_write_mode(struct fz *f)
 	return 0;
 }
 
+/* ---- a hostile server ---- */
+
+static void fz_probe_done(struct upath_conn *c, const struct ibv_wc *wc)
+{
+	struct fz_conn *fc = container_of(c, struct fz_conn, c);
+
+	fc->probe_status = wc->status;
+	fc->probed = true;
+	c->sends_done++;
+}
+
+static bool fz_probed(struct upath_conn *c, void *arg)
+{
+	(void)arg;
+	return container_of(c, struct fz_conn, c)->probed;
+}
+
+static bool fz_established(struct upath_conn *c, void *arg)
+{
+	(void)arg;
+	return c->established;
+}
+
+/*
+ * The next kvperf connect request on the listener's channel @ch, within
+ * @secs: its CM id, and what it asks in @r; NULL when none came. A
+ * request that is not kvperf's is rejected.
+ */
+static struct rdma_cm_id *fz_next_request(struct rdma_event_channel *ch,
+					  unsigned int secs,
+					  struct upath_req *r)
+{
+	uint64_t deadline = upath_now_ns() + secs * UPATH_NS_PER_S;
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	int err;
+
+	while (!fz_stopping && upath_now_ns() < deadline) {
+		if (rdma_get_cm_event(ch, &ev)) {
+			poll(&pfd, 1, 20);
+			continue;
+		}
+		if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
+			rdma_ack_cm_event(ev);
+			continue;
+		}
+		id = ev->id;
+		err = upath_wire_req_get(ev->param.conn.private_data,
+					 ev->param.conn.private_data_len, r);
+		rdma_ack_cm_event(ev);
+		if (!err)
+			return id;
+		printf("a connect request that is not kvperf's: rejected\n");
+		rdma_reject(id, NULL, 0);
+		rdma_destroy_id(id);
+	}
+	return NULL;
+}
+
+/*
+ * Connection @n of the hostile server: accepted as a kvperf server
+ * would, with this process's buffer in the accept, and, once the
+ * client's first message came, @op (8 bytes) at the buffer its request
+ * named. Prints the completion's status. Return: 0 when the operation
+ * completed, whatever its status.
+ */
+static int fz_hostile_conn(struct fz *f, struct rdma_event_channel *ch,
+			   unsigned int n, enum ibv_wr_opcode op)
+{
+	struct upath_conn_attr attr = {
+		.poll = KVPERF_POLL_SOFTIRQ,
+		.size_max = FZ_RAW_BUF,
+		.send_depth = 1,
+		.recv_depth = UPATH_RECV_DEPTH,
+	};
+	const char *what = op == IBV_WR_RDMA_WRITE ?
+			   "write into the client's buffer" :
+			   "read of the client's buffer";
+	struct fz_conn *fc = calloc(1, sizeof(*fc));
+	struct upath_conn *c;
+	struct upath_recv rv;
+	struct upath_req r;
+	int err, rc;
+	uint8_t rd;
+
+	if (!fc)
+		return 1;
+	c = &fc->c;
+	upath_conn_init(c, f->wait_ms * UPATH_NS_PER_MS, fz_should_stop, NULL,
+			&fc->w);
+	c->server = true;
+	c->id = fz_next_request(ch, f->seconds, &r);
+	if (!c->id) {
+		printf("connection %u: no kvperf connect request in %u s\n", n,
+		       f->seconds);
+		free(fc);
+		return 1;
+	}
+	printf("connection %u: %s %s%s, its buffer rkey 0x%x at 0x%" PRIx64 "\n",
+	       n, r.type == KVPERF_RUN_TYPE_BW ? "bw" :
+	       r.type == KVPERF_RUN_TYPE_IO ? "io" : "lat", fz_op_name(r.op),
+	       r.flags & KVPERF_WIRE_BIDIR ? " bidir" : "", r.rkey, r.addr);
+	c->remote_rkey = r.rkey;
+	c->remote_addr = r.addr;
+	if (upath_conn_create(c, &attr) || upath_conn_post_recvs(c) ||
+	    upath_conn_own_channel(c)) {
+		printf("connection %u: cannot be set up (%s)\n", n,
+		       c->reason ?: "no event channel");
+		rdma_reject(c->id, NULL, 0);
+		fz_conn_free(fc);
+		return 1;
+	}
+	/*
+	 * READs both ways, whatever the client asked: ib_cm gives the
+	 * client's QP the accept's initiator depth as its responder
+	 * resources, and remote read access with them. Only the client's
+	 * registration of its buffer is left in the way.
+	 */
+	rd = fz_rd_atom(c);
+	if (upath_conn_accept(c, 0, rd, rd) ||
+	    upath_conn_wait(c, fz_established, NULL) ||
+	    upath_conn_wait_recv(c, &rv)) {
+		printf("connection %u: no first message (%s)\n", n,
+		       c->reason ?: "not accepted");
+		fz_conn_free(fc);
+		return 1;
+	}
+	/* the client registered its buffer before it sent anything */
+	c->send_cqe.done = fz_probe_done;
+	err = upath_conn_post_send(c, op, FZ_PROBE_LEN, 0);
+	if (!err)
+		err = upath_conn_wait(c, fz_probed, NULL);
+	/* its completion may come after a flushed receive's */
+	if (err && !fc->probed)
+		upath_conn_poll(c, 64);
+	if (fc->probed)
+		printf("%s: %s\n", what, ibv_wc_status_str(fc->probe_status));
+	else
+		printf("%s: no completion (%s)\n", what,
+		       c->reason ?: strerror(-err));
+	rc = fc->probed ? 0 : 1;
+	fz_conn_free(fc);
+	return rc;
+}
+
+/*
+ * A hostile server: listens on the address and port of -a and -p,
+ * prints "ready", and takes two kvperf connections one after the other
+ * (each within -t seconds): an RDMA WRITE into the first client's buffer,
+ * an RDMA READ of the second's. One operation a connection: one that
+ * fails puts both queue pairs in the error state. Exit status 1 when a
+ * connection did not come or its operation did not complete.
+ */
+static int fz_hostile_mode(struct fz *f)
+{
+	struct rdma_event_channel *ch = NULL;
+	struct rdma_cm_id *id = NULL;
+	int rc = 1;
+
+	if (fz_cm_id(&ch, &id, NULL) ||
+	    rdma_bind_addr(id, (struct sockaddr *)&f->dst) ||
+	    rdma_listen(id, 1)) {
+		printf("cannot listen there: %s\n", strerror(errno));
+	} else {
+		printf("ready\n");
+		rc = fz_hostile_conn(f, ch, 1, IBV_WR_RDMA_WRITE) ||
+		     fz_hostile_conn(f, ch, 2, IBV_WR_RDMA_READ);
+	}
+	if (id)
+		rdma_destroy_id(id);
+	if (ch)
+		rdma_destroy_event_channel(ch);
+	return rc;
+}
+
 static int fz_burst_mode(struct fz *f, unsigned int n, uint32_t size)
 {
 	fz_burst(f, n, size);
@@ -1595,7 +1802,8 @@ static void fz_usage(void)
 		"       wire_fuzz -a ADDR [-p PORT] -B N -S SIZE\n"
 		"       wire_fuzz -a ADDR [-p PORT] [-w WAIT_MS] -E\n"
 		"       wire_fuzz -a ADDR [-p PORT] [-w WAIT_MS] -O\n"
-		"       wire_fuzz -a ADDR [-p PORT] [-w WAIT_MS] -W\n");
+		"       wire_fuzz -a ADDR [-p PORT] [-w WAIT_MS] -W\n"
+		"       wire_fuzz -a ADDR [-p PORT] [-w WAIT_MS] [-t SECONDS] -L\n");
 	exit(2);
 }
 
@@ -1609,10 +1817,10 @@ int main(int argc, char **argv)
 	unsigned long size = 0;
 	struct sigaction sa = { .sa_handler = fz_on_signal };
 	bool have_addr = false, have_seed = false, edge = false, overrun = false;
-	bool idle_write = false;
+	bool idle_write = false, hostile = false;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "a:p:s:n:t:w:q:r:R:d:l:vH:B:S:EOW")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:s:n:t:w:q:r:R:d:l:vH:B:S:EOWL")) != -1) {
 		switch (opt) {
 		case 'a':
 			if (fz_parse_addr(optarg, &f.dst))
@@ -1671,6 +1879,9 @@ int main(int argc, char **argv)
 		case 'W':
 			idle_write = true;
 			break;
+		case 'L':
+			hostile = true;
+			break;
 		default:
 			fz_usage();
 		}
@@ -1696,5 +1907,7 @@ int main(int argc, char **argv)
 		return fz_overrun_mode(&f);
 	if (idle_write)
 		return fz_idle_write_mode(&f);
+	if (hostile)
+		return fz_hostile_mode(&f);
 	return fz_run(&f);
 }

@@ -25,8 +25,12 @@
 # Afterwards the server lists only those two, refuses 8 MiB connections
 # beyond a lowered bound of the servers' pinned-memory pool, answers a
 # normal latency and bandwidth run, is still listed, stops with the idle
-# connections open, and every module counter is back to 0; the kernel
-# log stays clean.
+# connections open. Then wire_fuzz -L plays a hostile server to kernel
+# clients, RDMA WRITE and READ at the buffer each client's connect
+# request named: a latency read or send run and a bandwidth write run
+# that is not bidir deny both (remote access error), a latency write
+# run allows the write only. Every module counter is back to 0 at the
+# end; the kernel log stays clean.
 #
 # By default a smoke: 200 attempts (8 s on a quiet host, 36 s on a busy
 # one), at most 60 s times the time scale (at most 300 s).
@@ -61,7 +65,7 @@ wait_ms=$(kv_scaled 1000)
 idle=2
 kv_track_runs
 
-ktap_set_plan 19
+ktap_set_plan 23
 kv_dmesg_mark
 
 out=$(kvperf server start addr "$addr" port "$port" idle-timeout 600 2>&1) ||
@@ -326,6 +330,61 @@ stop() {
 	timeout "$(kv_scaled 30)" kvperf server stop "$sid"
 }
 kv_check "server stop with the $idle idle connections still open" stop
+
+# 6. A hostile server (wire_fuzz -L, on a port of its own) against
+# kernel clients. Once a client sent its first message (its buffer is
+# registered by then) it RDMA WRITEs 8 bytes into the buffer the
+# client's connect request named, and on the client's next connection
+# READs 8 bytes of it (a failed operation ends its connection). Its
+# accept grants it READs on the client's queue pair whatever the client
+# asked, so only the client's registration stands in the way. A run
+# whose server has no business at the client's buffer (a latency read or
+# send, a bandwidth write that is not bidir) registers it for local
+# access only: both fail with a remote access error. A latency write,
+# whose server writes back, lets it write and not read (issue 42 item
+# 7: the runs of a read granted remote read, a bandwidth write remote
+# write). Each run ends when the server closes its connection, as it
+# likes: only the server's side is asserted.
+hport=18516
+# hostile WRITE READ ARGS...: two kernel runs of kvperf run ARGS against
+# the hostile server, whose WRITE and READ completed with those statuses
+hostile() {
+	local write=$1 read=$2 out=$KV_TMP/hostile.out i rc ok=0
+
+	shift 2
+	kv_start_ready "$out" "$fuzz" -a "$addr" -p "$hport" -w "$wait_ms" \
+		-t "$(kv_scaled 30)" -L || return 1
+	for i in 1 2; do
+		kv_run "$KV_TMP/hostile$i.json" "$KV_TMP/hostile$i.err" \
+			timeout "$(kv_scaled 30)" kvperf -j run "$@" \
+			addr "$addr" port "$hport" timeout "$(kv_scaled 2000)ms"
+		kv_json_id "$KV_TMP/hostile$i.json" >>"$KV_IDS"
+	done
+	# it ends by itself after the second connection's read
+	kv_wait 10 grep -q "^read of the client's buffer: " "$out"
+	kv_stop_ready 2>/dev/null
+	rc=$?
+	cat "$out" "$out.err"
+	[ "$rc" = 0 ] || { echo "wire_fuzz -L exited $rc"; ok=1; }
+	grep -qxF "write into the client's buffer: $write" "$out" ||
+		{ echo "want: write into the client's buffer: $write"; ok=1; }
+	grep -qxF "read of the client's buffer: $read" "$out" ||
+		{ echo "want: read of the client's buffer: $read"; ok=1; }
+	[ "$ok" = 0 ] && return 0
+	for i in 1 2; do
+		sed "s/^/run $i stderr: /" "$KV_TMP/hostile$i.err"
+	done
+	return 1
+}
+denied='remote access error'
+kv_check "a hostile server at a kernel lat read client's buffer: its write and its read fail, '$denied'" \
+	hostile "$denied" "$denied" lat op read size 64 iters 10
+kv_check "a hostile server at a kernel lat send client's buffer: its write and its read fail, '$denied'" \
+	hostile "$denied" "$denied" lat op send size 64 iters 10
+kv_check "a hostile server at a kernel bw write (not bidir) client's buffer: its write and its read fail, '$denied'" \
+	hostile "$denied" "$denied" bw op write size 64 iters 10
+kv_check "a hostile server at a kernel lat write client's buffer, which the run lets its server write: its write 'success', its read '$denied'" \
+	hostile success "$denied" lat op write size 64 iters 10
 
 while read -r i; do
 	timeout "$(kv_scaled 60)" kvperf run delete "$i" 2>&1 | kv_diag

@@ -615,6 +615,66 @@ int upath_conn_set_rnr_timer(struct upath_conn *c)
 }
 
 /**
+ * upath_conn_own_channel() - give an accepted connection's CM id an event
+ *			      channel of its own
+ * @c: the connection, its CM id a listener's connect request's
+ *
+ * From then on the id's events (ESTABLISHED, DISCONNECTED) are read by
+ * the connection's own waits, not by the listener; the channel does not
+ * block, and upath_conn_close() destroys it.
+ *
+ * Return: 0 or a negative errno.
+ */
+int upath_conn_own_channel(struct upath_conn *c)
+{
+	int fl;
+
+	c->cm_ch = rdma_create_event_channel();
+	if (!c->cm_ch)
+		return -ENOMEM;
+	fl = fcntl(c->cm_ch->fd, F_GETFL);
+	if (fl < 0 || fcntl(c->cm_ch->fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
+	    rdma_migrate_id(c->id, c->cm_ch))
+		return -EIO;
+	return 0;
+}
+
+/**
+ * upath_conn_accept() - accept a connect request with a kvperf answer
+ * @c: the connection, created on the request's CM id, its receives posted
+ * @credits: I/O runs, the I/Os the client may keep outstanding; else 0
+ * @resp: RDMA READs the client may have in flight to us (the responder
+ *	  resources)
+ * @init: RDMA READs we may have in flight to the client (the initiator
+ *	  depth); the client's QP takes as many of ours
+ *
+ * The accept's private data (struct kvperf_wire_rep) names @c's receive
+ * buffer. Sends wait for the client's receives as long as it takes (RNR
+ * retry 7), after the kernel path's RNR timer.
+ *
+ * Return: 0 or a negative errno.
+ */
+int upath_conn_accept(struct upath_conn *c, uint16_t credits, uint8_t resp,
+		      uint8_t init)
+{
+	struct rdma_conn_param param;
+	struct kvperf_wire_rep rep;
+
+	upath_wire_rep_put(c->rx.mr->rkey, (uintptr_t)c->rx.p, credits, &rep);
+	memset(&param, 0, sizeof(param));
+	param.private_data = &rep;
+	param.private_data_len = sizeof(rep);
+	param.responder_resources = resp;
+	param.initiator_depth = init;
+	/* bidir sends wait for the client's receives as long as it takes */
+	param.rnr_retry_count = 7;
+	if (rdma_accept(c->id, &param))
+		return -EIO;
+	/* librdmacm moved the QP to RTS before accepting */
+	return upath_conn_set_rnr_timer(c);
+}
+
+/**
  * upath_conn_post_recv() - post a receive for the whole receive buffer
  * @c: the connection
  *

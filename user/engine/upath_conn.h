@@ -247,6 +247,9 @@ int upath_buf_reg(struct ibv_pd *pd, struct upath_buf *b, size_t len,
 		  int access, const char **why);
 void upath_buf_free(struct upath_buf *b);
 int upath_conn_set_rnr_timer(struct upath_conn *c);
+int upath_conn_own_channel(struct upath_conn *c);
+int upath_conn_accept(struct upath_conn *c, uint16_t credits, uint8_t resp,
+		      uint8_t init);
 void upath_conn_close(struct upath_conn *c);
 int upath_conn_post_recv(struct upath_conn *c);
 int upath_conn_post_send(struct upath_conn *c, enum ibv_wr_opcode opcode,

@@ -349,50 +349,22 @@ static int upath_sconn_recvs(struct upath_sconn *sc)
 	return sc->io ? upath_io_target_start(sc->io) : -ENOMEM;
 }
 
-/* Move the CM id to a channel of the connection's own. */
-static int upath_sconn_channel(struct upath_sconn *sc)
-{
-	struct upath_conn *c = &sc->conn;
-	int fl;
-
-	c->cm_ch = rdma_create_event_channel();
-	if (!c->cm_ch)
-		return -ENOMEM;
-	fl = fcntl(c->cm_ch->fd, F_GETFL);
-	if (fl < 0 || fcntl(c->cm_ch->fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
-	    rdma_migrate_id(c->id, c->cm_ch))
-		return -EIO;
-	return 0;
-}
-
 static int upath_sconn_accept(struct upath_sconn *sc,
 			      const struct upath_conn_req *cr)
 {
 	struct upath_conn *c = &sc->conn;
-	struct rdma_conn_param param;
-	struct kvperf_wire_rep rep;
 
 	/*
 	 * an I/O run's host may keep as many I/Os outstanding as it asked,
-	 * or as the shared receive queue had left
+	 * or as the shared receive queue had left; the event's values are
+	 * the client's, seen from this side
 	 */
-	upath_wire_rep_put(c->rx.mr->rkey, (uintptr_t)c->rx.p,
-			   sc->req.type == KVPERF_RUN_TYPE_IO ?
-			   sc->req.credits : 0, &rep);
-	memset(&param, 0, sizeof(param));
-	param.private_data = &rep;
-	param.private_data_len = sizeof(rep);
-	/* the event's values are the client's, seen from this side */
-	param.responder_resources = cr->responder_resources < c->max_rd_atom ?
-				    cr->responder_resources : c->max_rd_atom;
-	param.initiator_depth = cr->initiator_depth < c->max_init_rd_atom ?
-				cr->initiator_depth : c->max_init_rd_atom;
-	/* bidir sends wait for the client's receives as long as it takes */
-	param.rnr_retry_count = 7;
-	if (rdma_accept(c->id, &param))
-		return -EIO;
-	/* librdmacm moved the QP to RTS before accepting */
-	return upath_conn_set_rnr_timer(c);
+	return upath_conn_accept(c, sc->req.type == KVPERF_RUN_TYPE_IO ?
+				 sc->req.credits : 0,
+				 cr->responder_resources < c->max_rd_atom ?
+				 cr->responder_resources : c->max_rd_atom,
+				 cr->initiator_depth < c->max_init_rd_atom ?
+				 cr->initiator_depth : c->max_init_rd_atom);
 }
 
 /*
@@ -430,7 +402,7 @@ static void upath_server_accept(struct upath_server *srv,
 	sc->conn.remote_addr = req->addr;
 	upath_sconn_attr(srv, req, &attr);
 	if (upath_sconn_init_bw(sc) || upath_conn_create(&sc->conn, &attr) ||
-	    upath_sconn_recvs(sc) || upath_sconn_channel(sc) ||
+	    upath_sconn_recvs(sc) || upath_conn_own_channel(&sc->conn) ||
 	    upath_sconn_accept(sc, cr))
 		goto err;
 	sc->id = ++srv->next_id;
