@@ -219,10 +219,10 @@ kv_check "conns-max and peer-conns-max refuse the connection past them, with the
 slow_setup() {
 	local hook=/sys/kernel/debug/kvperf/slow_accepts log pid t0 ms
 
-	start slow addr "$addr" port 18708 || return 1
+	start slow addr "$addr" port 18712 || return 1
 	log=$(kv_klog | wc -l)
 	echo 3000 >"$hook" || return 1
-	run_ok slowrun lat op send addr "$addr" port 18708 iters 10 &
+	run_ok slowrun lat op send addr "$addr" port 18712 iters 10 &
 	pid=$!
 	if ! kv_wait 30 eval "kv_klog | tail -n +$((log + 1)) | grep -q 'slow_accepts: holding'"; then
 		echo 0 >"$hook"
