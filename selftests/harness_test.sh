@@ -36,7 +36,7 @@ expect_tally() {
 }
 
 echo "TAP version 13"
-echo "1..29"
+echo "1..30"
 
 # --- the tally ------------------------------------------------------------
 cat >"$tmp/nested.log" <<'EOF'
@@ -305,6 +305,11 @@ result $? "lib.sh: a kv_check's command sees the script's globals (rc, out), not
 # a log's excerpt that starts at the failure shows why
 grep -A1 -x "not ok 3 fails" "$tmp/check.log" | tail -n 1 | grep -qx "# the reason"
 result $? "lib.sh: a failed kv_check's output follows its not ok line" "$tmp/check.log"
+# each result is followed by its duration (after a failure's output)
+[ "$(grep -c '^# took [0-9]*\.[0-9] s$' "$tmp/check.log")" = 3 ] &&
+	grep -A2 -x "not ok 3 fails" "$tmp/check.log" | tail -n 1 |
+	grep -qx '# took [0-9]*\.[0-9] s'
+result $? "lib.sh: each kv_check prints its seconds after its result" "$tmp/check.log"
 
 # --- kv_check and rxe's REG_MR fault -----------------------------------------
 # A failure while the kernel log gained rxe's "not free" line is a skip

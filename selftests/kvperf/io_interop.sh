@@ -99,9 +99,10 @@ listening() {
 	grep -q "^server listening on $addr:$1 (user path)" "$2"
 }
 
-# the sizes of the verify matrix; the feature lane (lib.sh's
-# kv_full_lane) takes one below a page and one of several segments
-sizes="512 4K 128K 1M"
+# the sizes of the verify matrix: below a page, a page and the largest
+# on the full lane; the feature lane (lib.sh's kv_full_lane) takes one
+# below a page and one of several segments
+sizes="512 4K 1M"
 kv_full_lane || sizes="512 128K"
 n=$(wc -w <<<"$sizes")
 # the memory windows' sizes, a user host's alone: the same on every lane

@@ -91,19 +91,32 @@ kv_skip() {
 kv_check() {
 	# kv_-prefixed: CMD runs in this function's scope and may read
 	# globals of the same plain names (rc, out)
-	local kv_desc=$1 kv_out kv_rc kv_lines kv_fault
+	local kv_desc=$1 kv_out kv_rc kv_lines kv_fault kv_t0
 
 	shift
 	kv_lines=$(kv_klog | wc -l)
+	kv_t0=$(kv_ms)
 	kv_out=$("$@" 2>&1)
 	kv_rc=$?
 	if [ "$kv_rc" != 0 ] &&
 	   kv_fault=$(kv_klog | tail -n +"$((kv_lines + 1))" | kv_rxe_fault); then
 		kv_skip "$kv_desc" "$kv_rxe_fault_why"
 		printf '%s\n' "$kv_out" "${kv_fault#*] }" | kv_diag
+		kv_took "$kv_t0"
 		return 0
 	fi
 	kv_result "$kv_desc" "$kv_rc" "$kv_out"
+	kv_rc=$?
+	kv_took "$kv_t0"
+	return "$kv_rc"
+}
+
+# kv_took T0: "# took S.S s", the seconds since T0 (kv_ms), after a
+# check's result: where a lane's minutes go, from its log alone
+kv_took() {
+	local ms=$(($(kv_ms) - $1))
+
+	printf '# took %d.%d s\n' "$((ms / 1000))" "$((ms % 1000 / 100))"
 }
 
 # Soft-RoCE 6.1 (rxe) retransmits by walking its send queue again from
