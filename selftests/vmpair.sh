@@ -246,8 +246,10 @@ pair_qemu() {
 	cmdline+=" sysctl.kernel.hung_task_timeout_secs=$((120 * scale))"
 	[ -n "${!mods}" ] && cmdline+=" $(debug_kernel_cmdline)"
 	cmdline+=" kvtop=$top kvrun=$pair/$role${append:+ $append}"
+	# the CPU model of vmtest.sh's suites (qemu64: see there)
 	# shellcheck disable=SC2054 # qemu's option values are comma-separated
-	q=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2G
+	q=(qemu-system-x86_64 -accel tcg -cpu "${KVPERF_QEMU_CPU:-qemu64}"
+		-smp 2 -m 2G
 		-nodefaults -no-reboot -display none -monitor none
 		-kernel "${!kernel}" -initrd "${!initrd}" -append "$cmdline"
 		-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap
