@@ -317,6 +317,8 @@ result $? "lib.sh: each kv_check prints its seconds after its result" "$tmp/chec
 cat >"$tmp/fault.sh" <<EOF
 . "$top/selftests/kvperf/lib.sh"
 kv_klog() { cat "$tmp/klog"; }
+# a check starts just after the log's last line (its stamp + 0.05 s)
+kv_uptime() { kv_up=\$(awk -F'[][ ]+' 'END { print \$2 + 0.05 }' "$tmp/klog"); }
 ktap_print_header
 ktap_set_plan 2
 kv_check "spoiled" sh -c 'echo "[ 9.1] rdma_rxe: rxe_reg_fast_mr: mr->lkey = 0x2889 not free" >>"$tmp/klog"; echo "REG_MR failed"; false'

@@ -457,9 +457,9 @@ cmdline+=" sysctl.kernel.hung_task_timeout_secs=$((120 * scale))"
 cmdline+=" kvtop=$top kvrun=$run${append:+ $append}"
 vcpus=2
 [ "$icount" = 1 ] && vcpus=1
-# qemu64: glibc's SSE2 string functions. Under -cpu max it takes the
-# AVX2 ones, which TCG runs slower: a lane took 15 to 20 % longer, in
-# wall and in CPU time (lat_basic.sh 51-55 s against 43 s, alternating).
+# qemu64: under -cpu max a lane took 15 to 20 % longer, in wall and in
+# CPU time (lat_basic.sh 51-55 s against 43 s, alternating); likeliest,
+# not traced: glibc's AVX2 string functions, slower under TCG than SSE2.
 # The benchmarks (-i) keep max, the CPU their baseline was measured on.
 cpu=${KVPERF_QEMU_CPU:-qemu64}
 [ "$icount" = 1 ] && cpu=${KVPERF_QEMU_CPU:-max}
