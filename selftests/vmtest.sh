@@ -457,9 +457,10 @@ cmdline+=" sysctl.kernel.hung_task_timeout_secs=$((120 * scale))"
 cmdline+=" kvtop=$top kvrun=$run${append:+ $append}"
 vcpus=2
 [ "$icount" = 1 ] && vcpus=1
-# qemu64: under -cpu max a lane took 15 to 20 % longer, in wall and in
-# CPU time (lat_basic.sh 51-55 s against 43 s, alternating); likeliest,
-# not traced: glibc's AVX2 string functions, slower under TCG than SSE2.
+# qemu64: under -cpu max lat_basic.sh took 15 to 20 % longer, in wall
+# and in CPU time (51-55 s against 43 s, alternating); a whole lane's
+# gain is not shown. Likeliest, not traced: glibc's AVX2 string
+# functions, slower under TCG than SSE2.
 # The benchmarks (-i) keep max, the CPU their baseline was measured on.
 cpu=${KVPERF_QEMU_CPU:-qemu64}
 [ "$icount" = 1 ] && cpu=${KVPERF_QEMU_CPU:-max}
