@@ -62,10 +62,8 @@ kv_on_exit 'kv_module_loaded || kv_insmod'
 kv_on_exit "echo N > $stall"
 kv_on_exit "ip link del $nd9"
 kv_on_exit "rdma link delete $dev9"
-# shellcheck disable=SC2016
-kv_on_exit 'for i in $(kvperf -j run show | grep -o "\"id\":[0-9]*" | cut -d: -f2); do kvperf run delete "$i"; done'
-# shellcheck disable=SC2016
-kv_on_exit 'for i in $(kvperf -j server show | grep -o "{\"id\":[0-9]*" | cut -d: -f2); do kvperf server stop "$i"; done'
+kv_on_exit kv_delete_runs
+kv_on_exit kv_stop_servers
 
 bw() {
 	kv_py "$KV_DIR/bwlib.py" "$@"

@@ -40,6 +40,8 @@ kv_track_runs
 kv_on_exit 'kv_module_loaded || kv_insmod'
 kv_on_exit "ip link del $nd8 2>/dev/null"
 kv_on_exit "rdma link delete $dev8 2>/dev/null"
+# the runs kv_io_start and verify_case start are not tracked: all go
+kv_on_exit kv_delete_runs
 patient=(timeout "$(kv_scaled 10000)ms")
 # what a queue of 32 pins: 32 capsules of 512 bytes and 32 receive
 # entries of 64 (kmod/io_srq.c)

@@ -36,10 +36,8 @@ server_param=/sys/module/kvperf/parameters/max_server_pinned_mb
 max_server_pinned_mb=$(cat "$server_param")
 kv_on_exit "echo $max_server_pinned_mb > $server_param"
 kv_on_exit "echo N > $stall"
-# shellcheck disable=SC2016 # expanded when the hook runs
-kv_on_exit 'for i in $(kvperf -j run show | grep -o "\"id\":[0-9]*" | cut -d: -f2); do kvperf run delete "$i"; done'
-# shellcheck disable=SC2016
-kv_on_exit 'for i in $(kvperf -j server show | grep -o "{\"id\":[0-9]*" | cut -d: -f2); do kvperf server stop "$i"; done'
+kv_on_exit kv_delete_runs
+kv_on_exit kv_stop_servers
 
 lat() {
 	kv_py "$KV_DIR/latlib.py" "$@"

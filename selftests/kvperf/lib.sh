@@ -725,17 +725,33 @@ kv_io_pinned_refused() {
 	return 1
 }
 
+# kv_delete_runs: every run the module lists deleted; fails if one could
+# not be, after trying the rest. An exit hook for tests whose runs are
+# not all tracked (kv_track_runs).
+kv_delete_runs() {
+	local i rc=0
+
+	for i in $(kvperf -j run show | grep -o '"id":[0-9]*' | cut -d: -f2); do
+		kvperf run delete "$i" || rc=1
+	done
+	return $rc
+}
+
+# kv_stop_servers: every kernel server the module lists stopped; fails
+# if one could not be, after trying the rest.
+kv_stop_servers() {
+	local i rc=0
+
+	for i in $(kvperf -j server show | grep -o '{"id":[0-9]*' | cut -d: -f2); do
+		kvperf server stop "$i" || rc=1
+	done
+	return $rc
+}
+
 # kv_clean_all: every run deleted and every kernel server stopped; the
 # module's counters are back to 0 within 10 s.
 kv_clean_all() {
-	local i
-
-	for i in $(kvperf -j run show | grep -o '"id":[0-9]*' | cut -d: -f2); do
-		kvperf run delete "$i" || return 1
-	done
-	for i in $(kvperf -j server show | grep -o '{"id":[0-9]*' | cut -d: -f2); do
-		kvperf server stop "$i" || return 1
-	done
+	kv_delete_runs && kv_stop_servers || return 1
 	kv_counters_back_to_zero 10
 }
 

@@ -36,20 +36,9 @@ fuzz_out=$KV_TMP/fuzz.out
 sysfs=/sys/kernel/kvperf
 counters="run_count server_count connection_count pinned_bytes"
 
-# The ids `kvperf -j run show` or `server show` lists, one a line.
-json_ids() {
-	kv_py -c '
-import json, sys
-for o in json.load(sys.stdin):
-    print(o["id"])
-'
-}
-
 # Whatever is left when the test ends (it fails or is killed), removed.
-# shellcheck disable=SC2016 # expanded when the hook runs
-kv_on_exit 'for i in $(kvperf -j run show | json_ids); do kvperf run delete "$i"; done'
-# shellcheck disable=SC2016
-kv_on_exit 'for i in $(kvperf -j server show | json_ids); do kvperf server stop "$i"; done'
+kv_on_exit kv_delete_runs
+kv_on_exit kv_stop_servers
 
 # val KEY: the value of the fuzzer's "KEY VALUE" line.
 val() {
