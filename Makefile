@@ -395,7 +395,7 @@ ksrc: $(KSRC_STAMP)
 
 # Regenerate the UAPI header from the spec with the kernel's own ynl.
 uapi: $(KSRC_STAMP)
-	$(Q)PYTHON=$(PYTHON) selftests/spec/gen_uapi.sh $(KSRC) $(SPEC) $(UAPI)
+	$(Q)PYTHON=$(PYTHON) selftests/spec/ynl_gen.sh $(KSRC) $(SPEC) $(UAPI)
 
 selftests: tools $(KSRC_STAMP)
 	$(Q)$(MAKE) -C selftests/kvperf KSRC=$(KSRC) $(if $(V),V=$(V))

@@ -71,10 +71,13 @@ class Spec:
             exp[k] = self.const_c(v) if isinstance(v, str) else str(v)
         if 'enum' in attr and 'max' not in exp:
             # ynl's rule: an enum attribute's range is the enum's
-            entries = self.enums[attr['enum']]['entries']
-            last = entries[-1]
+            enum = self.enums[attr['enum']]
+            last = enum['entries'][-1]
             last = last['name'] if isinstance(last, dict) else last
-            exp['max'] = c_name('kvperf', attr['enum'], last)
+            # an entry's C name: the enum's name-prefix (genetlink-c), or
+            # the family's and the enum's names
+            prefix = enum.get('name-prefix', f"kvperf-{attr['enum']}-")
+            exp['max'] = c_name(prefix + last)
         return exp
 
 
