@@ -46,7 +46,9 @@ KSRC_FILES := scripts/checkpatch.pl scripts/spelling.txt scripts/kernel-doc \
 	scripts/const_structs.checkpatch \
 	tools/testing/selftests/kselftest.h \
 	tools/testing/selftests/kselftest_harness.h \
-	tools/testing/selftests/kselftest/ktap_helpers.sh \
+	tools/testing/selftests/kselftest \
+	tools/testing/selftests/lib.mk tools/testing/selftests/Makefile \
+	tools/testing/selftests/run_kselftest.sh scripts/subarch.include \
 	tools/net/ynl Documentation/netlink/genetlink.yaml \
 	Documentation/netlink/genetlink-c.yaml \
 	Documentation/netlink/genetlink-legacy.yaml
@@ -122,7 +124,7 @@ clean:
 	$(Q)if [ -n "$(KDIR)" ] && [ -f "$(KDIR)/Makefile" ]; then \
 	  $(MAKE) -C $(KDIR) M=$(TOP) clean; fi
 	$(Q)$(MAKE) -C user clean
-	$(Q)$(MAKE) -C selftests/kvperf clean KSRC=$(KSRC)
+	$(Q)$(MAKE) -C selftests/kvperf clean KSFT_DIR=$(KSRC)/tools/testing/selftests
 	$(Q)rm -rf build
 
 # The man page, with the version in its footer; build/man/VERSION
@@ -398,7 +400,7 @@ uapi: $(KSRC_STAMP)
 	$(Q)PYTHON=$(PYTHON) selftests/spec/ynl_gen.sh $(KSRC) $(SPEC) $(UAPI)
 
 selftests: tools $(KSRC_STAMP)
-	$(Q)$(MAKE) -C selftests/kvperf KSRC=$(KSRC) $(if $(V),V=$(V))
+	$(Q)$(MAKE) -C selftests/kvperf KSFT_DIR=$(KSRC)/tools/testing/selftests $(if $(V),V=$(V))
 
 deps:
 	$(Q)selftests/deps.sh

@@ -23,6 +23,8 @@ pkgs=(
 	infiniband-diags iproute2 util-linux procps
 	# the plots of kvperf compare
 	gnuplot-nox
+	# the kernel's kselftest lib.mk installs with rsync
+	rsync
 	# selftests/kvperf/compare.sh: the programs kvperf compare runs
 	strace
 	# the man page: rst2man (make man, make install)

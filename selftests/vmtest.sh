@@ -242,8 +242,8 @@ build_module() {
 	readlink -f "$ko"
 }
 
-# shellcheck source=selftests/vm/klog.sh
-. "$vmdir/klog.sh"
+# shellcheck source=selftests/kvperf/klog.sh
+. "$top/selftests/kvperf/klog.sh"
 
 # A -K guest (a debug-kernel build, modules in MODROOT): the words its
 # kernel command line gets and the qemu options that share its modules.

@@ -527,9 +527,13 @@ STRING = ("dev", "cpus")
 
 def uapi_enums():
     """Every enumerator of the UAPI header with its value."""
-    top = os.environ.get("KVPERF_TOP") or os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "..")
-    path = os.path.join(top, "include", "uapi", "linux", "kvperf.h")
+    # installed (make install of the kselftest folder): beside this file;
+    # else the kvperf checkout's
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(here, "kvperf.h")
+    if not os.path.exists(path):
+        top = os.environ.get("KVPERF_TOP") or os.path.join(here, "..", "..")
+        path = os.path.join(top, "include", "uapi", "linux", "kvperf.h")
     vals = {}
     with open(path, encoding="utf-8") as f:
         text = f.read()

@@ -6,13 +6,24 @@
 # print why they failed, preconditions that skip with a reason, polling,
 # and a per-test look at the kernel log.
 #
-# The tests run in the vmtest guest (selftests/vmtest.sh), which exports
+# The tests run from this folder in the kvperf project, from a kernel
+# tree's tools/testing/selftests/drivers/kvperf, or installed by the
+# kselftest Makefile (make install); KV_DIR is this folder wherever it is.
+# KVPERF_TOP is the kvperf checkout, where a test needs one (the README,
+# the UAPI header): $KVPERF_SRC, else the project around this folder.
+# In the vmtest guest (selftests/vmtest.sh), the harness exports
 # KVPERF_TOP, KVPERF_KO, KVPERF_DEV0/1, KVPERF_NETDEV0/1, KVPERF_ADDR0/1.
 
 set -u
 
-KVPERF_TOP=${KVPERF_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-export KV_DIR=$KVPERF_TOP/selftests/kvperf
+KV_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export KV_DIR
+if [ -z "${KVPERF_TOP:-}" ]; then
+	KVPERF_TOP=${KVPERF_SRC:-}
+	[ -z "$KVPERF_TOP" ] && [ -r "$KV_DIR/../../include/uapi/linux/kvperf.h" ] &&
+		KVPERF_TOP=$(cd "$KV_DIR/../.." && pwd)
+fi
+export KVPERF_TOP
 PY=/usr/bin/python3
 
 # Python without site-packages: the stdlib is all the tests use, and site
@@ -21,7 +32,11 @@ kv_py() {
 	"$PY" -S "$@"
 }
 
-kv_ktap=$KVPERF_TOP/build/ksrc/tools/testing/selftests/kselftest/ktap_helpers.sh
+# The kernel's KTAP helpers: the kselftest tree's (a kernel tree, an
+# install), else what `make ksrc` extracted into the project's build/.
+kv_ktap=$KV_DIR/../../kselftest/ktap_helpers.sh
+[ -r "$kv_ktap" ] ||
+	kv_ktap=$KVPERF_TOP/build/ksrc/tools/testing/selftests/kselftest/ktap_helpers.sh
 if [ ! -r "$kv_ktap" ]; then
 	echo "TAP version 13"
 	echo "1..0 # SKIP $kv_ktap is missing (run make ksrc)"
@@ -29,8 +44,8 @@ if [ ! -r "$kv_ktap" ]; then
 fi
 # shellcheck source=/dev/null
 . "$kv_ktap"
-# shellcheck source=selftests/vm/klog.sh
-. "$KVPERF_TOP/selftests/vm/klog.sh"
+# shellcheck source=selftests/kvperf/klog.sh
+. "$KV_DIR/klog.sh"
 
 KV_TMP=$(mktemp -d /tmp/kvperf-test.XXXXXX) || exit 1
 kv_cleanup_hooks=()
