@@ -109,25 +109,10 @@ else
 fi
 wait "$ucm" || fail_setup "modprobe rdma_ucm"
 
-addrs=(198.18.0.1 198.18.1.1)
-# IPv6, from the benchmarking range 2001:2::/48; nodad: usable at once,
-# no duplicate address detection to wait for.
-addrs6=(2001:2::1 2001:2:0:1::1)
-# Every exec costs under TCG: one ip for all the netdev work.
-ip -batch - <<-EOF || fail_setup "creating the dummy netdevs kvd0, kvd1"
-	link add kvd0 type dummy
-	addr add ${addrs[0]}/24 dev kvd0
-	addr add ${addrs6[0]}/64 dev kvd0 nodad
-	link set kvd0 up
-	link add kvd1 type dummy
-	addr add ${addrs[1]}/24 dev kvd1
-	addr add ${addrs6[1]}/64 dev kvd1 nodad
-	link set kvd1 up
-EOF
-for i in 0 1; do
-	rdma link add "rxe$i" type rxe netdev "kvd$i" ||
-		fail_setup "rdma link add rxe$i"
-done
+# shellcheck source=selftests/kvperf/swdev.sh
+. "$top/selftests/kvperf/swdev.sh"
+kv_sw_netdevs_add || fail_setup "creating the dummy netdevs kvd0, kvd1"
+why=$(kv_sw_rxe_add) || fail_setup "$why"
 # On the DMA lane each device says which PCI function it maps through;
 # without one it is not created at all.
 if [ -n "${RXE_KO:-}" ]; then
@@ -138,59 +123,7 @@ if [ -n "${RXE_KO:-}" ]; then
 	done
 fi
 
-# The RoCE GID of an IPv4 address, as sysfs shows it.
-v4_gid() {
-	local IFS=.
-
-	# shellcheck disable=SC2086 # split the address on dots
-	set -- $1
-	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$@"
-}
-# The RoCE GID of an IPv6 address: the address itself, every group of
-# four hex digits written out.
-v6_gid() {
-	local head=${1%%::*} tail=${1#*::} i
-	local -a h t groups=()
-
-	# (the addresses above all have one "::")
-	IFS=: read -r -a h <<<"$head"
-	IFS=: read -r -a t <<<"$tail"
-	for i in "${h[@]}"; do groups+=("$(printf '%04x' "0x$i")"); done
-	for ((i = ${#h[@]} + ${#t[@]}; i < 8; i++)); do groups+=(0000); done
-	for i in "${t[@]}"; do groups+=("$(printf '%04x' "0x$i")"); done
-	(IFS=:; echo "${groups[*]}")
-}
-gids=("$(v4_gid "${addrs[0]}")" "$(v4_gid "${addrs[1]}")")
-gids6=("$(v6_gid "${addrs6[0]}")" "$(v6_gid "${addrs6[1]}")")
-
-# Port i is ready once ACTIVE and both its IPv4 and its IPv6 address have
-# a GID (ib_core adds them from netdev events, the IPv6 one a little
-# later).
-port_ready() {
-	local p=/sys/class/infiniband/rxe$1/ports/1 state g gid v4='' v6=''
-
-	read -r state <"$p/state" 2>/dev/null || return 1
-	[ "$state" = "4: ACTIVE" ] || return 1
-	for g in "$p"/gids/*; do
-		read -r gid <"$g" 2>/dev/null
-		[ "$gid" = "${gids[$1]}" ] && v4=1
-		[ "$gid" = "${gids6[$1]}" ] && v6=1
-	done
-	[ -n "$v4" ] && [ -n "$v6" ]
-}
-
-for _ in $(seq $((100 * time_scale))); do
-	port_ready 0 && port_ready 1 && break
-	sleep 0.1
-done
-for i in 0 1; do
-	port_ready "$i" ||
-		fail_setup "rxe$i is not ACTIVE with its GIDs" \
-			"(${gids[i]}, ${gids6[i]}) after $((10 * time_scale)) s:" \
-			"$(cat /sys/class/infiniband/rxe$i/ports/1/state 2>&1)" \
-			"$(cat /sys/class/infiniband/rxe$i/ports/1/gids/* 2>&1 |
-			   grep -v '^0000:0000:0000:0000:0000:0000:0000:0000$')"
-done
+why=$(kv_sw_ready "$((10 * time_scale))") || fail_setup "$why"
 
 # A two-guest run (selftests/vmpair.sh): the link to the other guest.
 if [ -n "${PAIR_ROLE:-}" ]; then
@@ -214,10 +147,7 @@ export KVPERF_KVER=$KVER
 export KVPERF_TOP=$top
 export KVPERF_KO=$KO
 export KVPERF_RUNDIR=$run
-export KVPERF_DEV0=rxe0 KVPERF_DEV1=rxe1
-export KVPERF_NETDEV0=kvd0 KVPERF_NETDEV1=kvd1
-export KVPERF_ADDR0=${addrs[0]} KVPERF_ADDR1=${addrs[1]}
-export KVPERF_ADDR6_0=${addrs6[0]} KVPERF_ADDR6_1=${addrs6[1]}
+kv_sw_export
 export KVPERF_VM=1
 # 1 on the DMA lane (vmtest.sh -d): DMA addresses are IOMMU addresses.
 export KVPERF_DMA_LANE=$([ -n "${RXE_KO:-}" ] && echo 1 || echo 0)
@@ -235,8 +165,8 @@ export HOME=/root
 export PATH=$top/user:$PATH
 
 echo "# vmtest: kernel $(uname -r)," \
-	"rxe0 on kvd0 ${addrs[0]}/24 ${addrs6[0]}/64," \
-	"rxe1 on kvd1 ${addrs[1]}/24 ${addrs6[1]}/64," \
+	"rxe0 on kvd0 $KVPERF_ADDR0/24 $KVPERF_ADDR6_0/64," \
+	"rxe1 on kvd1 $KVPERF_ADDR1/24 $KVPERF_ADDR6_1/64," \
 	"module ${KO:-(none)}${RXE_KO:+, DMA lane (rdma_rxe behind an IOMMU)}"
 
 [ -n "${PAIR_ROLE:-}" ] && pair_export && pair_ready
