@@ -188,8 +188,9 @@ if [ -n "$load" ]; then
 	# vmtest.sh's limit, against 1025 s for all alone): the guest gets
 	# twice that limit; each script keeps its own (settings' timeout,
 	# scaled), which is what catches a hang.
-	lscale=${KVPERF_TIME_SCALE:-$(sed -n 's/^time_scale=\([0-9]\+\)$/\1/p' \
-		selftests/kvperf/settings)}
+	# shellcheck source=selftests/vm/defaults.sh
+	. selftests/vm/defaults.sh
+	lscale=${KVPERF_TIME_SCALE:-$vm_default_time_scale}
 	run_phase "vm-$load_kver-loaded" 1 selftests/vmtest.sh -k "$load_kver" \
 		-t $((2 * 700 * lscale))
 	if ! kill -0 "$loadpid" 2>/dev/null; then

@@ -247,9 +247,9 @@ pair_qemu() {
 	cmdline+=" sysctl.kernel.hung_task_timeout_secs=$((120 * scale))"
 	[ -n "${!mods}" ] && cmdline+=" $(debug_kernel_cmdline)"
 	cmdline+=" kvtop=$top kvrun=$pair/$role${append:+ $append}"
-	# the CPU model of vmtest.sh's suites (qemu64: see there)
+	# the CPU model of vmtest.sh's suites (selftests/vm/defaults.sh)
 	# shellcheck disable=SC2054 # qemu's option values are comma-separated
-	q=(qemu-system-x86_64 -accel tcg -cpu "${KVPERF_QEMU_CPU:-qemu64}"
+	q=(qemu-system-x86_64 -accel tcg -cpu "${KVPERF_QEMU_CPU:-$vm_default_cpu}"
 		-smp 2 -m 2G
 		-nodefaults -no-reboot -display none -monitor none
 		-kernel "${!kernel}" -initrd "${!initrd}" -append "$cmdline"

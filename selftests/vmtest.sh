@@ -60,7 +60,7 @@ Options:
 Environment:
   KVPERF_TIME_SCALE=N multiply every time limit by N (the guest's, its
                       stall detectors', the tests' waits); default
-                      time_scale in selftests/kvperf/settings ($scale)
+                      selftests/vm/defaults.sh ($scale)
   KVPERF_NO_MODULE=1  do not build or load kvperf.ko
   KVPERF_KO=PATH      load this module instead of running make vm-module
   KVPERF_LANE=feature the guest's tests run each feature once, not their
@@ -110,12 +110,14 @@ timeout_shell=3600
 # max_server_pinned_mb: 320 MiB).
 bounce_mib=384
 
+# shellcheck source=selftests/vm/defaults.sh
+. "$vmdir/defaults.sh"
+
 # One factor for every wait and limit of the suite on a loaded host:
-# KVPERF_TIME_SCALE, default time_scale= in selftests/kvperf/settings.
-# It scales the guest's time limit, its stall detectors and (through
-# lib.sh) every wait of the tests.
-scale=${KVPERF_TIME_SCALE:-$(sed -n 's/^time_scale=\([0-9]\+\)$/\1/p' \
-	"$top/selftests/kvperf/settings" 2>/dev/null)}
+# KVPERF_TIME_SCALE, default vm_default_time_scale (selftests/vm/
+# defaults.sh). It scales the guest's time limit, its stall detectors
+# and (through lib.sh) every wait of the tests.
+scale=${KVPERF_TIME_SCALE:-$vm_default_time_scale}
 case "${scale:-1}" in
 '' | *[!0-9]* | 0)
 	echo "$prog: KVPERF_TIME_SCALE=$scale is not a positive integer" >&2
@@ -471,12 +473,8 @@ cmdline+=" sysctl.kernel.hung_task_timeout_secs=$((120 * scale))"
 cmdline+=" kvtop=$top kvrun=$run${append:+ $append}"
 vcpus=2
 [ "$icount" = 1 ] && vcpus=1
-# qemu64: under -cpu max lat_basic.sh took 15 to 20 % longer, in wall
-# and in CPU time (51-55 s against 43 s, alternating); a whole lane's
-# gain is not shown. Likeliest, not traced: glibc's AVX2 string
-# functions, slower under TCG than SSE2.
-# The benchmarks (-i) keep max, the CPU their baseline was measured on.
-cpu=${KVPERF_QEMU_CPU:-qemu64}
+# the CPU model: selftests/vm/defaults.sh says why
+cpu=${KVPERF_QEMU_CPU:-$vm_default_cpu}
 [ "$icount" = 1 ] && cpu=${KVPERF_QEMU_CPU:-max}
 # shellcheck disable=SC2054 # qemu's option values are comma-separated
 qemu=(qemu-system-x86_64 -accel tcg -cpu "$cpu" -smp "$vcpus" -m 2G

@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ktap_print_header
-kv_require_vm
+kv_require_devices
 kv_require_cli
 kv_require_rxe
 command -v rdma >/dev/null || kv_skip_all "no rdma tool (iproute2)"

@@ -293,13 +293,11 @@ kv_full_lane() {
 
 # Every wait and time limit of the suite is written for an idle 2-core
 # host and multiplied by one factor, KVPERF_TIME_SCALE (a positive
-# integer; vmtest.sh passes it into the guest; the default is in
-# selftests/kvperf/settings). Waits that end on an event cost nothing
+# integer; 1 where nothing sets it, a real host; vmtest.sh passes its
+# default, selftests/vm/defaults.sh's, into the guest). Waits that end
+# on an event cost nothing
 # extra when things go well; only limits that must expire grow.
 kv_time_scale=${KVPERF_TIME_SCALE:-}
-if [ -z "$kv_time_scale" ] && [ -r "$KV_DIR/settings" ]; then
-	kv_time_scale=$(sed -n 's/^time_scale=\([0-9]\+\)$/\1/p' "$KV_DIR/settings")
-fi
 case "${kv_time_scale:-1}" in
 '' | *[!0-9]* | 0) echo "# KVPERF_TIME_SCALE=$kv_time_scale is not a positive integer" >&2
 	exit 1 ;;
@@ -427,9 +425,34 @@ kv_run() {
 	"$@" >"$out" 2>"$err"
 }
 
-kv_require_vm() {
-	[ "${KVPERF_VM:-}" = 1 ] ||
-		kv_skip_all "not in the vmtest guest (run selftests/vmtest.sh)"
+# kv_require_devices: the two RDMA devices the tests use, with their
+# netdevs and addresses (KVPERF_DEV0/1, KVPERF_NETDEV0/1, KVPERF_ADDR0/1,
+# KVPERF_ADDR6_0/1): as the environment names them (the vmtest guest),
+# else as kvperf.config beside the tests (or $KVPERF_CONFIG) does, else
+# SW mode's own (swdev.sh): created now, removed when the test exits.
+kv_require_devices() {
+	local conf=${KVPERF_CONFIG:-$KV_DIR/kvperf.config} d why
+
+	if [ -z "${KVPERF_DEV0:-}" ] && [ -r "$conf" ]; then
+		# shellcheck source=/dev/null
+		. "$conf" || kv_bail "reading $conf failed"
+	fi
+	[ -n "${KVPERF_DEV0:-}" ] && return 0
+	[ "$(id -u)" = 0 ] ||
+		kv_skip_all "SW mode creates Soft-RoCE devices, which needs root (or name the devices in $conf)"
+	modprobe -q dummy && modprobe -q rdma_rxe ||
+		kv_skip_all "SW mode needs the dummy and rdma_rxe modules"
+	# shellcheck source=selftests/kvperf/swdev.sh
+	. "$KV_DIR/swdev.sh"
+	for d in "${kv_sw_devs[@]}" "${kv_sw_netdevs[@]}"; do
+		[ -e "/sys/class/infiniband/$d" ] || [ -e "/sys/class/net/$d" ] &&
+			kv_skip_all "SW mode's $d exists already but KVPERF_DEV0 is not set (export the variables, or remove it)"
+	done
+	kv_on_exit kv_sw_del
+	kv_sw_netdevs_add >/dev/null || kv_bail "SW mode: creating ${kv_sw_netdevs[*]} failed"
+	why=$(kv_sw_rxe_add) || kv_bail "SW mode: $why"
+	why=$(kv_sw_ready "$((10 * kv_time_scale))") || kv_bail "SW mode: $why"
+	kv_sw_export
 }
 
 kv_require_root() {
@@ -456,7 +479,7 @@ kv_insmod() {
 kv_require_module() {
 	kv_module_loaded && return 0
 	[ -n "${KVPERF_KO:-}" ] ||
-		kv_skip_all "kvperf.ko is not loaded and KVPERF_KO is empty (KVPERF_NO_MODULE=1?)"
+		kv_skip_all "the kvperf module is not loaded (load it, or set KVPERF_KO to its .ko)"
 	kv_insmod || kv_bail "insmod $KVPERF_KO failed"
 }
 

@@ -18,7 +18,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ktap_print_header
-kv_require_vm
+kv_require_devices
 kv_require_root
 kv_require_cli
 kv_require_rxe

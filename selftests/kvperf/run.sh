@@ -21,8 +21,6 @@ timeout=120 scale=${KVPERF_TIME_SCALE:-}
 if [ -r "$dir/settings" ]; then
 	t=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$dir/settings")
 	[ -n "$t" ] && timeout=$t
-	[ -n "$scale" ] ||
-		scale=$(sed -n 's/^time_scale=\([0-9]\+\)$/\1/p' "$dir/settings")
 fi
 # the per-test limit grows with the suite's time scale (see lib.sh)
 timeout=$((timeout * ${scale:-1}))

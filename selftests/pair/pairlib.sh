@@ -43,7 +43,7 @@ kvpair_require() {
 		kvpair_put a-start
 		kv_on_exit kvpair_put a-end
 	fi
-	kv_require_vm
+	kv_require_devices
 	kv_require_root
 	kv_require_cli
 	kv_require_module
