@@ -399,8 +399,20 @@ ksrc: $(KSRC_STAMP)
 uapi: $(KSRC_STAMP)
 	$(Q)PYTHON=$(PYTHON) selftests/spec/ynl_gen.sh $(KSRC) $(SPEC) $(UAPI)
 
+# The selftests are a kselftest directory: built with the kernel's lib.mk
+# and installed as a user installs them, by the kernel's selftests
+# Makefile (TARGETS=drivers/kvperf, our folder linked into the extracted
+# tree) into build/kselftest, where selftests/kvperf/run.sh runs them
+# with the kernel's run_kselftest.sh.
+KSFT_TREE := $(KSRC)/tools/testing/selftests
+KSELFTEST := $(TOP)/build/kselftest
 selftests: tools $(KSRC_STAMP)
-	$(Q)$(MAKE) -C selftests/kvperf KSFT_DIR=$(KSRC)/tools/testing/selftests $(if $(V),V=$(V))
+	$(Q)$(MAKE) -C selftests/kvperf KSFT_DIR=$(KSFT_TREE) $(if $(V),V=$(V))
+	$(Q)mkdir -p $(KSFT_TREE)/drivers
+	$(Q)ln -sfn $(TOP)/selftests/kvperf $(KSFT_TREE)/drivers/kvperf
+	$(Q)rm -rf $(KSELFTEST)
+	$(Q)$(MAKE) -s --no-print-directory -C $(KSFT_TREE) \
+		TARGETS=drivers/kvperf INSTALL_PATH=$(KSELFTEST) install >/dev/null
 
 deps:
 	$(Q)selftests/deps.sh

@@ -36,7 +36,7 @@ expect_tally() {
 }
 
 echo "TAP version 13"
-echo "1..30"
+echo "1..32"
 
 # --- the tally ------------------------------------------------------------
 cat >"$tmp/nested.log" <<'EOF'
@@ -155,11 +155,10 @@ expect_tally "rxe's REG_MR fault: a failure on the 6.12 DMA lane" "0 1 0" \
 	--phase vm-dma-6.12.118+deb12-amd64 --expected selftests/expected-skips \
 	"$tmp/rxefault.log"
 
-# --- the VM suite's runner keeps its plan ----------------------------------
+# --- the two-guest suite's runner keeps its plan ---------------------------
 suite=$tmp/suite
 mkdir -p "$suite"
-cp selftests/kvperf/run.sh "$suite/"
-printf 'timeout=20\ntime_scale=1\n' >"$suite/settings"
+printf 'timeout=20\n' >"$suite/settings"
 cat >"$suite/Makefile" <<'EOF'
 TEST_PROGS := good.sh early.sh gone.sh
 print-tests:
@@ -176,13 +175,52 @@ EOF
 cat >"$suite/stray.sh" <<'EOF'
 echo "TAP version 13"; echo "1..1"; echo "ok 1 stray ran"
 EOF
-bash "$suite/run.sh" >"$tmp/suite.log" 2>&1
+KV_SUITE_DIR=$suite KV_SUITE=kvperf bash selftests/suite_run.sh \
+	>"$tmp/suite.log" 2>&1
 grep -q '^not ok 3 selftests: kvperf: gone.sh # missing' "$tmp/suite.log"
-result $? "run.sh: a planned script that is missing is a failed result" "$tmp/suite.log"
+result $? "suite_run.sh: a planned script that is missing is a failed result" "$tmp/suite.log"
 ! grep -q 'stray' "$tmp/suite.log"
-result $? "run.sh: runs the Makefile's plan, not whatever is in the folder" "$tmp/suite.log"
+result $? "suite_run.sh: runs the Makefile's plan, not whatever is in the folder" "$tmp/suite.log"
 expect_tally "the runner's stream: early.sh's two missing results and gone.sh fail" \
 	"2 3 0" --streams 1 "$tmp/suite.log"
+
+# --- the VM suite through the kernel's runner ------------------------------
+# A stand-in for an install's run_kselftest.sh prints what the kernel's
+# prints: a whole-script skip with "# SKIP" alone, a timeout, a pass.
+ksi=$tmp/kselftest
+mkdir -p "$ksi/drivers/kvperf"
+printf 'timeout=20\n' >"$ksi/drivers/kvperf/settings"
+cat >"$ksi/run_kselftest.sh" <<'EOF'
+#!/bin/bash
+echo "args: $*" >&2
+echo "TAP version 13"
+echo "1..3"
+echo "# selftests: drivers/kvperf: a.sh"
+echo "# TAP version 13"
+echo "# 1..0 # SKIP no rdma_rxe"
+echo "ok 1 selftests: drivers/kvperf: a.sh # SKIP"
+echo "# selftests: drivers/kvperf: b.sh"
+sleep 1
+echo "not ok 2 selftests: drivers/kvperf: b.sh # TIMEOUT 20 seconds"
+echo "# selftests: drivers/kvperf: c.sh"
+echo "# TAP version 13"
+echo "# 1..1"
+echo "# ok 1 fine"
+echo "ok 3 selftests: drivers/kvperf: c.sh"
+EOF
+chmod +x "$ksi/run_kselftest.sh"
+KVPERF_KSELFTEST=$ksi KVPERF_TIME_SCALE=3 bash selftests/kvperf/run.sh \
+	a.sh b.sh c.sh >"$tmp/ksft.log" 2>&1
+rc=$?
+[ "$rc" = 1 ] &&
+	grep -qx 'args: -o 60 -t drivers/kvperf:a.sh -t drivers/kvperf:b.sh -t drivers/kvperf:c.sh' "$tmp/ksft.log" &&
+	grep -qx 'ok 1 selftests: drivers/kvperf: a.sh # SKIP no rdma_rxe' "$tmp/ksft.log" &&
+	grep -qxE '# b\.sh: [12] s' "$tmp/ksft.log" &&
+	grep -B1 -x 'ok 3 selftests: drivers/kvperf: c.sh' "$tmp/ksft.log" |
+	grep -qx '# c.sh: 0 s'
+result $? "kvperf/run.sh: the kernel's runner with the scaled timeout and the tests named; each test's seconds before its result, a whole skip's reason on its result line, exit 1 on a failure (exit $rc)" "$tmp/ksft.log"
+expect_tally "through the kernel's runner: the skip is expected, the timeout fails" \
+	"1 1 1" --streams 1 "$tmp/ksft.log"
 
 # --- both Debian kernels are required --------------------------------------
 mapfile -t kvers < <(selftests/kernels.sh)

@@ -352,11 +352,12 @@ else
 	kernel=$(kernel_for "$kver")
 fi
 
-# The selftests take the kernel's ktap_helpers.sh from build/ksrc.
-ktap=$top/build/ksrc/tools/testing/selftests/kselftest/ktap_helpers.sh
-if [ "$mode" = suite ] && [ ! -r "$ktap" ]; then
-	make -s --no-print-directory -C "$top" ksrc >&2 ||
-		{ msg "make ksrc failed: the selftests need $ktap"; exit 1; }
+# The suite runs from its kselftest install (build/kselftest, made by
+# make selftests): made afresh for the suite, and whenever one exists, so
+# that a guest never runs an edited test's old copy.
+if [ "$mode" = suite ] || [ -d "$top/build/kselftest" ]; then
+	make -s --no-print-directory -C "$top" selftests >&2 ||
+		{ msg "make selftests failed: the suite runs from its install in build/kselftest"; exit 1; }
 fi
 
 ko=

@@ -1,94 +1,67 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run the kvperf selftests as one KTAP stream, the way the kselftest runner
-# does: every test the Makefile plans (TEST_PROGS, TEST_GEN_PROGS; a
-# planned test that is missing fails), each under the `settings` timeout
-# times the time scale, its own KTAP output nested as "# " lines. Exit
-# status: 0 when all passed (skips allowed), 1 when any failed, 4 when all
-# were skipped.
+# Run the kvperf selftests the way a user does: the kernel's own
+# run_kselftest.sh from the kselftest tree `make selftests` installs
+# (build/kselftest, the kernel's selftests Makefile with
+# TARGETS=drivers/kvperf; KVPERF_KSELFTEST names another install). Each
+# test runs under the `settings` timeout times KVPERF_TIME_SCALE (the
+# runner's -o). On the way through, each test's seconds are printed as
+# "# NAME: N s" before its result (make check's table), and a test that
+# skipped whole gets its reason on its result line (the runner prints
+# "# SKIP" alone; the suite's tally needs the reason). Exit status: 0
+# when all passed (skips allowed), 1 when any failed, 4 when all were
+# skipped, 2 when there is nothing to run.
 #
 # usage: run.sh [TEST...]   (names as in the directory; default: the plan)
-#
-# KV_SUITE_DIR=DIR and KV_SUITE=NAME run another suite this way: DIR's
-# Makefile, settings and scripts, NAME in the results (selftests/pair/).
 
 set -u
 
-dir=$(cd "${KV_SUITE_DIR:-$(dirname "$(readlink -f "$0")")}" && pwd)
-suite=${KV_SUITE:-kvperf}
-timeout=120 scale=${KVPERF_TIME_SCALE:-}
-if [ -r "$dir/settings" ]; then
-	t=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$dir/settings")
-	[ -n "$t" ] && timeout=$t
+top=${KVPERF_TOP:-$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)}
+inst=${KVPERF_KSELFTEST:-$top/build/kselftest}
+col=drivers/kvperf
+if [ ! -x "$inst/run_kselftest.sh" ] || [ ! -d "$inst/$col" ]; then
+	echo "run.sh: no kselftest install of $col in $inst (make selftests)" >&2
+	exit 2
 fi
-# the per-test limit grows with the suite's time scale (see lib.sh)
-timeout=$((timeout * ${scale:-1}))
-
-tests=()
-if [ $# -gt 0 ]; then
-	for t in "$@"; do
-		tests+=("$(basename "$t")")
-	done
-else
-	# The plan is the Makefile's list, not what happens to be in the
-	# folder: a planned test that is missing is a failure, not a gap.
-	mapfile -t tests < <(make -s --no-print-directory -C "$dir" print-tests)
-	if [ ${#tests[@]} -eq 0 ]; then
-		echo "run.sh: no tests in $dir/Makefile (make print-tests)" >&2
-		exit 2
-	fi
-fi
-
-log=$(mktemp /tmp/kvperf-run.XXXXXX) || exit 1
-trap 'rm -f "$log"' EXIT
-
-echo "TAP version 13"
-echo "1..${#tests[@]}"
-n=0
-pass=0
-fail=0
-skip=0
-for t in "${tests[@]}"; do
-	n=$((n + 1))
-	echo "# selftests: $suite: $t"
-	start=$SECONDS
-	case "$t" in
-	*.sh) cmd=(bash "$dir/$t") ;;
-	*) cmd=("$dir/$t") ;;
-	esac
-	if [ ! -f "$dir/$t" ] || { [ "${t%.sh}" = "$t" ] && [ ! -x "$dir/$t" ]; }; then
-		echo "not ok $n selftests: $suite: $t # missing: no $dir/$t"
-		fail=$((fail + 1))
-		continue
-	fi
-	# The test's own KTAP, nested; stderr too, so nothing is lost.
-	(cd "$dir" && timeout -k 5 "$timeout" "${cmd[@]}" 2>&1 </dev/null) |
-		tee "$log" | sed -u 's/^/# /'
-	rc=${PIPESTATUS[0]}
-	echo "# $t: $((SECONDS - start)) s"
-	case "$rc" in
-	0)
-		echo "ok $n selftests: $suite: $t"
-		pass=$((pass + 1))
-		;;
-	4)
-		why=$(sed -n 's/^1\.\.0 # SKIP *//p' "$log" | head -n 1)
-		echo "ok $n selftests: $suite: $t # SKIP${why:+ $why}"
-		skip=$((skip + 1))
-		;;
-	124 | 137)
-		echo "not ok $n selftests: $suite: $t # TIMEOUT $timeout seconds"
-		fail=$((fail + 1))
-		;;
-	*)
-		echo "not ok $n selftests: $suite: $t # exit=$rc"
-		fail=$((fail + 1))
-		;;
-	esac
+timeout=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$inst/$col/settings")
+args=(-o "$((${timeout:-45} * ${KVPERF_TIME_SCALE:-1}))")
+for t in "$@"; do
+	args+=(-t "$col:$(basename "$t")")
 done
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
 
-[ "$fail" -gt 0 ] && exit 1
-[ "$n" -gt 0 ] && [ "$skip" -eq "$n" ] && exit 4
-exit 0
+# times: the runner's KTAP on stdin, to stdout with the seconds and
+# skip reasons added; exits with the suite's status.
+times() {
+	local line name why='' start=$SECONDS n=0 fail=0 skip=0
+
+	while IFS= read -r line; do
+		case $line in
+		"# selftests: $col: "*)
+			start=$SECONDS why=
+			;;
+		"# 1..0 # SKIP "*)
+			[ -z "$why" ] && why=${line#"# 1..0 # SKIP "}
+			;;
+		"ok "*" selftests: $col: "* | "not ok "*" selftests: $col: "*)
+			name=${line#*" selftests: $col: "}
+			echo "# ${name%% *}: $((SECONDS - start)) s"
+			n=$((n + 1))
+			case $line in
+			"not ok "*) fail=$((fail + 1)) ;;
+			*" # SKIP") skip=$((skip + 1)) line+=" ${why:-(no reason given)}" ;;
+			*" # SKIP "*) skip=$((skip + 1)) ;;
+			esac
+			;;
+		esac
+		printf '%s\n' "$line"
+	done
+	[ "$fail" -gt 0 ] && return 1
+	[ "$n" -gt 0 ] && [ "$skip" -eq "$n" ] && return 4
+	[ "$n" -gt 0 ] || return 2
+	return 0
+}
+
+# (the runner's own status says nothing of the results; "No such test"
+# prints no result, status 2)
+"$inst/run_kselftest.sh" "${args[@]}" </dev/null 2>&1 | times

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The two-guest suite (selftests/vmpair.sh runs it in both guests). In
-# guest A it is the VM suite's runner (selftests/kvperf/run.sh) on this
-# folder's plan: one KTAP stream. In guest B it runs the peer part of
+# guest A selftests/suite_run.sh runs this folder's plan: one KTAP
+# stream. In guest B it runs the peer part of
 # each planned test, in the same order, once A's part has started
 # (TEST.a-start in the pair directory), with its output in B's run
 # directory (TEST.log) and its exit status in TEST.b-end; it stops when
@@ -15,7 +15,7 @@ set -u
 
 dir=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 if [ "${KVPERF_PEER_ROLE:-}" != b ]; then
-	KV_SUITE_DIR=$dir KV_SUITE=pair exec bash "$dir/../kvperf/run.sh" "$@"
+	KV_SUITE_DIR=$dir KV_SUITE=pair exec bash "$dir/../suite_run.sh" "$@"
 fi
 
 pair=${KVPERF_PAIR_DIR:?not in a two-guest run}

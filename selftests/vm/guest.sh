@@ -90,6 +90,11 @@ mkdir -p /dev/pts /dev/shm
 mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 ln -sf /proc/self/fd /dev/fd
+# as udev makes them: the kselftest runner writes its tests' output to
+# /dev/stdout (without the link, into a file of that name)
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
 
 # In parallel: loading ib_core and friends is most of the setup time.
 modprobe rdma_ucm &
