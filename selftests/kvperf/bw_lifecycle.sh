@@ -24,8 +24,7 @@ kv_require_cli
 kv_require_rxe
 [ -x "$PY" ] || kv_skip_all "no $PY"
 command -v rdma >/dev/null || kv_skip_all "no rdma tool (iproute2)"
-[ -n "${KVPERF_KO:-}" ] ||
-	kv_skip_all "no module to reload: KVPERF_KO is empty (KVPERF_NO_MODULE=1?)"
+kv_require_ko
 [ -r "$KVPERF_KO" ] || kv_skip_all "KVPERF_KO=$KVPERF_KO is not readable"
 kv_require_module
 

@@ -22,8 +22,7 @@ kv_require_root
 kv_require_cli
 kv_require_rxe
 [ -x "$PY" ] || kv_skip_all "no $PY"
-[ -n "${KVPERF_KO:-}" ] ||
-	kv_skip_all "no module to reload: KVPERF_KO is empty (KVPERF_NO_MODULE=1?)"
+kv_require_ko
 kv_require_module
 
 addr=$KVPERF_ADDR0

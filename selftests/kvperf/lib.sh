@@ -483,6 +483,13 @@ kv_require_module() {
 	kv_insmod || kv_bail "insmod $KVPERF_KO failed"
 }
 
+# kv_require_ko: a module file to load again (tests that rmmod it):
+# $KVPERF_KO, which the harness sets; on a host, set it to the .ko.
+kv_require_ko() {
+	[ -n "${KVPERF_KO:-}" ] ||
+		kv_skip_all "no module to reload: KVPERF_KO is empty (set it to kvperf.ko; KVPERF_NO_MODULE=1 in the harness)"
+}
+
 kv_require_rxe() {
 	local d
 

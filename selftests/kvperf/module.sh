@@ -14,8 +14,7 @@ kv_require_devices
 kv_require_root
 kv_require_cli
 kv_require_rxe
-[ -n "${KVPERF_KO:-}" ] ||
-	kv_skip_all "no module to reload: KVPERF_KO is empty (KVPERF_NO_MODULE=1?)"
+kv_require_ko
 [ -r "$KVPERF_KO" ] || kv_skip_all "KVPERF_KO=$KVPERF_KO is not readable"
 kv_require_module
 # shellcheck disable=SC2016 # expanded when the hook runs
