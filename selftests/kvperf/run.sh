@@ -9,9 +9,10 @@
 # runner's -o). On the way through, each test's seconds are printed as
 # "# NAME: N s" before its result (make check's table), and a test that
 # skipped whole gets its reason on its result line (the runner prints
-# "# SKIP" alone; the suite's tally needs the reason). Exit status: 0
-# when all passed (skips allowed), 1 when any failed, 4 when all were
-# skipped, 2 when there is nothing to run.
+# "# SKIP" alone; the suite's tally needs the reason): both by
+# selftests/ksft_times.sh, whose exit status is run.sh's: 0 when all
+# passed (skips allowed), 1 when any failed, 4 when all were skipped, 2
+# when there is nothing to run.
 #
 # usage: run.sh [TEST...]   (names as in the directory; default: the plan)
 
@@ -30,38 +31,7 @@ for t in "$@"; do
 	args+=(-t "$col:$(basename "$t")")
 done
 
-# times: the runner's KTAP on stdin, to stdout with the seconds and
-# skip reasons added; exits with the suite's status.
-times() {
-	local line name why='' start=$SECONDS n=0 fail=0 skip=0
-
-	while IFS= read -r line; do
-		case $line in
-		"# selftests: $col: "*)
-			start=$SECONDS why=
-			;;
-		"# 1..0 # SKIP "*)
-			[ -z "$why" ] && why=${line#"# 1..0 # SKIP "}
-			;;
-		"ok "*" selftests: $col: "* | "not ok "*" selftests: $col: "*)
-			name=${line#*" selftests: $col: "}
-			echo "# ${name%% *}: $((SECONDS - start)) s"
-			n=$((n + 1))
-			case $line in
-			"not ok "*) fail=$((fail + 1)) ;;
-			*" # SKIP") skip=$((skip + 1)) line+=" ${why:-(no reason given)}" ;;
-			*" # SKIP "*) skip=$((skip + 1)) ;;
-			esac
-			;;
-		esac
-		printf '%s\n' "$line"
-	done
-	[ "$fail" -gt 0 ] && return 1
-	[ "$n" -gt 0 ] && [ "$skip" -eq "$n" ] && return 4
-	[ "$n" -gt 0 ] || return 2
-	return 0
-}
-
-# (the runner's own status says nothing of the results; "No such test"
-# prints no result, status 2)
-"$inst/run_kselftest.sh" "${args[@]}" </dev/null 2>&1 | times
+# (the runner's own status says nothing of the results: ksft_times.sh's
+# is the suite's; "No such test" prints no result, status 2)
+"$inst/run_kselftest.sh" "${args[@]}" </dev/null 2>&1 |
+	bash "$top/selftests/ksft_times.sh" "$col"
