@@ -61,7 +61,7 @@ fi
 kv_py "$KV_DIR/devcmp.py" "$snap" >"$KV_TMP/results" 2>&1 ||
 	{ kv_diag <"$KV_TMP/results"; kv_bail "devcmp.py failed"; }
 
-ktap_set_plan $(($(grep -cE '^(PASS|FAIL) ' "$KV_TMP/results") + 3))
+ktap_set_plan $(($(grep -cE '^(PASS|FAIL) ' "$KV_TMP/results") + 4))
 
 kv_result "kvperf -j dev show exits 0" "$(cat "$snap/kvperf.rc")" \
 	"$(cat "$snap/kvperf.err")"
@@ -101,6 +101,51 @@ text_lists_devices() {
 	return "$rc"
 }
 kv_check "text output names each device" text_lists_devices
+
+# The kernel's own ynl CLI (build/ksrc) reads the spec's display hints:
+# dev-get prints the node GUID in hex and each GID as an address, the
+# values sysfs has.
+ynl_display_hints() {
+	local ynl=$KVPERF_TOP/build/ksrc/tools/net/ynl/cli.py
+	local spec=$KVPERF_TOP/Documentation/netlink/specs/kvperf.yaml
+
+	"$PY" "$ynl" --spec "$spec" --no-schema --do dev-get \
+		--json "{\"name\": \"$KVPERF_DEV0\"}" --output-json \
+		>"$KV_TMP/ynl.json" 2>"$KV_TMP/ynl.err" ||
+		{ cat "$KV_TMP/ynl.err" "$KV_TMP/ynl.json"; return 1; }
+	kv_py - "$KV_TMP/ynl.json" "/sys/class/infiniband/$KVPERF_DEV0" <<'EOF'
+import glob, ipaddress, json, sys
+
+dev = json.load(open(sys.argv[1]))
+sysfs = sys.argv[2]
+bad = []
+guid = open(f"{sysfs}/node_guid").read().strip().replace(":", "")
+if dev.get("node-guid") != hex(int(guid, 16)):
+    bad.append(f"node-guid {dev.get('node-guid')!r}, sysfs {guid}")
+want = set()
+for f in glob.glob(f"{sysfs}/ports/1/gids/*"):
+    try:
+        g = open(f).read().strip()
+    except OSError:
+        continue
+    if g.strip("0:"):
+        want.add(ipaddress.ip_address(bytes.fromhex(g.replace(":", ""))))
+got = set()
+for port in dev.get("port", []):
+    for e in port.get("gid", []):
+        v = e.get("value")
+        if not isinstance(v, str) or ":" not in v:
+            bad.append(f"GID {v!r} is not printed as an address")
+        else:
+            got.add(ipaddress.ip_address(v))
+if got != want:
+    bad.append(f"GIDs {sorted(map(str, got))}, sysfs {sorted(map(str, want))}")
+print("\n".join(bad) or f"node-guid {dev['node-guid']}, {len(got)} GIDs")
+sys.exit(1 if bad else 0)
+EOF
+}
+kv_check "the kernel's ynl CLI prints the node GUID in hex and the GIDs as addresses (the spec's display hints), as sysfs has them" \
+	ynl_display_hints
 kv_dmesg_check
 
 ktap_finished
