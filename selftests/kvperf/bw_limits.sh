@@ -474,13 +474,12 @@ max_qp_wr
 kv_check "interval 10ms and interval 60: windows of ~10 ms; none" intervals
 # the rule allows for a link of 1 MB/s: a guest slowed beyond the suite's
 # usual time scale (a debug kernel's) is slower than that
-usual_scale=$(sed -n 's/^time_scale=\([0-9]\+\)$/\1/p' "$KV_DIR/settings")
-if [ "$kv_time_scale" -le "${usual_scale:-1}" ]; then
+if [ "$kv_time_scale" -le "$kv_usual_time_scale" ]; then
 	kv_check "size 1M tx-depth 16 bidir read, no timeout: done, timeout_ms $(default_timeout_ms 1048576 16 1 2)" \
 		bidir_default
 else
 	kv_skip "size 1M tx-depth 16 bidir read, no timeout: done" \
-		"KVPERF_TIME_SCALE=$kv_time_scale, above the suite's $usual_scale: the guest is slower than the default allows for"
+		"KVPERF_TIME_SCALE=$kv_time_scale, above the suite's $kv_usual_time_scale: the guest is slower than the default allows for"
 fi
 kv_check "stall_servers, bw at its defaults: fails after timeout_ms $(default_timeout_ms 65536 128 1 1), within 5 s more" \
 	stalled_default

@@ -159,6 +159,11 @@ export KVPERF_DMA_LANE=$([ -n "${RXE_KO:-}" ] && echo 1 || echo 0)
 # 1 on the bounce-buffer lane (vmtest.sh -b): swiotlb bounces every mapping.
 export KVPERF_BOUNCE_LANE=${BOUNCE:-0}
 export KVPERF_TIME_SCALE=$time_scale
+# the harness's usual scale (selftests/vm/defaults.sh), against which a
+# test tells a guest slowed further (a debug kernel's)
+# shellcheck source=selftests/vm/defaults.sh
+. "$top/selftests/vm/defaults.sh"
+export KVPERF_USUAL_TIME_SCALE=$vm_default_time_scale
 export KVPERF_CLOCK=${CLOCK:-wall}
 export KVPERF_MARK=${MARK:-}
 # vmtest.sh -p: the symbols that name the profiler's addresses, the

@@ -35,8 +35,8 @@ pair_setup() {
 	EOF
 	rdma link add "$pair_dev" type rxe netdev "$pair_netdev" ||
 		fail_setup "rdma link add $pair_dev"
-	v4=$(v4_gid "$PAIR_ADDR")
-	v6=$(v6_gid "$PAIR_ADDR6")
+	v4=$(kv_sw_v4_gid "$PAIR_ADDR")
+	v6=$(kv_sw_v6_gid "$PAIR_ADDR6")
 	n=/sys/class/infiniband/$pair_dev/ports/1
 	# shellcheck disable=SC2154 # guest.sh's
 	for _ in $(seq $((100 * time_scale))); do
