@@ -48,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <linux/kvperf.h>
@@ -1624,6 +1625,28 @@ static bool fz_probed(struct upath_conn *c, void *arg)
 	return container_of(c, struct fz_conn, c)->probed;
 }
 
+/*
+ * The wait for the probe's completion ended on an error first: a
+ * flushed receive's completion, or the client's disconnect, whose
+ * DISCONNECTED event can come before the device has completed the probe
+ * with the client's NAK (a remote access error, sent before the
+ * client's queue pair failed). The queue pair is left as it is (an
+ * error state now would flush the probe and lose its status): its
+ * completion is waited for, polled each millisecond, for up to @ms.
+ */
+static void fz_probe_late(struct fz_conn *fc, unsigned int ms)
+{
+	const struct timespec tick = { .tv_nsec = 1000000 };
+	unsigned int i;
+
+	for (i = 0; i <= ms && !fc->probed; i++) {
+		if (upath_conn_poll(&fc->c, 64) < 0)
+			return;
+		if (!fc->probed)
+			nanosleep(&tick, NULL);
+	}
+}
+
 static bool fz_established(struct upath_conn *c, void *arg)
 {
 	(void)arg;
@@ -1740,9 +1763,8 @@ static int fz_hostile_conn(struct fz *f, struct rdma_event_channel *ch,
 	err = upath_conn_post_send(c, op, FZ_PROBE_LEN, 0);
 	if (!err)
 		err = upath_conn_wait(c, fz_probed, NULL);
-	/* its completion may come after a flushed receive's */
 	if (err && !fc->probed)
-		upath_conn_poll(c, 64);
+		fz_probe_late(fc, f->wait_ms);
 	if (fc->probed)
 		printf("%s: %s\n", what, ibv_wc_status_str(fc->probe_status));
 	else
