@@ -226,6 +226,9 @@ fi
 # kernel runs the whole plan with its full combination matrices; the
 # others every feature once (KVPERF_LANE=feature, see lib.sh's
 # kv_full_lane). Stock 6.12 Soft-RoCE runs in the two-guest suite.
+# A kernel on stock Soft-RoCE (6.1) runs the suite from a kernel tree
+# (intree_suite), the others from its kselftest install (run.sh): both
+# ways a user runs it, through the kernel's runner.
 #
 # On the newest kernel's DMA lane, the scripts of bounce_tests (data
 # paths, payloads verified) run on the bounce-buffer lane instead
@@ -234,6 +237,20 @@ fi
 # the plan behind the IOMMU; dma.sh, which checks each lane's own
 # behaviour, runs on both.
 bounce_tests=(lat_basic.sh bw_basic.sh verify_fault.sh)
+
+# intree_suite KVER: the whole suite on KVER as a kernel developer runs
+# it, from a copy of selftests/kvperf in a kernel tree extracted from
+# linux-source-6.12 (make -C tools/testing/selftests
+# TARGETS=drivers/kvperf run_tests, see selftests/intree.sh).
+intree_suite() {
+	if ! selftests/intree.sh prepare >"$logs/intree-prepare.log" 2>&1; then
+		tail -n 20 "$logs/intree-prepare.log"
+		echo "not ok 1 selftests/intree.sh prepare (log: $logs/intree-prepare.log)"
+		return 1
+	fi
+	selftests/vmtest.sh -k "$1" -- selftests/intree.sh run
+}
+
 vm_lanes() {
 	local kver series lane rest
 
@@ -241,7 +258,11 @@ vm_lanes() {
 		lane=feature
 		[ "$kver" = "${kvers[-1]}" ] && lane=full
 		series=$(sed -n 's/^\([0-9]\+\.[0-9]\+\)[.+-].*/\1/p' <<<"$kver")
-		if [ ! -e "selftests/rxe-dma/rdma_rxe-$series.patch" ]; then
+		if [ ! -e "selftests/rxe-dma/rdma_rxe-$series.patch" ] &&
+			[ $# = 0 ]; then
+			KVPERF_LANE=$lane run_phase "vm-$kver" 1 \
+				intree_suite "$kver"
+		elif [ ! -e "selftests/rxe-dma/rdma_rxe-$series.patch" ]; then
 			KVPERF_LANE=$lane run_phase "vm-$kver" 1 \
 				selftests/vmtest.sh -k "$kver" "$@"
 		elif [ $# -gt 0 ] || [ "$lane" != full ]; then
