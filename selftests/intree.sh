@@ -9,9 +9,10 @@
 # suite this way (selftests/check.sh).
 #
 # usage: intree.sh prepare      on the host: build/intree made afresh
-#                               (tools/testing/selftests and
-#                               scripts/subarch.include of the tarball,
-#                               our folder copied in) and built there
+#                               (tools/testing/selftests,
+#                               scripts/subarch.include and
+#                               tools/net/ynl of the tarball, our
+#                               folder copied in) and built there
 #        intree.sh run [TEST...] in the guest: make run_tests in that
 #                               tree (TEST...: those scripts of the plan
 #                               only, as TEST_PROGS), each test's
@@ -44,7 +45,8 @@ prepare() {
 	rm -rf "$tree"
 	mkdir -p "$tree"
 	tar -xJf "$tar" -C "$tree" --strip-components=1 \
-		"$base/tools/testing/selftests" "$base/scripts/subarch.include" ||
+		"$base/tools/testing/selftests" "$base/scripts/subarch.include" \
+		"$base/tools/net/ynl" ||
 		exit 1
 	# a copy of the sources as git has them: no build products
 	mkdir -p "$ksft/$col"
