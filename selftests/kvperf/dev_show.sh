@@ -104,17 +104,9 @@ kv_check "text output names each device" text_lists_devices
 
 # The kernel's own ynl CLI reads the spec's display hints: dev-get
 # prints the node GUID in hex and each GID as an address, the values
-# sysfs has. The CLI of the kernel tree the tests sit in
-# (tools/net/ynl), else the one make ksrc extracts; the spec of the
-# kvperf checkout.
-ynl=
-for f in "$KV_DIR/../../../../net/ynl/cli.py" \
-	"$KVPERF_TOP/build/ksrc/tools/net/ynl/cli.py"; do
-	[ -r "$f" ] && { ynl=$f; break; }
-done
-spec=$KVPERF_TOP/Documentation/netlink/specs/kvperf.yaml
+# sysfs has.
 ynl_display_hints() {
-	"$PY" "$ynl" --spec "$spec" --no-schema --do dev-get \
+	kv_ynl --do dev-get \
 		--json "{\"name\": \"$KVPERF_DEV0\"}" --output-json \
 		>"$KV_TMP/ynl.json" 2>"$KV_TMP/ynl.err" ||
 		{ cat "$KV_TMP/ynl.err" "$KV_TMP/ynl.json"; return 1; }
@@ -150,12 +142,10 @@ sys.exit(1 if bad else 0)
 EOF
 }
 desc="the kernel's ynl CLI prints the node GUID in hex and the GIDs as addresses (the spec's display hints), as sysfs has them"
-if [ -z "$ynl" ]; then
-	kv_skip "$desc" "no ynl CLI: not in a kernel tree's tools/testing/selftests, and no make ksrc in $KVPERF_TOP"
-elif [ ! -r "$spec" ]; then
-	kv_skip "$desc" "no kvperf spec: set KVPERF_SRC to a kvperf checkout"
-else
+if kv_ynl_find; then
 	kv_check "$desc" ynl_display_hints
+else
+	kv_skip "$desc" "$KV_YNL_WHY"
 fi
 kv_dmesg_check
 

@@ -541,6 +541,30 @@ kv_counters_back_to_zero() {
 	return 1
 }
 
+# kv_ynl_find: the kernel's ynl CLI and kvperf's spec, in KV_YNL and
+# KV_YNL_SPEC: the CLI of the kernel tree the tests sit in
+# (tools/net/ynl), else the one make ksrc extracts in $KVPERF_TOP; the
+# spec of the kvperf checkout. Status 1 with the reason in KV_YNL_WHY
+# when either is missing (a skip's reason).
+kv_ynl_find() {
+	local f
+
+	KV_YNL='' KV_YNL_SPEC=$KVPERF_TOP/Documentation/netlink/specs/kvperf.yaml
+	for f in "$KV_DIR/../../../../net/ynl/cli.py" \
+		"$KVPERF_TOP/build/ksrc/tools/net/ynl/cli.py"; do
+		[ -r "$f" ] && { KV_YNL=$f; break; }
+	done
+	KV_YNL_WHY="no ynl CLI: not in a kernel tree's tools/testing/selftests, and no make ksrc in ${KVPERF_TOP:-the kvperf checkout}"
+	[ -n "$KV_YNL" ] || return 1
+	KV_YNL_WHY="no kvperf spec: set KVPERF_SRC to a kvperf checkout"
+	[ -r "$KV_YNL_SPEC" ]
+}
+
+# kv_ynl ARGS...: the ynl CLI kv_ynl_find found, on kvperf's spec
+kv_ynl() {
+	"$PY" "$KV_YNL" --spec "$KV_YNL_SPEC" --no-schema "$@"
+}
+
 # kv_server_start ADDR: start a kernel server on ADDR, port 18515; it
 # says "server N listening on ADDR:18515", and N goes to $KV_TMP/server.
 kv_server_start() {
