@@ -90,9 +90,13 @@ plan_check() {	# plan_check DIR LIBS-RE
 		     make -s --no-print-directory print-gen-progs; } | sort)
 	diff <(echo "$planned") <(echo "$present") |
 		sed -n 's/^< /planned but missing: /p; s/^> /not in TEST_PROGS: /p'
+	# the kernel's runner warns of, then runs through bash, a script
+	# git does not have executable
+	# shellcheck disable=SC2086 # one name per word
+	git ls-files -s -- $planned | sed -n 's/^100644 [0-9a-f]* 0\t/not executable in git: /p'
 	) >"$tmp/plan" 2>&1
 	[ ! -s "$tmp/plan" ]
-	result $? "every $3 test script is in $1/Makefile's plan" "$tmp/plan"
+	result $? "every $3 test script is in $1/Makefile's plan, executable" "$tmp/plan"
 }
 if want plan; then
 	plan_check selftests/kvperf 'lib\.sh|klog\.sh|swdev\.sh|run\.sh' VM
