@@ -166,6 +166,17 @@ def check_shares(res, want, mean_ps, bad):
         bad.append(f"inv remote: inv_ns {vals['inv_ns']}, want 0")
 
 
+# A thread's CPU time is the scheduler's sum of its running slices,
+# read by its clock. In the TCG guests that clock is the host's TSC,
+# which the hosts here mark unstable: read on another host CPU it can
+# stand still or step back for up to a tick, and both threads of one
+# 40-I/O run (a few ms of CPU) have been charged 0 ns (io_interop.sh's
+# first check, once in 13 runs on 2026-12-07). The floor of 1 ns per I/O
+# holds from 200 I/Os; a shorter run's times are checked for form and
+# bound only.
+CPU_FLOOR_IOS = 200
+
+
 def check_cpu(results, want, elapsed, bad):
     """The run's CPU times, the same in each result, count every I/O."""
     ios = sum(r.get("ios", 0) for r in results)
@@ -182,7 +193,7 @@ def check_cpu(results, want, elapsed, bad):
             continue
         v = vals[0]
         used += v
-        if v < ios:
+        if v < ios and ios >= CPU_FLOOR_IOS:
             bad.append(f"{key} {v} for {ios} I/Os, want 1 ns or more each")
         per = key.replace("_ns", "_per_io_ns")
         if ios and any(r.get(per) != v // ios for r in results):
