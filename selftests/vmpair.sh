@@ -239,12 +239,7 @@ pair_qemu() {
 
 	[ "$role" = b ] && i=1
 	kernel=kernel_$role initrd=initrd_$role mods=mods_$role
-	cmdline="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off"
-	# tsc=unstable: the guests keep time by the HPET (see vmtest.sh)
-	cmdline+=" tsc=unstable no_timer_check"
-	cmdline+=" rcupdate.rcu_cpu_stall_timeout=$((21 * scale))"
-	cmdline+=" watchdog_thresh=$((10 * scale))"
-	cmdline+=" sysctl.kernel.hung_task_timeout_secs=$((120 * scale))"
+	cmdline=$(guest_cmdline 0)
 	[ -n "${!mods}" ] && cmdline+=" $(debug_kernel_cmdline)"
 	cmdline+=" kvtop=$top kvrun=$pair/$role${append:+ $append}"
 	# the CPU model of vmtest.sh's suites (selftests/vm/defaults.sh)

@@ -67,6 +67,8 @@ Environment:
                       full combination matrices (make check's 6.1 lane;
                       see selftests/kvperf/lib.sh, kv_full_lane)
   KVPERF_QEMU_CPU=M   QEMU's CPU model (default qemu64; max with -i)
+  KVPERF_GUEST_TSC=V  the guest's tsc= (default unstable: it keeps time
+                      by the HPET; reliable with -i)
   KVPERF_FUZZ_SOAK=1  the fuzz tests' long soak (make check-fuzz), not
                       their smoke; NL_FUZZ_* and KVPERF_WIRE_FUZZ_* too
                       are passed to the guest
@@ -263,6 +265,42 @@ debug_kernel_qemu_args() {
 	       "local,path=$2/lib/modules,mount_tag=kvmods,security_model=none,readonly=on")
 }
 
+# guest_cmdline ICOUNT: the kernel command line every guest starts with
+# (vmtest.sh's, both of vmpair.sh's); ICOUNT is 1 for -i.
+guest_cmdline() {
+	local line="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off"
+
+	# The guest's clock. Under TCG the guest's TSC is the host's own TSC
+	# read by QEMU, and the machines this runs on (microVMs that are paused,
+	# snapshotted and restored) mark their TSC unstable on their own kernel
+	# command line: a debug-lane guest once saw its clock jump 6.75 hours in
+	# a few minutes (RCU stall and soft lockup reports, "stuck for 22684s",
+	# then timeouts). tsc=unstable: the guest keeps time by the HPET, which
+	# QEMU derives from the host's monotonic clock, as the host keeps time
+	# by kvm-clock; from boot, so no switch of clocks mid-run (which has
+	# crashed TCG guests: an int3 Oops in sched_clock_cpu, when the watchdog
+	# found the TSC skewed). Measured: lat_basic.sh and bw_basic.sh took
+	# the same time either way (93-101 s against 99-115 s, alternating).
+	# With -i the TSC counts instructions, and stays the clock.
+	# KVPERF_GUEST_TSC=reliable|unstable overrides either (to compare them).
+	if [ "$1" = 1 ]; then
+		line+=" tsc=${KVPERF_GUEST_TSC:-reliable}"
+	else
+		line+=" tsc=${KVPERF_GUEST_TSC:-unstable}"
+	fi
+	# no_timer_check: on a busy host the boot-time check of the IO-APIC timer
+	# can miss its ticks and panic ("IO-APIC + timer doesn't work").
+	line+=" no_timer_check"
+	# The stall detectors, scaled: a vCPU of a TCG guest on a busy host can
+	# go unscheduled for seconds, which the defaults (RCU stall 21 s, soft
+	# lockup 20 s, hung task 120 s) report as a stall. A real one (a loop
+	# that never yields) still shows, only later.
+	line+=" rcupdate.rcu_cpu_stall_timeout=$((21 * scale))"
+	line+=" watchdog_thresh=$((10 * scale))"
+	line+=" sysctl.kernel.hung_task_timeout_secs=$((120 * scale))"
+	echo "$line"
+}
+
 # selftests/vmpair.sh sources this file for the functions above, and
 # stops here.
 [ -n "${KVPERF_VMTEST_SOURCED:-}" ] && return 0
@@ -437,34 +475,7 @@ if [ "$mode" = run ]; then
 	} >"$run/cmd"
 fi
 
-cmdline="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off"
-# The guest's clock. Under TCG the guest's TSC is the host's own TSC
-# read by QEMU, and the machines this runs on (microVMs that are paused,
-# snapshotted and restored) mark their TSC unstable on their own kernel
-# command line: a debug-lane guest once saw its clock jump 6.75 hours in
-# a few minutes (RCU stall and soft lockup reports, "stuck for 22684s",
-# then timeouts). tsc=unstable: the guest keeps time by the HPET, which
-# QEMU derives from the host's monotonic clock, as the host keeps time
-# by kvm-clock; from boot, so no switch of clocks mid-run (which has
-# crashed TCG guests: an int3 Oops in sched_clock_cpu, when the watchdog
-# found the TSC skewed). Measured: lat_basic.sh and bw_basic.sh took
-# the same time either way (93-101 s against 99-115 s, alternating).
-# With -i the TSC counts instructions, and stays the clock.
-if [ "$icount" = 1 ]; then
-	cmdline+=" tsc=reliable"
-else
-	cmdline+=" tsc=unstable"
-fi
-# no_timer_check: on a busy host the boot-time check of the IO-APIC timer
-# can miss its ticks and panic ("IO-APIC + timer doesn't work").
-cmdline+=" no_timer_check"
-# The stall detectors, scaled: a vCPU of a TCG guest on a busy host can
-# go unscheduled for seconds, which the defaults (RCU stall 21 s, soft
-# lockup 20 s, hung task 120 s) report as a stall. A real one (a loop
-# that never yields) still shows, only later.
-cmdline+=" rcupdate.rcu_cpu_stall_timeout=$((21 * scale))"
-cmdline+=" watchdog_thresh=$((10 * scale))"
-cmdline+=" sysctl.kernel.hung_task_timeout_secs=$((120 * scale))"
+cmdline=$(guest_cmdline "$icount")
 # The DMA lane's IOMMU is off unless asked for.
 [ "$dma" = 1 ] && cmdline+=" intel_iommu=on"
 # The bounce-buffer lane: swiotlb's slots are 2 KiB each.
