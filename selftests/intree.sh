@@ -9,10 +9,11 @@
 # suite this way (selftests/check.sh).
 #
 # usage: intree.sh prepare      on the host: build/intree made afresh
-#                               (tools/testing/selftests,
-#                               scripts/subarch.include and
-#                               tools/net/ynl of the tarball, our
-#                               folder copied in) and built there
+#                               (the part of linux-source-6.12 make
+#                               ksrc extracts: the selftests Makefile,
+#                               lib.mk, the runner, kselftest/,
+#                               scripts/subarch.include, tools/net/ynl;
+#                               our folder copied in) and built there
 #        intree.sh run [TEST...] in the guest: make run_tests in that
 #                               tree (TEST...: those scripts of the plan
 #                               only, as TEST_PROGS), each test's
@@ -29,7 +30,7 @@ top=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd -P)
 tree=$top/build/intree
 ksft=$tree/tools/testing/selftests
 col=drivers/kvperf
-tar=${KSRC_TAR:-/usr/src/linux-source-6.12.tar.xz}
+ksrc=$top/build/ksrc	# what make ksrc extracts from linux-source-6.12
 
 usage() {
 	echo "usage: intree.sh prepare | run [TEST...]" >&2
@@ -37,17 +38,11 @@ usage() {
 }
 
 prepare() {
-	local base
-
-	[ -r "$tar" ] ||
-		{ echo "intree.sh: no $tar (make deps installs linux-source-6.12)" >&2; exit 2; }
-	base=$(basename "$tar" .tar.xz)
+	make -s --no-print-directory -C "$top" ksrc || exit 1
 	rm -rf "$tree"
 	mkdir -p "$tree"
-	tar -xJf "$tar" -C "$tree" --strip-components=1 \
-		"$base/tools/testing/selftests" "$base/scripts/subarch.include" \
-		"$base/tools/net/ynl" ||
-		exit 1
+	# build/ksrc's drivers/kvperf is make selftests' link to our folder
+	cp -a "$ksrc/." "$tree/" && rm -rf "$ksft/drivers" || exit 1
 	# a copy of the sources as git has them: no build products
 	mkdir -p "$ksft/$col"
 	git -C "$top" ls-files -z selftests/kvperf |
