@@ -34,6 +34,9 @@ pkgs=(
 	dpkg-dev debhelper dh-dkms dkms lintian
 	# make check-debug builds a kernel from linux-source-6.12
 	bc flex bison libelf-dev libssl-dev
+	# the two-guest suite's HW-mode test: one guest reaches the other's
+	# sshd (started there by the test, with keys made for the run)
+	openssh-client openssh-server
 )
 
 missing=()
@@ -61,5 +64,15 @@ export INITRD=No
 if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -n 1)" ]; then
 	$sudo apt-get update -qq
 fi
+# Nothing installed here starts a service on this machine (openssh-server
+# would start sshd): Debian's policy-rc.d answers "not now" (101) for the
+# install, unless the machine has its own policy.
+policy=
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	policy=/usr/sbin/policy-rc.d
+	printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+	$sudo chmod 755 "$policy"
+	trap '$sudo rm -f "$policy"' EXIT
+fi
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "deps: installed ${missing[*]}"
+echo "deps: installed ${missing[*]}${policy:+ (no service started)}"

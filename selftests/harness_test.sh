@@ -36,7 +36,7 @@ expect_tally() {
 }
 
 echo "TAP version 13"
-echo "1..32"
+echo "1..34"
 
 # --- the tally ------------------------------------------------------------
 cat >"$tmp/nested.log" <<'EOF'
@@ -369,5 +369,66 @@ grep -qxF "ok 1 spoiled # SKIP $why" "$tmp/fault.log" &&
 result $? "lib.sh: a kv_check failure with rxe's REG_MR fault in the kernel log is a skip naming it" "$tmp/fault.log"
 grep -qx "not ok 2 broken" "$tmp/fault.log"
 result $? "lib.sh: a kv_check failure with no such line is still a failure" "$tmp/fault.log"
+
+# --- HW mode: a kvperf.config with a problem is refused by name --------------
+# hw_conf NAME LINES...: run kv_require_devices with a config of LINES
+# (nothing of the environment's), its output in $tmp/hw-NAME.log
+hw_conf() {
+	local name=$1
+
+	shift
+	printf '%s\n' "$@" >"$tmp/hw-$name.conf"
+	cat >"$tmp/hw.sh" <<EOF
+. "$top/selftests/kvperf/lib.sh"
+ktap_print_header
+kv_require_devices
+echo "no bail"
+EOF
+	env -i PATH="$PATH" KVPERF_CONFIG="$tmp/hw-$name.conf" \
+		bash "$tmp/hw.sh" >"$tmp/hw-$name.log" 2>&1
+	echo "exit $?" >>"$tmp/hw-$name.log"
+}
+hw_ok=(KVPERF_DEV0=kvperf_no_dev KVPERF_NETDEV0=lo KVPERF_ADDR0=192.0.2.1
+       KVPERF_REMOTE_ADDR=192.0.2.2 KVPERF_REMOTE_TYPE=ssh
+       KVPERF_REMOTE_ARGS=root@192.0.2.2)
+hw_conf nokey "${hw_ok[@]:0:5}"
+hw_conf type "${hw_ok[@]/=ssh/=rsh}"
+hw_conf dev "${hw_ok[@]}"
+grep -q '^Bail out!.*HW mode (KVPERF_REMOTE_ADDR is set): KVPERF_REMOTE_ARGS is not$' "$tmp/hw-nokey.log" &&
+	grep -q "^Bail out!.*KVPERF_REMOTE_TYPE=rsh: the remote host is reached by ssh only$" "$tmp/hw-type.log" &&
+	grep -q '^Bail out!.*KVPERF_DEV0=kvperf_no_dev: no such RDMA device$' "$tmp/hw-dev.log" &&
+	! grep -q "no bail" "$tmp"/hw-*.log
+result $? "remote.sh: a HW-mode config without KVPERF_REMOTE_ARGS, with another remote type, or naming a missing device stops the test saying which" \
+	<(tail -n 3 "$tmp"/hw-*.log)
+
+# kv_peer: in HW mode, one word for the remote shell, each argument
+# quoted (a fake ssh runs its last argument as the remote shell would);
+# kv_require_rxe skips there with the test's reason.
+mkdir -p "$tmp/bin"
+cat >"$tmp/bin/ssh" <<'EOF'
+#!/bin/bash
+echo "ssh args: ${*:1:$#-1}"
+bash -c "${!#}"
+EOF
+chmod +x "$tmp/bin/ssh"
+cat >"$tmp/peer.sh" <<'EOF'
+. "$KVPERF_HARNESS_TOP/selftests/kvperf/lib.sh"
+kv_peer printf '<%s>' 'a b' '$HOME' "it's"
+echo
+KVPERF_REMOTE_ADDR= kv_peer printf '<%s>\n' local
+ktap_print_header
+kv_require_rxe "needs two local devices"
+EOF
+env -i PATH="$tmp/bin:$PATH" KVPERF_HARNESS_TOP="$top" \
+	KVPERF_REMOTE_ADDR=192.0.2.2 KVPERF_REMOTE_ARGS="-p 2222 root@host2" \
+	bash "$tmp/peer.sh" >"$tmp/peer.log" 2>&1
+echo "exit $?" >>"$tmp/peer.log"
+grep -qx 'ssh args: -n -o BatchMode=yes -S /tmp/kvperf-test\.[A-Za-z0-9]*/ssh -p 2222 root@host2 --' "$tmp/peer.log" &&
+	grep -qxF "<a b><\$HOME><it's>" "$tmp/peer.log" &&
+	grep -qx '<local>' "$tmp/peer.log" &&
+	grep -qx '1\.\.0 # SKIP HW mode: needs two local devices' "$tmp/peer.log" &&
+	grep -qx 'exit 4' "$tmp/peer.log"
+result $? "remote.sh: kv_peer quotes each argument for the remote shell, runs here in SW mode; kv_require_rxe skips in HW mode with its reason" \
+	"$tmp/peer.log"
 
 [ "$fail" -eq 0 ]

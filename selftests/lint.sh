@@ -99,7 +99,7 @@ plan_check() {	# plan_check DIR LIBS-RE
 	result $? "every $3 test script is in $1/Makefile's plan, executable" "$tmp/plan"
 }
 if want plan; then
-	plan_check selftests/kvperf 'lib\.sh|klog\.sh|swdev\.sh|run\.sh' VM
+	plan_check selftests/kvperf 'lib\.sh|klog\.sh|swdev\.sh|remote\.sh|run\.sh' VM
 	plan_check selftests/pair 'pairlib\.sh|run\.sh' two-guest
 fi
 

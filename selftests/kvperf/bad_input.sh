@@ -13,7 +13,6 @@
 ktap_print_header
 kv_require_devices
 kv_require_cli
-kv_require_rxe
 kv_require_module
 kv_dmesg_mark
 ktap_set_plan 9

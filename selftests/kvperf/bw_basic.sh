@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Bandwidth runs that work: against a server on $KVPERF_ADDR0, every op
+# Bandwidth runs that work: against a server on $KVPERF_ADDR0 (in HW mode,
+# remote.sh, on the remote host), every op
 # with one queue pair and with several on the CPUs of a list, with post
 # lists and selective signaling, in each poll mode, completes with exactly
 # qps x iters messages, each queue pair on its CPU and with its iterations,
@@ -24,13 +25,13 @@ ktap_print_header
 kv_require_devices
 kv_require_root
 kv_require_cli
-kv_require_rxe
 [ -x "$PY" ] || kv_skip_all "no $PY"
 [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ] ||
 	kv_skip_all "needs 2 online CPUs for the runs on cpus 0-1"
 kv_require_module
+kv_require_peer
 
-addr=$KVPERF_ADDR0
+addr=$KV_SERVER_ADDR	# the servers' (the remote host's in HW mode)
 sysfs=/sys/kernel/kvperf
 debugfs=/sys/kernel/debug/kvperf
 kv_track_runs
@@ -396,7 +397,7 @@ clean_up() {
 		kvperf run delete "$id" || { echo "run delete $id failed"; rc=1; }
 	done < <(sort -un "$KV_IDS")
 	: >"$KV_IDS"
-	kvperf server stop "$(cat "$KV_TMP/server")" ||
+	kv_server_stop ||
 		{ echo "server stop failed"; rc=1; }
 	[ "$(kvperf -j run show)" = "[]" ] ||
 		{ echo "runs left: $(kvperf -j run show)"; rc=1; }
@@ -416,7 +417,7 @@ kv_on_exit "kill -KILL $mon_pid"
 kv_check "kvperf -j monitor progress starts" monitor_started
 kv_check "server start addr $addr: 'server N listening on $addr:18515'" \
 	kv_server_start "$addr" || kv_bail "no server, no runs"
-kv_on_exit "kvperf server stop $(cat "$KV_TMP/server")"
+kv_on_exit kv_server_stop
 
 # NAME OP QPS CPUS QP-CPUS POLL POST-LIST SIGNAL-EVERY ITERS
 kv_check "send, 1 QP, busy, signal-every 1: 300 x 4 KiB, all received by the server" \

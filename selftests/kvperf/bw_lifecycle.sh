@@ -21,7 +21,7 @@ ktap_print_header
 kv_require_devices
 kv_require_root
 kv_require_cli
-kv_require_rxe
+kv_require_rxe "removes a Soft-RoCE device and the module under a server, runs from the second local device"
 [ -x "$PY" ] || kv_skip_all "no $PY"
 command -v rdma >/dev/null || kv_skip_all "no rdma tool (iproute2)"
 kv_require_ko

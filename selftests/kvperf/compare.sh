@@ -26,7 +26,7 @@ ktap_print_header
 kv_require_devices
 kv_require_root
 kv_require_cli
-kv_require_rxe
+kv_require_rxe "starts both paths' servers on this host"
 [ -x "$PY" ] || kv_skip_all "no $PY"
 command -v ib_send_lat >/dev/null ||
 	kv_skip_all "perftest is not installed (make deps)"

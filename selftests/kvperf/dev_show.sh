@@ -12,7 +12,7 @@
 ktap_print_header
 kv_require_devices
 kv_require_cli
-kv_require_rxe
+kv_require_rxe "compares two local Soft-RoCE devices with their sysfs"
 command -v rdma >/dev/null || kv_skip_all "no rdma tool (iproute2)"
 command -v ibv_devinfo >/dev/null || kv_skip_all "no ibv_devinfo (ibverbs-utils)"
 [ -x "$PY" ] || kv_skip_all "no $PY"

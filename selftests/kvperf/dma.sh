@@ -41,7 +41,7 @@ ktap_print_header
 kv_require_devices
 kv_require_root
 kv_require_cli
-kv_require_rxe
+kv_require_rxe "Soft-RoCE's DMA lanes (IOMMU, swiotlb) only"
 kv_require_module
 
 addr=$KVPERF_ADDR0

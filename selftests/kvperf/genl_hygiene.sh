@@ -20,7 +20,7 @@ ktap_print_header
 kv_require_devices
 kv_require_root
 kv_require_cli
-kv_require_rxe
+kv_require_rxe "adds and removes a Soft-RoCE device"
 [ -x "$PY" ] || kv_skip_all "no $PY"
 command -v setpriv >/dev/null || kv_skip_all "no setpriv (util-linux)"
 kv_require_module

@@ -19,7 +19,7 @@ ktap_print_header
 kv_require_devices
 kv_require_root
 kv_require_cli
-kv_require_rxe
+kv_require_rxe "removes a Soft-RoCE device under I/O"
 [ -x "$PY" ] || kv_skip_all "no $PY"
 kv_require_ko
 kv_require_module

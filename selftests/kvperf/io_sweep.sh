@@ -20,7 +20,7 @@ ktap_print_header
 kv_require_devices
 kv_require_root
 kv_require_cli
-kv_require_rxe
+kv_require_rxe "reads the target's counters and limits on this host"
 [ -x "$PY" ] || kv_skip_all "no $PY"
 kv_require_module
 

@@ -22,7 +22,7 @@ ktap_print_header
 kv_require_devices
 kv_require_root
 kv_require_cli
-kv_require_rxe
+kv_require_rxe "runs between two local devices by IPv6"
 [ -x "$PY" ] || kv_skip_all "no $PY"
 if [ -z "${KVPERF_ADDR6_0:-}" ] || [ -z "${KVPERF_ADDR6_1:-}" ]; then
 	kv_skip_all "no KVPERF_ADDR6_0/1 (a guest without IPv6 addresses)"

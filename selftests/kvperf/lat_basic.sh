@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Latency runs that work: against a server on $KVPERF_ADDR0, every op in
+# Latency runs that work: against a server on $KVPERF_ADDR0 (in HW mode,
+# remote.sh, on the remote host), every op in
 # every poll mode completes with the iterations asked for and ordered
 # statistics (on a KVPERF_LANE=feature lane, every op and every poll
 # mode, not every pair: lib.sh's kv_full_lane); size ranges and "sizes
@@ -21,11 +22,11 @@ ktap_print_header
 kv_require_devices
 kv_require_root
 kv_require_cli
-kv_require_rxe
 [ -x "$PY" ] || kv_skip_all "no $PY"
 kv_require_module
+kv_require_peer
 
-addr=$KVPERF_ADDR0
+addr=$KV_SERVER_ADDR	# the servers' (the remote host's in HW mode)
 sysfs=/sys/kernel/kvperf
 debugfs=/sys/kernel/debug/kvperf
 kv_track_runs
@@ -230,12 +231,12 @@ clean_up() {
 		kvperf run delete "$id" || { echo "run delete $id failed"; rc=1; }
 	done < <(sort -un "$KV_IDS")
 	: >"$KV_IDS"
-	kvperf server stop "$(cat "$KV_TMP/server")" ||
+	kv_server_stop ||
 		{ echo "server stop failed"; rc=1; }
 	[ "$(kvperf -j run show)" = "[]" ] ||
 		{ echo "runs left: $(kvperf -j run show)"; rc=1; }
-	[ "$(kvperf -j server show)" = "[]" ] ||
-		{ echo "servers left: $(kvperf -j server show)"; rc=1; }
+	[ "$(kv_peer kvperf -j server show)" = "[]" ] ||
+		{ echo "servers left: $(kv_peer kvperf -j server show)"; rc=1; }
 	if ! kv_wait 10 counters_are 0; then
 		show_counters
 		rc=1
@@ -257,7 +258,7 @@ ktap_set_plan $((20 + ${#op_polls[@]}))
 
 kv_check "server start addr $addr: 'server N listening on $addr:18515'" \
 	kv_server_start "$addr" || kv_bail "no server, no runs"
-kv_on_exit "kvperf server stop $(cat "$KV_TMP/server")"
+kv_on_exit kv_server_stop
 
 for op_poll in "${op_polls[@]}"; do
 	kv_check "${op_poll%-*}, poll ${op_poll#*-}: 300 iterations of 64 B, done, min <= p50 <= p99 <= max" \

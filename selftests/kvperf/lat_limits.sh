@@ -17,7 +17,7 @@ ktap_print_header
 kv_require_devices
 kv_require_root
 kv_require_cli
-kv_require_rxe
+kv_require_rxe "sets the server's limits and reads its state on this host"
 [ -x "$PY" ] || kv_skip_all "no $PY"
 kv_require_module
 

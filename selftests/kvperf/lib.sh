@@ -72,6 +72,9 @@ kv_exit_trap() {
 }
 trap kv_exit_trap EXIT
 
+# shellcheck source=selftests/kvperf/remote.sh
+. "$KV_DIR/remote.sh"
+
 # Print each line of stdin as a KTAP diagnostic.
 kv_diag() {
 	sed 's/^/# /'
@@ -433,6 +436,8 @@ kv_run() {
 # KVPERF_ADDR6_0/1): as the environment names them (the vmtest guest),
 # else as kvperf.config beside the tests (or $KVPERF_CONFIG) does, else
 # SW mode's own (swdev.sh): created now, removed when the test exits.
+# A config that names a remote host is HW mode (remote.sh): one local
+# device, KVPERF_DEV0, and the servers over there.
 kv_require_devices() {
 	local conf=${KVPERF_CONFIG:-$KV_DIR/kvperf.config} d why
 
@@ -440,7 +445,10 @@ kv_require_devices() {
 		# shellcheck source=/dev/null
 		. "$conf" || kv_bail "reading $conf failed"
 	fi
-	[ -n "${KVPERF_DEV0:-}" ] && return 0
+	if [ -n "${KVPERF_DEV0:-}" ]; then
+		kv_hw_setup
+		return 0
+	fi
 	[ "$(id -u)" = 0 ] ||
 		kv_skip_all "SW mode creates Soft-RoCE devices, which needs root (or name the devices in $conf)"
 	modprobe -q dummy && modprobe -q rdma_rxe ||
@@ -456,6 +464,7 @@ kv_require_devices() {
 	why=$(kv_sw_rxe_add) || kv_bail "SW mode: $why"
 	why=$(kv_sw_ready "$((10 * kv_time_scale))") || kv_bail "SW mode: $why"
 	kv_sw_export
+	kv_hw_setup
 }
 
 kv_require_root() {
@@ -493,9 +502,12 @@ kv_require_ko() {
 		kv_skip_all "no module to reload: KVPERF_KO is empty (set it to kvperf.ko; KVPERF_NO_MODULE=1 in the harness)"
 }
 
+# kv_require_rxe WHY: the two local Soft-RoCE devices of SW mode; in HW
+# mode the test skips, saying WHY it needs them.
 kv_require_rxe() {
 	local d
 
+	kv_require_sw "$1"
 	for d in "$KVPERF_DEV0" "$KVPERF_DEV1"; do
 		[ -d "/sys/class/infiniband/$d" ] ||
 			kv_skip_all "no RDMA device $d (not in the vmtest guest?)"
@@ -565,16 +577,22 @@ kv_ynl() {
 	"$PY" "$KV_YNL" --spec "$KV_YNL_SPEC" --no-schema "$@"
 }
 
-# kv_server_start ADDR: start a kernel server on ADDR, port 18515; it
-# says "server N listening on ADDR:18515", and N goes to $KV_TMP/server.
+# kv_server_start ADDR: start a kernel server on ADDR, port 18515, where
+# the servers run (kv_peer: the remote host in HW mode); it says "server
+# N listening on ADDR:18515", and N goes to $KV_TMP/server.
 kv_server_start() {
 	local addr=$1 out
 
-	out=$(kvperf server start addr "$addr" 2>&1) ||
+	out=$(kv_peer kvperf server start addr "$addr" 2>&1) ||
 		{ echo "$out"; return 1; }
 	[[ $out =~ ^server\ ([0-9]+)\ listening\ on\ $addr:18515$ ]] ||
 		{ echo "unexpected output: '$out'"; return 1; }
 	echo "${BASH_REMATCH[1]}" >"$KV_TMP/server"
+}
+
+# kv_server_stop: stop the server kv_server_start started.
+kv_server_stop() {
+	kv_peer kvperf server stop "$(cat "$KV_TMP/server")"
 }
 
 # kv_usage_error REGEX ARGS...: kvperf ARGS exits 2 with a message

@@ -13,7 +13,7 @@ ktap_print_header
 kv_require_devices
 kv_require_root
 kv_require_cli
-kv_require_rxe
+kv_require_rxe "reloads the module with both local devices"
 kv_require_ko
 [ -r "$KVPERF_KO" ] || kv_skip_all "KVPERF_KO=$KVPERF_KO is not readable"
 kv_require_module

@@ -27,7 +27,7 @@ ktap_print_header
 kv_require_devices
 kv_require_root
 kv_require_cli
-kv_require_rxe
+kv_require_rxe "fuzzes a server on this host"
 [ -x "$PY" ] || kv_skip_all "no $PY"
 [ -x "$KV_DIR/nl_fuzz" ] || kv_skip_all "$KV_DIR/nl_fuzz is not built (make selftests)"
 kv_require_module

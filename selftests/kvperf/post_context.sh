@@ -21,7 +21,7 @@ ktap_print_header
 kv_require_devices
 kv_require_root
 kv_require_cli
-kv_require_rxe
+kv_require_rxe "sets the module's fault switches on both ends of a connection"
 [ -x "$PY" ] || kv_skip_all "no $PY"
 kv_require_module
 

@@ -20,7 +20,7 @@
 ktap_print_header
 kv_require_devices
 kv_require_cli
-kv_require_rxe
+kv_require_rxe "the README's examples name this host's address"
 kv_require_module
 
 readme=$KVPERF_TOP/README.md

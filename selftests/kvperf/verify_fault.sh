@@ -25,7 +25,7 @@ ktap_print_header
 kv_require_devices
 kv_require_root
 kv_require_cli
-kv_require_rxe
+kv_require_rxe "Soft-RoCE's fault switches corrupt payloads"
 kv_require_module
 
 addr=$KVPERF_ADDR0

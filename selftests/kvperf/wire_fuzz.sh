@@ -51,7 +51,7 @@ ktap_print_header
 kv_require_devices
 kv_require_root
 kv_require_cli
-kv_require_rxe
+kv_require_rxe "speaks to a server on this host off the wire"
 [ -x "$PY" ] || kv_skip_all "no $PY"
 fuzz=$KV_DIR/wire_fuzz
 [ -x "$fuzz" ] || kv_skip_all "$fuzz is not built (make selftests)"
