@@ -40,7 +40,7 @@ kv_require_sw() {
 	return 0
 }
 
-# ssh's control socket: one connection per test, opened by kv_hw_setup
+# ssh's control socket: one connection per test, opened by kv_require_peer
 kv_ssh_sock=$KV_TMP/ssh
 
 kv_peer() {
