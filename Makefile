@@ -249,7 +249,7 @@ Priority: optional
 Maintainer: $(DEB_MAINT)
 Build-Depends: debhelper-compat (= 13), dh-sequence-dkms, pkgconf | pkg-config,
  libnl-3-dev, libnl-genl-3-dev, libibverbs-dev, librdmacm-dev,
- python3-docutils
+ libjson-c-dev, python3-docutils
 Standards-Version: 4.6.2
 Rules-Requires-Root: no
 
@@ -356,7 +356,8 @@ endef
 # Build-Depends (dpkg-buildpackage would name those too, but only after
 # the tarball, and not its own package).
 DEB_BUILD_DEPS = dpkg-dev debhelper dh-dkms make gcc libc6-dev pkg-config \
-	libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev python3-docutils
+	libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev libjson-c-dev \
+	python3-docutils
 
 deb-build-deps:
 	@missing=$$(for p in $(DEB_BUILD_DEPS); do \

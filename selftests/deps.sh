@@ -37,6 +37,10 @@ pkgs=(
 	# the two-guest suite's HW-mode test: one guest reaches the other's
 	# sshd (started there by the test, with keys made for the run)
 	openssh-client openssh-server
+	# kvperf fabric: reads the hosts' JSON lines with json-c; its
+	# four-guest test launches with pdsh (over ssh) and Slurm (munge
+	# authenticates, slurmctld on one guest, slurmd on each)
+	libjson-c-dev pdsh slurmctld slurmd slurm-client munge
 )
 
 missing=()

@@ -12,6 +12,8 @@
 # usage: usage_test.sh [CASES]   (default: selftests/usage_cases.txt)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
+# fabric run launcher slurm is judged outside an allocation
+unset SLURM_JOB_ID SLURM_JOB_NODELIST
 kvperf=$top/user/kvperf
 cases=${1:-$top/selftests/usage_cases.txt}
 tmp=$(mktemp -d /tmp/kvperf-usage.XXXXXX) || exit 1

@@ -16,6 +16,7 @@ static const struct kvperf_cmd *const objects[] = {
 	&server_object,
 	&run_object,
 	&compare_object,
+	&fabric_object,
 	NULL,
 };
 

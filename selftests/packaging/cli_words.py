@@ -39,7 +39,10 @@ def synopses(text):
             s = s[len('Usage:'):].strip()
         if s.startswith('kvperf ') or s == 'kvperf':
             entries.append(s)
-        elif entries and s.startswith(('[', '{')):
+        elif entries and s and (s.startswith(('[', '{')) or
+                                line[:1].isspace() and
+                                line[:len(line) - len(s)].count(' ') > 8):
+            # an indented line goes on the entry (fabric step's words)
             entries[-1] += ' ' + s
         elif entries and not s:
             break
@@ -217,9 +220,10 @@ def from_tables(user):
     words['objects'] = objs
     files = {'dev': 'cli/dev.c', 'server': 'cli/server.c',
              'run': 'cli/run.c', 'compare': 'compare/compare_exec.c',
-             'monitor': 'cli/monitor.c'}
+             'monitor': 'cli/monitor.c', 'fabric': 'fabric/fabric_cmd.c'}
     tables = {'dev': 'dev_cmds[]', 'server': 'server_cmds[]',
-              'run': 'run_cmds[]', 'compare': 'cmp_cmds[]'}
+              'run': 'run_cmds[]', 'compare': 'cmp_cmds[]',
+              'fabric': 'fab_cmds[]'}
     for obj in objs:
         words['commands'][obj] = \
             cmds(read(files[obj]), tables[obj]) if obj in tables else []
@@ -238,6 +242,8 @@ def from_tables(user):
                                   'start_keywords[SKW_COUNT]', '}'),
         'compare': c_strings(read('compare/compare.c'),
                              'cmp_keywords[CMP_KW_COUNT]', '}'),
+        'fabric run': c_strings(read('fabric/fabric_cmd.c'),
+                                'fab_keywords[FKW_COUNT]', '}'),
     }
     words['values'] = {
         'op': c_strings(fmt, 'NAME_TABLE(fmt_op,', ')'),
@@ -254,6 +260,10 @@ def from_tables(user):
         'compare post-context': c_strings(read('compare/compare.c'),
                                           'cmp_post_names[CMP_POSTS]',
                                           '}'),
+        'fabric path': c_strings(read('fabric/fabric_cmd.c'),
+                                 'fab_path_names[]', '}'),
+        'fabric launcher': re.findall(r'\.name = "(\w+)"',
+                                      read('fabric/fabric_launch.c')),
     }
     return words
 

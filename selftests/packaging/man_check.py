@@ -148,6 +148,9 @@ def main():
     diag += differ('keywords of compare lat and bw', 'cmp_keywords[]',
                    tables['keywords']['compare'], 'kvperf compare help',
                    union('compare lat', 'compare bw'))
+    diag += differ('keywords of fabric run', 'fab_keywords[]',
+                   tables['keywords']['fabric run'], 'kvperf fabric help',
+                   union('fabric run'))
     result(not diag, 'kvperf help names every keyword the parser takes, '
            'and no other', diag)
 

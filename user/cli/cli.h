@@ -31,6 +31,7 @@ extern const struct kvperf_cmd monitor_object;
 extern const struct kvperf_cmd server_object;
 extern const struct kvperf_cmd run_object;
 extern const struct kvperf_cmd compare_object;
+extern const struct kvperf_cmd fabric_object;
 
 const struct kvperf_cmd *cli_lookup(const struct kvperf_cmd *const *table,
 				   const char *word);
