@@ -67,7 +67,8 @@ UAPI := include/uapi/linux/kvperf.h
 
 .PHONY: all modules tools install install-module install-tools uninstall \
 	uninstall-module uninstall-tools clean help deps lint check \
-	check-packaging check-load check-pair check-fuzz demo bench bench-check uapi \
+	check-packaging check-load check-pair check-fabric check-fuzz demo bench \
+	bench-check uapi \
 	ksrc vm-module selftests kdir check-debug dist man dkms \
 	install-dkms uninstall-dkms deb deb-build-deps
 
@@ -445,6 +446,11 @@ check-fuzz:
 check-pair:
 	$(Q)selftests/check.sh --pair
 
+# The four-guest suite (kvc0 to kvc3 on one Ethernet segment, with ssh,
+# pdsh, munge and Slurm); see selftests/vmcluster.sh.
+check-fabric:
+	$(Q)selftests/vmcluster.sh
+
 # The VM suite on a debug kernel (KASAN, lockdep, kmemleak, UBSAN,
 # DMA-API debug), built once and cached; see selftests/check.sh.
 # TESTS="module.sh io_basic.sh": those scripts of the suite only.
@@ -484,6 +490,7 @@ help:
 	@echo '  check-packaging  man page, completion, install, dist, deb, DKMS tests (as root: apt install)'
 	@echo '  check-load     the VM suite on one kernel beside a busy second guest'
 	@echo '  check-pair     the two-guest suite: a 6.12 and a 6.1 guest joined by a link'
+	@echo '  check-fabric   the four-guest suite: a cluster with ssh, pdsh and Slurm (as root)'
 	@echo '  check-debug    the VM suite on a KASAN/lockdep/kmemleak debug kernel'
 	@echo '  demo           build, boot a Soft-RoCE VM, compare kernel and user path'
 	@echo '  bench          the benchmark matrix in the VM, into Documentation/benchmarks/'

@@ -38,7 +38,7 @@ plan=0
 want checkpatch && plan=$((plan + 3))
 want kernel-doc && plan=$((plan + 1))
 want kernels && plan=$((plan + 1))
-want plan && plan=$((plan + 2))
+want plan && plan=$((plan + 3))
 want build && plan=$((plan + ${#kvers[@]}))
 want layers && plan=$((plan + 3))
 echo "TAP version 13"
@@ -101,6 +101,7 @@ plan_check() {	# plan_check DIR LIBS-RE
 if want plan; then
 	plan_check selftests/kvperf 'lib\.sh|klog\.sh|swdev\.sh|remote\.sh|run\.sh' VM
 	plan_check selftests/pair 'pairlib\.sh|run\.sh' two-guest
+	plan_check selftests/fabric 'fablib\.sh|run\.sh' four-guest
 fi
 
 # lint_build KVER [MAKE-ARG...]: a fresh build of the module for KVER,

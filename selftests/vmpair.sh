@@ -353,51 +353,11 @@ since() {
 	awk -v a="$start" -v b="$(stat -c %.3Y "$1")" 'BEGIN { printf "%.1f", b - a }'
 }
 
-# guest_rc ROLE QEMU-STATUS: vmtest.sh's verdict on one guest's run.
-guest_rc() {
-	local role=$1 qrc=$2 run=$pair/$1 phase status log
-
-	phase=$(cat "$run/phase" 2>/dev/null || echo boot)
-	status=$(cat "$run/status" 2>/dev/null)
-	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
-		msg "TIMEOUT: guest $role did not finish within $limit s (phase: $phase)"
-		tail -n 20 "$run/console.log" >&2
-		return 124
-	elif [ -z "$status" ]; then
-		msg "guest $role stopped without reporting an exit status" \
-		    "(phase: $phase, qemu exit $qrc); last kernel messages:"
-		tail -n 30 "$run/console.log" >&2
-		return 1
-	elif [ -e "$run/setup-failed" ]; then
-		msg "guest $role setup failed: $(cat "$run/setup-failed")"
-		return 1
-	fi
-	return "$status"
-}
-
-# klog_check ROLE: the guest's kernel log (dmesg, or the console log of a
-# guest that did not save one) has no problem.
-klog_check() {
-	local log=$pair/$1/dmesg problems crashes
-
-	[ -s "$log" ] || log=$pair/$1/console.log
-	problems=$(klog_scan "$log")
-	crashes=$(klog_user_crashes "$log")
-	if [ -n "$crashes" ]; then
-		msg "note: perftest crashed in user space in guest $1 (not a failure):"
-		printf '%s\n' "$crashes" | sed 's/^/  /' >&2
-	fi
-	[ -z "$problems" ] && return 0
-	msg "guest $1's kernel log has problems (full log: ${log#"$top"/}):"
-	printf '%s\n' "$problems" | sed 's/^/  /' >&2
-	return 1
-}
-
 if [ -n "$interrupted" ]; then
 	msg "interrupted; the guests were stopped"
 	rc=130
 else
-	guest_rc a "$arc"
+	guest_rc "$pair/a" "guest a" "$arc" "$limit"
 	rc=$?
 	if [ -n "$killed" ]; then
 		msg "guest B was killed on request; its kernel log is its console log"
@@ -405,7 +365,7 @@ else
 		msg "guest B did not power off within $((20 * scale)) s of A's end; stopped"
 		[ "$rc" = 0 ] && rc=1
 	else
-		guest_rc b "$brc"
+		guest_rc "$pair/b" "guest b" "$brc" "$limit"
 		b=$?
 		if [ "$b" != 0 ]; then
 			msg "guest B: exit $b (its output: ${pair#"$top"/}/b/output)"
@@ -413,8 +373,8 @@ else
 		fi
 	fi
 fi
-klog_check a || { [ "$rc" = 0 ] && rc=1; }
-klog_check b || { [ "$rc" = 0 ] && rc=1; }
+klog_check "$pair/a" "guest a" || { [ "$rc" = 0 ] && rc=1; }
+klog_check "$pair/b" "guest b" || { [ "$rc" = 0 ] && rc=1; }
 
 msg "guest A ready after $(since "$pair/ready-a") s, guest B after" \
     "$(since "$pair/ready-b") s; exit $rc after" \

@@ -303,6 +303,49 @@ guest_cmdline() {
 
 # selftests/vmpair.sh sources this file for the functions above, and
 # stops here.
+# guest_rc RUN-DIR NAME QEMU-STATUS LIMIT: the verdict on one guest's run
+# of several (vmpair.sh, vmcluster.sh), from its run directory, as this
+# script judges its one guest: a timeout (LIMIT s), no exit status, a
+# failed setup, or the command's status.
+guest_rc() {
+	local run=$1 n=$2 qrc=$3 limit=$4 phase status
+
+	phase=$(cat "$run/phase" 2>/dev/null || echo boot)
+	status=$(cat "$run/status" 2>/dev/null)
+	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+		msg "TIMEOUT: $n did not finish within $limit s (phase: $phase)"
+		tail -n 20 "$run/console.log" >&2
+		return 124
+	elif [ -z "$status" ]; then
+		msg "$n stopped without reporting an exit status" \
+		    "(phase: $phase, qemu exit $qrc); last kernel messages:"
+		tail -n 30 "$run/console.log" >&2
+		return 1
+	elif [ -e "$run/setup-failed" ]; then
+		msg "$n setup failed: $(cat "$run/setup-failed")"
+		return 1
+	fi
+	return "$status"
+}
+
+# klog_check RUN-DIR NAME: a guest's kernel log (dmesg, or the console
+# log of a guest that did not save one) has no problem.
+klog_check() {
+	local log=$1/dmesg problems crashes
+
+	[ -s "$log" ] || log=$1/console.log
+	problems=$(klog_scan "$log")
+	crashes=$(klog_user_crashes "$log")
+	if [ -n "$crashes" ]; then
+		msg "note: perftest crashed in user space in $2 (not a failure):"
+		printf '%s\n' "$crashes" | sed 's/^/  /' >&2
+	fi
+	[ -z "$problems" ] && return 0
+	msg "$2's kernel log has problems (full log: ${log#"$top"/}):"
+	printf '%s\n' "$problems" | sed 's/^/  /' >&2
+	return 1
+}
+
 [ -n "${KVPERF_VMTEST_SOURCED:-}" ] && return 0
 
 kver_arg=6.1

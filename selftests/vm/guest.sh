@@ -96,6 +96,14 @@ ln -sf /proc/self/fd/0 /dev/stdin
 ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
 
+# A four-guest run (selftests/vmcluster.sh): its NIC, names and services
+# (started in the background, while the modules below load).
+if [ -n "${CLUSTER_NAME:-}" ]; then
+	# shellcheck source=selftests/vm/cluster.sh
+	. "$top/selftests/vm/cluster.sh"
+	cluster_start
+fi
+
 # In parallel: loading ib_core and friends is most of the setup time.
 modprobe rdma_ucm &
 ucm=$!
@@ -136,6 +144,7 @@ if [ -n "${PAIR_ROLE:-}" ]; then
 	. "$top/selftests/vm/pair.sh"
 	pair_setup
 fi
+[ -n "${CLUSTER_NAME:-}" ] && cluster_setup
 
 if [ -n "$KO" ]; then
 	insmod "$KO" || fail_setup "insmod $KO"
@@ -180,6 +189,7 @@ echo "# vmtest: kernel $(uname -r)," \
 	"module ${KO:-(none)}${RXE_KO:+, DMA lane (rdma_rxe behind an IOMMU)}"
 
 [ -n "${PAIR_ROLE:-}" ] && pair_export && pair_ready
+[ -n "${CLUSTER_NAME:-}" ] && cluster_export && cluster_ready
 
 if ! cd "$CWD" 2>/dev/null; then
 	cd "$top" || cd /

@@ -57,7 +57,7 @@ enum fabric_path {
 #define FABRIC_TIME_MS		2000
 #define FABRIC_TIME_MAX_MS	(600 * 1000)
 /* how long a client retries a partner whose server is not up yet */
-#define FABRIC_CONNECT_MS	20000
+#define FABRIC_CONNECT_MS	10000
 #define FABRIC_ADDR_LEN		INET6_ADDRSTRLEN
 #define FABRIC_WHY_LEN		256
 
@@ -145,20 +145,26 @@ const char *fabric_self_exe(void);
 /**
  * struct fabric_launcher - a launcher: how it names hosts and runs a step
  * @name: the word that chooses it
+ * @prepare: what this process needs before running the launcher (its
+ *	     environment), or NULL
  * @hosts: the hosts when none are given (slurm: the job's); fills @o->hosts
  * @argv: the command line running @cmd (@ncmd words) on the @n hosts
  *	  @hosts, at most @timeout_ms; NULL-terminated, malloc()ed, free with
  *	  fabric_argv_free()
- * @host_of: which host printed @line (its label stripped into @json);
- *	     the host's rank in @o->hosts, or -1
+ * @host_of: which host printed @j, a whole JSON object whose lines the
+ *	     launcher labelled @label (pdsh: the host; srun: the task, the
+ *	     object's "node" names the host); the host's rank in @o->hosts,
+ *	     or -1
  */
 struct fabric_launcher {
 	const char *name;
+	int (*prepare)(struct kvperf *kv, const struct fabric_opts *o);
 	int (*hosts)(struct kvperf *kv, struct fabric_opts *o);
 	char **(*argv)(const struct fabric_opts *o, const unsigned int *hosts,
 		       unsigned int n, const char *const *cmd,
 		       unsigned int timeout_ms);
-	int (*host_of)(const struct fabric_opts *o, char *line, char **json);
+	int (*host_of)(const struct fabric_opts *o, const char *label,
+		       struct json_object *j);
 };
 
 extern const struct fabric_launcher fabric_pdsh;
@@ -166,8 +172,6 @@ extern const struct fabric_launcher fabric_slurm;
 extern const struct fabric_launcher *const fabric_launchers[];
 
 void fabric_argv_free(char **argv);
-int fabric_host_label(const struct fabric_opts *o, char *line, char **json,
-		      const char *key);
 
 /* On each host (fabric_host.c). */
 int fabric_probe(struct kvperf *kv, struct args *a);

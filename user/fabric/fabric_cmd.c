@@ -347,6 +347,11 @@ static int fab_run(struct kvperf *kv, struct args *a)
 				   o.hosts.n, FABRIC_HOSTS_MAX);
 		goto out;
 	}
+	if (o.launcher->prepare) {
+		ret = o.launcher->prepare(kv, &o);
+		if (ret)
+			goto out;
+	}
 	ret = fab_out_dir(kv, &o, dir, sizeof(dir));
 	if (!ret)
 		ret = fabric_run(kv, &o);

@@ -92,33 +92,140 @@ static const char *coord_launcher_says(const struct coord *c, char *err,
 	return found ? buf : NULL;
 }
 
-/* One launcher step: @cmd on @hosts, its lines to @line. */
+/*
+ * One launcher step: @cmd on @hosts, its objects to @line. A launcher's
+ * line is "LABEL: TEXT"; a TEXT that is the start of a JSON object and
+ * not all of it waits for the next lines of the same label (srun cuts
+ * long lines), up to COORD_PENDING_MAX bytes.
+ */
+#define COORD_PENDING_MAX	(4u << 20)
+#define COORD_LABEL_LEN		64
+
+struct coord_pending {
+	char label[COORD_LABEL_LEN];
+	char *text;
+};
+
 struct coord_step {
 	struct coord *c;
 	void (*line)(struct coord *c, int rank, struct json_object *j);
 	unsigned int bad_lines;
+	unsigned int objects;
+	struct coord_pending *pend;
+	unsigned int npend, cap;
 };
+
+static struct coord_pending *coord_pending(struct coord_step *s,
+					   const char *label)
+{
+	struct coord_pending *p;
+	unsigned int i;
+
+	for (i = 0; i < s->npend; i++)
+		if (!strcmp(s->pend[i].label, label))
+			return &s->pend[i];
+	if (s->npend == s->cap) {
+		unsigned int cap = s->cap ? s->cap * 2 : 16;
+
+		p = realloc(s->pend, cap * sizeof(*p));
+		if (!p)
+			return NULL;
+		s->pend = p;
+		s->cap = cap;
+	}
+	p = &s->pend[s->npend++];
+	snprintf(p->label, sizeof(p->label), "%s", label);
+	p->text = NULL;
+	return p;
+}
+
+/*
+ * @text parsed: the object, or NULL with @err json_tokener_continue when
+ * @text is the start of one (its length given, not its NUL: json-c takes
+ * a NUL for the end of the data).
+ */
+static struct json_object *coord_parse(const char *text,
+				       enum json_tokener_error *err)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *j;
+
+	if (!tok) {
+		*err = json_tokener_error_parse_eof;
+		return NULL;
+	}
+	j = json_tokener_parse_ex(tok, text, (int)strlen(text));
+	*err = json_tokener_get_error(tok);
+	if (*err != json_tokener_success) {
+		json_object_put(j);
+		j = NULL;
+	}
+	json_tokener_free(tok);
+	return j;
+}
 
 static void coord_step_line(void *arg, char *text)
 {
 	struct coord_step *s = arg;
+	enum json_tokener_error jerr;
+	struct coord_pending *p;
 	struct json_object *j;
-	char *json = NULL;
+	char *colon = strstr(text, ": "), *all;
+	size_t have;
 	int rank;
 
-	rank = s->c->o->launcher->host_of(s->c->o, text, &json);
-	if (rank < 0 || !json) {
+	if (!colon || colon - text >= COORD_LABEL_LEN) {
 		s->bad_lines++;
 		return;
 	}
-	j = json_tokener_parse(json);
+	*colon = '\0';
+	p = coord_pending(s, text);
+	if (!p)
+		return;
+	have = p->text ? strlen(p->text) : 0;
+	all = realloc(p->text, have + strlen(colon + 2) + 1);
+	if (!all)
+		return;
+	strcpy(all + have, colon + 2);
+	p->text = all;
+	j = coord_parse(all, &jerr);
+	if (!j && jerr == json_tokener_continue &&
+	    strlen(all) < COORD_PENDING_MAX)
+		return;
+	free(p->text);
+	p->text = NULL;
 	if (!j || !json_object_is_type(j, json_type_object)) {
 		s->bad_lines++;
 		json_object_put(j);
 		return;
 	}
-	s->line(s->c, rank, j);
+	rank = s->c->o->launcher->host_of(s->c->o, text, j);
+	if (rank >= 0) {
+		s->objects++;
+		s->line(s->c, rank, j);
+	}
+	else
+		s->bad_lines++;
 	json_object_put(j);
+}
+
+/*
+ * A launcher that failed with no host answering says why on its stderr:
+ * its last line, shown (where hosts answered, each host's failure is
+ * reported with the host).
+ */
+static void coord_launcher_failed(struct coord *c, struct fabric_proc *p)
+{
+	size_t n = strlen(p->err);
+	char *last;
+
+	while (n && p->err[n - 1] == '\n')
+		p->err[--n] = '\0';
+	last = strrchr(p->err, '\n');
+	fprintf(c->kv->err, "fabric: %s exited %d%s%s\n", p->argv[0], p->status,
+		n ? ": " : "", last ? last + 1 : p->err);
+	if (n)
+		p->err[n] = '\n';
 }
 
 static int coord_launch(struct coord *c, const unsigned int *hosts,
@@ -129,6 +236,7 @@ static int coord_launch(struct coord *c, const unsigned int *hosts,
 			struct fabric_proc *p)
 {
 	struct coord_step s = { .c = c, .line = line };
+	unsigned int i;
 	char **argv;
 	int ret;
 
@@ -148,8 +256,13 @@ static int coord_launch(struct coord *c, const unsigned int *hosts,
 	if (ret)
 		kvperf_errorf(c->kv, "launcher %s: %s", c->o->launcher->name,
 			      p->err);
+	else if (p->status && !p->interrupted && !s.objects)
+		coord_launcher_failed(c, p);
 	if (p->interrupted)
 		c->interrupted = true;
+	for (i = 0; i < s.npend; i++)
+		free(s.pend[i].text);
+	free(s.pend);
 	fabric_argv_free(argv);
 	return ret;
 }

@@ -16,7 +16,9 @@
  * and I/O the other way). A client retries a partner whose server is not
  * listening yet, for FABRIC_CONNECT_MS times the scale; a server serves
  * until its partner's client has made and closed the runs of the phase,
- * or until the step's deadline.
+ * or until the step's deadline. A partner that does not answer within
+ * that time (as client or server) is taken for gone: the step measures
+ * nothing more and ends.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -371,6 +373,7 @@ struct host_step {
 	uint64_t start_ms;
 	int sfd;
 	bool stopped;
+	bool partner_gone;	/* its client or server never answered */
 };
 
 /* "lat,bw" against @names into a bit mask; 0 for a word unknown. */
@@ -523,6 +526,7 @@ static bool host_not_up(const char *err)
 {
 	static const char *const words[] = {
 		"reject", "unreachable", "refused", "resolv", "route",
+		"timed out connecting",
 	};
 	size_t i;
 
@@ -569,10 +573,11 @@ static void host_client(struct kvperf *kv, struct host_step *s,
 {
 	unsigned int t, p;
 
-	for (t = 0; t < FABRIC_TESTS && !s->stopped; t++) {
+	for (t = 0; t < FABRIC_TESTS && !s->stopped && !s->partner_gone; t++) {
 		if (!(s->tests & (1u << t)) || (phase && t == FABRIC_LAT))
 			continue;
-		for (p = 0; p < FABRIC_PATHS && !s->stopped; p++) {
+		for (p = 0; p < FABRIC_PATHS && !s->stopped && !s->partner_gone;
+		     p++) {
 			struct json_object *line, *run = NULL;
 			const char *argv[24];
 			char bufs[4][32], err[FABRIC_WHY_LEN] = "";
@@ -596,9 +601,12 @@ static void host_client(struct kvperf *kv, struct host_step *s,
 					s->stopped = true;
 					break;
 				}
-				if (!host_not_up(err) || host_late(s) ||
-				    host_now_ms() - first >= s->connect_ms)
+				if (!host_not_up(err) || host_late(s))
 					break;
+				if (host_now_ms() - first >= s->connect_ms) {
+					s->partner_gone = true;
+					break;
+				}
 				usleep(HOST_POLL_MS * 1000);
 			}
 			host_delete_run(run);
@@ -670,7 +678,8 @@ static void host_server(struct kvperf *kv, struct host_step *s,
 	unsigned int want = host_expected(s, phase, FABRIC_KERNEL);
 	int64_t accepted = 0, conns = 0;
 	struct json_object *j, *line;
-	bool complete = false;
+	uint64_t begin = host_now_ms();
+	bool complete = false, absent = false;
 	int status;
 
 	if (!want)
@@ -700,6 +709,12 @@ static void host_server(struct kvperf *kv, struct host_step *s,
 			complete = true;
 			break;
 		}
+		/* a partner that never comes (gone, stopped) is not waited for */
+		if (!accepted && host_now_ms() - begin >= s->connect_ms) {
+			absent = true;
+			s->partner_gone = true;
+			break;
+		}
 		if (host_signalled(s->sfd))
 			s->stopped = true;
 		else
@@ -726,7 +741,8 @@ static void host_server(struct kvperf *kv, struct host_step *s,
 			err[0] ? err : "the server did not start"));
 	else if (!complete)
 		json_object_object_add(line, "error", json_object_new_string(
-			s->stopped ? "stopped" :
+			s->stopped ? "stopped" : absent ?
+			"the partner's client did not connect" :
 			"the partner's runs did not all come before the deadline"));
 	host_print(kv, line);
 }
@@ -760,7 +776,8 @@ int fabric_step(struct kvperf *kv, struct args *a)
 	}
 	s.start_ms = host_now_ms();
 	s.sfd = host_signals(&old);
-	for (phase = 0; s.partner >= 0 && phase < 2 && !s.stopped; phase++) {
+	for (phase = 0; s.partner >= 0 && phase < 2 && !s.stopped &&
+	     !s.partner_gone; phase++) {
 		bool client = (s.self < (unsigned int)s.partner) == !phase;
 
 		if (phase && !(s.tests & ~(1u << FABRIC_LAT)))
@@ -775,6 +792,8 @@ int fabric_step(struct kvperf *kv, struct args *a)
 	json_object_object_add(line, "rank", json_object_new_int64(s.self));
 	json_object_object_add(line, "partner", json_object_new_int64(s.partner));
 	json_object_object_add(line, "stopped", json_object_new_boolean(s.stopped));
+	json_object_object_add(line, "partner_gone",
+			       json_object_new_boolean(s.partner_gone));
 	host_print(kv, line);
 	if (s.sfd >= 0)
 		close(s.sfd);

@@ -9,7 +9,9 @@
  *        words are quoted for it).
  * slurm: srun over the nodes of the step, inside the job's allocation
  *        (salloc, sbatch); one task per node, lines labelled "TASK: ";
- *        which node printed a line is in the line ("node").
+ *        which node printed a line is in the line ("node"). srun cuts
+ *        long lines into pieces, each labelled: the coordinator joins
+ *        them (fabric_coord.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -129,41 +131,31 @@ static char **pdsh_argv(const struct fabric_opts *o, const unsigned int *hosts,
 	return argv;
 }
 
-/**
- * fabric_host_label() - which host printed a launcher's line
- * @o: the run (its hosts)
- * @line: "LABEL: JSON"; cut at the label
- * @json: set to the JSON after the label
- * @key: NULL: the label is the host's name; else the JSON's member @key
- *	 names it (the label is a task number)
- *
- * Return: the host's rank, or -1 for a line of no host of the run (a
- * launcher's message, a line that is not JSON).
- */
-int fabric_host_label(const struct fabric_opts *o, char *line, char **json,
-		      const char *key)
+/* pdsh labels a line with the host it ran on */
+static int pdsh_host_of(const struct fabric_opts *o, const char *label,
+			struct json_object *j)
 {
-	char *colon = strstr(line, ": ");
-	struct json_object *j, *v;
-	int rank = -1;
-
-	if (!colon)
-		return -1;
-	*colon = '\0';
-	*json = colon + 2;
-	if (!key)
-		return fabric_hosts_find(&o->hosts, line);
-	j = json_tokener_parse(*json);
-	if (j && json_object_object_get_ex(j, key, &v) &&
-	    json_object_is_type(v, json_type_string))
-		rank = fabric_hosts_find(&o->hosts, json_object_get_string(v));
-	json_object_put(j);
-	return rank;
+	(void)j;
+	return fabric_hosts_find(&o->hosts, label);
 }
 
-static int pdsh_host_of(const struct fabric_opts *o, char *line, char **json)
+/*
+ * ssh notices a host that died (no FIN, no RST: a crash, a power cut) by
+ * its keepalives: within about 3 times 2 seconds, times the scale, not
+ * TCP's minutes. On top of what the user's PDSH_SSH_ARGS_APPEND says.
+ */
+static int pdsh_prepare(struct kvperf *kv, const struct fabric_opts *o)
 {
-	return fabric_host_label(o, line, json, NULL);
+	const char *have = getenv("PDSH_SSH_ARGS_APPEND");
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s%s-o ServerAliveInterval=%u -o ServerAliveCountMax=3",
+		 have ? have : "", have && *have ? " " : "", 2 * o->scale);
+	if (setenv("PDSH_SSH_ARGS_APPEND", buf, 1)) {
+		kvperf_errorf(kv, "setenv: %s", strerror(errno));
+		return KVPERF_EXIT_ERROR;
+	}
+	return 0;
 }
 
 static int pdsh_hosts(struct kvperf *kv, struct fabric_opts *o)
@@ -176,6 +168,7 @@ static int pdsh_hosts(struct kvperf *kv, struct fabric_opts *o)
 
 const struct fabric_launcher fabric_pdsh = {
 	.name = "pdsh",
+	.prepare = pdsh_prepare,
 	.hosts = pdsh_hosts,
 	.argv = pdsh_argv,
 	.host_of = pdsh_host_of,
@@ -223,9 +216,17 @@ static char **slurm_argv(const struct fabric_opts *o, const unsigned int *hosts,
 	return argv;
 }
 
-static int slurm_host_of(const struct fabric_opts *o, char *line, char **json)
+/* srun labels a line with its task; the line names its node */
+static int slurm_host_of(const struct fabric_opts *o, const char *label,
+			 struct json_object *j)
 {
-	return fabric_host_label(o, line, json, "node");
+	struct json_object *v;
+
+	(void)label;
+	if (!json_object_object_get_ex(j, "node", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return -1;
+	return fabric_hosts_find(&o->hosts, json_object_get_string(v));
 }
 
 struct slurm_names {
