@@ -171,7 +171,7 @@ static void coord_step_line(void *arg, char *text)
 	struct coord_pending *p;
 	struct json_object *j;
 	char *colon = strstr(text, ": "), *all;
-	size_t have;
+	size_t have, add;
 	int rank;
 
 	if (!colon || colon - text >= COORD_LABEL_LEN) {
@@ -183,10 +183,11 @@ static void coord_step_line(void *arg, char *text)
 	if (!p)
 		return;
 	have = p->text ? strlen(p->text) : 0;
-	all = realloc(p->text, have + strlen(colon + 2) + 1);
+	add = strlen(colon + 2);
+	all = realloc(p->text, have + add + 1);
 	if (!all)
 		return;
-	strcpy(all + have, colon + 2);
+	memcpy(all + have, colon + 2, add + 1);
 	p->text = all;
 	j = coord_parse(all, &jerr);
 	if (!j && jerr == json_tokener_continue &&
@@ -203,9 +204,9 @@ static void coord_step_line(void *arg, char *text)
 	if (rank >= 0) {
 		s->objects++;
 		s->line(s->c, rank, j);
-	}
-	else
+	} else {
 		s->bad_lines++;
+	}
 	json_object_put(j);
 }
 

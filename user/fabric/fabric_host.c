@@ -802,15 +802,22 @@ int fabric_step(struct kvperf *kv, struct args *a)
 	return s.stopped ? KVPERF_EXIT_ERROR : KVPERF_EXIT_OK;
 }
 
-/* Is process @pid a kvperf fabric step on @port (its arguments)? */
+/*
+ * Is process @pid a kvperf fabric step on @port (its arguments), of this
+ * user (a root's stop does not reach another user's steps)?
+ */
 static bool host_is_step(pid_t pid, const char *port)
 {
 	char path[64], buf[8192];
 	bool step = false, fabric = false, on_port = false;
 	const char *w, *prev = "";
+	struct stat st;
 	FILE *f;
 	size_t n;
 
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (stat(path, &st) || st.st_uid != getuid())
+		return false;
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
