@@ -415,6 +415,7 @@ selftests: tools $(KSRC_STAMP)
 	$(Q)rm -rf $(KSELFTEST)
 	$(Q)$(MAKE) -s --no-print-directory -C $(KSFT_TREE) \
 		TARGETS=drivers/kvperf INSTALL_PATH=$(KSELFTEST) install >/dev/null
+	$(Q)/usr/bin/python3 -m compileall -q selftests $(KSELFTEST) >/dev/null
 
 deps:
 	$(Q)selftests/deps.sh

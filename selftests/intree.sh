@@ -50,7 +50,9 @@ prepare() {
 		(cd "$top/selftests/kvperf" && xargs -0 cp --parents -t "$ksft/$col") ||
 		exit 1
 	make -s --no-print-directory -C "$ksft" TARGETS="$col" \
-		KVPERF_SRC="$top" all
+		KVPERF_SRC="$top" all || exit 1
+	# the guest reads the tree from a read-only share (selftests/vm/init.sh)
+	/usr/bin/python3 -m compileall -q "$ksft/$col" >/dev/null
 }
 
 run() {
@@ -58,6 +60,10 @@ run() {
 
 	[ -f "$ksft/$col/settings" ] ||
 		{ echo "intree.sh: no $ksft/$col (intree.sh prepare)" >&2; exit 2; }
+	# the guest reads the tree from a read-only share: nothing is rebuilt
+	make -q -s --no-print-directory -C "$ksft" TARGETS="$col" \
+		KVPERF_SRC="$top" all >/dev/null 2>&1 ||
+		{ echo "intree.sh: $ksft/$col is older than its sources (intree.sh prepare)" >&2; exit 2; }
 	timeout=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$ksft/$col/settings")
 	# the variable run_kselftest.sh -o sets, read by the kernel's runner
 	export kselftest_override_timeout=$((${timeout:-45} * ${KVPERF_TIME_SCALE:-1}))

@@ -47,14 +47,24 @@ echo "1..$plan"
 # Kernel code gets every check (--strict); user-space code the default
 # ones but those that only make sense inside the kernel (its macros and
 # types).
+# The files are split among the CPUs, a checkpatch.pl each (one perl
+# reads a file at a time), their reports joined in the files' order.
 checkpatch() {	# checkpatch NAME STRICT IGNORES PATHSPEC...
-	local name=$1 strict=$2 ignore=$3 files
+	local name=$1 strict=$2 ignore=$3 files cpus part per
 	shift 3
 	mapfile -t files < <(git ls-files -co --exclude-standard -- "$@")
-	perl "$ksrc/scripts/checkpatch.pl" --no-tree --quiet --terse \
-		--show-types $strict --ignore "FILE_PATH_CHANGES$ignore" \
-		-f "${files[@]}" 2>&1 |
+	cpus=$(nproc)
+	per=$(( (${#files[@]} + cpus - 1) / cpus ))
+	for ((part = 0; part < cpus; part++)); do
+		[ $((part * per)) -lt ${#files[@]} ] || break
+		perl "$ksrc/scripts/checkpatch.pl" --no-tree --quiet --terse \
+			--show-types $strict --ignore "FILE_PATH_CHANGES$ignore" \
+			-f "${files[@]:part * per:per}" >"$tmp/cp.$part" 2>&1 &
+	done
+	wait
+	cat "$tmp"/cp.[0-9]* |
 		grep -Ev '^total: 0 errors, 0 warnings, (0 checks, )?[0-9]+ lines checked' >"$tmp/cp"
+	rm -f "$tmp"/cp.[0-9]*
 	[ ${#files[@]} -gt 0 ] && [ ! -s "$tmp/cp" ]
 	result $? "checkpatch.pl${strict:+ $strict} on ${#files[@]} $name files" "$tmp/cp"
 }

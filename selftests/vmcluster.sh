@@ -356,14 +356,13 @@ start_guest() {
 		-smp "$cl_smp" -m "$cl_mem"
 		-nodefaults -no-reboot -display none -monitor none
 		-kernel "${g_kernel[i]}" -initrd "${g_initrd[i]}" -append "$cmdline"
-		-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap
-		-virtfs "local,path=$top,mount_tag=kvtop,security_model=none,multidevs=remap"
 		-netdev "tap,id=kvc,ifname=kvctap$i,script=no,downscript=no"
 		-device "virtio-net-pci,netdev=kvc,mac=${cl_macs[i]}"
 		-object rng-random,id=rng,filename=/dev/urandom
 		-device virtio-rng-pci,rng=rng
 		-pidfile "$run/qemu.pid"
 		-serial "file:$run/console.log")
+	guest_share_args q
 	[ -r "$qboot" ] && q+=(-bios "$qboot")
 	timeout -k 5 "$limit" "${q[@]}" "$@" </dev/null &
 	qpid[i]=$!

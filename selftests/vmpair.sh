@@ -250,12 +250,11 @@ pair_qemu() {
 		-smp 2 -m 2G
 		-nodefaults -no-reboot -display none -monitor none
 		-kernel "${!kernel}" -initrd "${!initrd}" -append "$cmdline"
-		-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap
-		-virtfs "local,path=$top,mount_tag=kvtop,security_model=none,multidevs=remap"
 		-netdev "stream,id=kvx,addr.type=unix,addr.path=$sock,$2"
 		-device "virtio-net-pci,netdev=kvx,mac=${pair_macs[i]}"
 		-pidfile "$pair/$role/qemu.pid"
 		-serial "file:$pair/$role/console.log")
+	guest_share_args q
 	[ -r "$qboot" ] && q+=(-bios "$qboot")
 	[ -n "${!mods}" ] && debug_kernel_qemu_args q "${!mods}"
 	eval "qemu_$role=(\"\${q[@]}\")"

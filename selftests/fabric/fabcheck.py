@@ -20,7 +20,8 @@ What it checks:
 - pairs.csv: a line per measurement, the same values;
 - lat.dat and bw.dat: host by host, the values of the last measurement
   of each cell (latency on both cells of a pair), nan elsewhere;
-  lat.svg and bw.svg drawn;
+  lat.svg and bw.svg drawn, heatmap.log no message but gnuplot's
+  warning of cells not measured;
 - the verdict: the bad hosts exactly the ones given, no bad link, no
   suspect left; summary.txt names each bad host under "Bad hosts:" and
   no other measured host there.
@@ -32,6 +33,7 @@ import itertools
 import json
 import math
 import os
+import re
 import sys
 
 problems = []
@@ -265,6 +267,14 @@ def main():
         p = os.path.join(args.dir, svg)
         if not os.path.exists(p) or '<svg' not in load(p):
             bad(f'{svg} not drawn')
+    # gnuplot's messages: only its warning that cells were not measured
+    try:
+        for line in load(os.path.join(args.dir, 'heatmap.log')).splitlines():
+            if not re.search(r'warning: matrix contains missing or '
+                             r'undefined values$', line):
+                bad(f'heatmap.log: {line}')
+    except OSError as e:
+        bad(f'{e}')
     if not args.interrupted:
         check_verdict(rep, args.dir, args, measured)
     for p in problems:

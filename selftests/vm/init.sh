@@ -28,11 +28,13 @@ done </modules/order
 
 top=
 mods=
+ro=
 # shellcheck disable=SC2013 # the command line is one line of words
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	kvtop=*) top="${arg#kvtop=}" ;;
 	kvmods=1) mods=1 ;;
+	kvro=1) ro=1 ;;
 	esac
 done
 [ -n "$top" ] || die "no kvtop= on the kernel command line"
@@ -46,12 +48,25 @@ for d in tmp run var/tmp var/lib root; do
 done
 chmod 1777 /newroot/tmp /newroot/var/tmp
 # No cache on the read-write share: the host sees results at once, and
-# the guest sees files the host changes.
+# the guest sees files the host and the other guests change.
 # the project may live below one of the tmpfs mounts (e.g. a clone in /tmp)
 [ -d "/newroot$top" ] || mkdir -p "/newroot$top" ||
 	die "cannot create the mount point $top"
 mount -t 9p -o "$opts" kvtop "/newroot$top" ||
 	die "cannot mount the project directory $top over 9p"
+# The trees the guest only reads, from the cached read-only share of the
+# project (vmtest.sh's guest_share_args says why): the tool, the tests,
+# the kselftest install and the in-tree copy.
+if [ -n "$ro" ]; then
+	mkdir -p /newroot/run/kvtop-ro
+	mount -t 9p -o "$opts,cache=loose,ro" kvtopro /newroot/run/kvtop-ro ||
+		die "cannot mount the project directory again (kvtopro) over 9p"
+	for d in user selftests build/kselftest build/intree; do
+		[ -d "/newroot/run/kvtop-ro/$d" ] || continue
+		mount -o bind "/newroot/run/kvtop-ro/$d" "/newroot$top/$d" ||
+			die "cannot bind $top/$d from the read-only share"
+	done
+fi
 
 # vmtest.sh -K: the booted kernel's modules are a share of their own.
 if [ -n "$mods" ]; then

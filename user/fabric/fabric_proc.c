@@ -237,8 +237,13 @@ int fabric_proc_run(struct fabric_proc *p)
 			continue;
 		}
 		if (poll(fds, p->sigfd >= 0 ? 3 : 2, wait_ms) < 0 &&
-		    errno != EINTR)
+		    errno != EINTR) {
+			/* nothing more can be read: the child is not waited for */
+			snprintf(p->err, sizeof(p->err), "poll: %s",
+				 strerror(errno));
+			proc_signal(pid, SIGKILL);
 			break;
+		}
 		if (p->sigfd >= 0 && (fds[2].revents & POLLIN)) {
 			struct signalfd_siginfo si;
 

@@ -12,14 +12,16 @@
  *                 path's latency (p50, us) and bandwidth (MiB/s, client
  *                 row to server column) and the gnuplot script drawing
  *                 them into lat.svg and bw.svg (drawn when gnuplot is
- *                 installed)
+ *                 installed; its messages in heatmap.log)
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <json-c/json.h>
 
 #include "fabric.h"
@@ -547,10 +549,40 @@ static int report_matrix(const struct coord *c, enum fabric_test test,
 	return report_close(c, f, name);
 }
 
+/*
+ * gnuplot heatmap.gp in DIR, its messages in DIR/heatmap.log (it warns of
+ * every matrix with cells not measured, which are meant): the wait
+ * status, 127 when it could not be started.
+ */
+static int report_gnuplot(const char *dir)
+{
+	int st = 127 << 8, log;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return st;
+	if (!pid) {
+		if (chdir(dir))
+			_exit(126);
+		log = open("heatmap.log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			   0644);
+		if (log >= 0) {
+			dup2(log, STDOUT_FILENO);
+			dup2(log, STDERR_FILENO);
+		}
+		execlp("gnuplot", "gnuplot", "heatmap.gp", (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return st;
+}
+
 static int report_plots(const struct coord *c)
 {
 	FILE *f = report_open(c, "heatmap.gp");
-	char cmd[4200];
 	int ret, st;
 
 	if (!f)
@@ -578,14 +610,11 @@ static int report_plots(const struct coord *c)
 	ret = report_close(c, f, "heatmap.gp");
 	if (ret)
 		return ret;
-	snprintf(cmd, sizeof(cmd),
-		 "command -v gnuplot >/dev/null 2>&1 || exit 127; cd '%s' && gnuplot heatmap.gp",
-		 c->o->out_dir);
-	st = system(cmd);
+	st = report_gnuplot(c->o->out_dir);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
 		fprintf(c->kv->err, "fabric: gnuplot is not installed: heatmap.gp not drawn\n");
 	else if (st)
-		fprintf(c->kv->err, "fabric: gnuplot failed on %s/heatmap.gp\n",
+		fprintf(c->kv->err, "fabric: gnuplot failed on %s/heatmap.gp (its messages: heatmap.log)\n",
 			c->o->out_dir);
 	return 0;
 }
