@@ -8,7 +8,8 @@
 # VM suite on 6.1 (plain Soft-RoCE, every feature once: KVPERF_LANE=
 # feature) and on 6.12's DMA lane (vmtest.sh -d: an IOMMU and the
 # Soft-RoCE of selftests/rxe-dma/, every test with its full matrices),
-# then the two-guest suite (vmpair.sh, stock 6.12 and 6.1), and totals
+# then the two-guest suite (vmpair.sh, stock 6.12 and 6.1) and the
+# four-guest fabric suite (vmcluster.sh: pdsh and Slurm), and totals
 # their KTAP results (selftests/ktap_tally.py: every leaf result, nested
 # ones included, plans checked) in a last line "N passed, N failed, N
 # skipped". A skip that is not on selftests/expected-skips (each there
@@ -23,6 +24,9 @@
 # --load [KVER]: make check-load instead: the VM suite on one kernel
 # (default: the newest 6.12) while a second guest keeps both host cores
 # busy beside it; the same closing line.
+#
+# --fabric: make check-fabric instead: the four-guest suite
+# (selftests/fabric/, see selftests/vmcluster.sh), the same closing line.
 #
 # --pair: make check-pair instead: the two-guest suite (selftests/pair/,
 # guest A on the newest 6.12, guest B on the newest 6.1, see
@@ -50,6 +54,7 @@ logs=build/check
 load=
 load_kver=
 pair=
+fabric=
 debug=
 debug_tests=()
 fuzz=
@@ -62,6 +67,10 @@ case "${1:-}" in
 	pair=1
 	logs=build/check-pair
 	;;
+--fabric)
+	fabric=1
+	logs=build/check-fabric
+	;;
 --debug)
 	debug=1
 	logs=build/check-debug
@@ -73,7 +82,7 @@ case "${1:-}" in
 	logs=build/check-fuzz
 	;;
 '') ;;
-*) echo "usage: $0 [--load [KVER] | --pair | --debug [TEST.sh...] | --fuzz]" >&2
+*) echo "usage: $0 [--load [KVER] | --pair | --fabric | --debug [TEST.sh...] | --fuzz]" >&2
    exit 2 ;;
 esac
 mkdir -p "$logs"
@@ -212,6 +221,17 @@ pair_phase() {
 	run_phase pair-"${kvers[-1]}"-"${kvers[0]}" 1 \
 		selftests/vmpair.sh -k "${kvers[-1]}" -p "${kvers[0]}"
 }
+# the fabric suite: four guests, kvc0 to kvc3, 6.12 and 6.1 in turn
+fabric_phase() {
+	run_phase fabric 1 selftests/vmcluster.sh
+}
+if [ -n "$fabric" ]; then
+	fabric_phase
+	echo "# make check-fabric took $(( $(date +%s) - start )) s; logs in $logs/"
+	totals
+	[ "$failed" -eq 0 ]
+	exit
+fi
 if [ -n "$pair" ]; then
 	pair_phase
 	echo "# make check-pair took $(( $(date +%s) - start )) s; logs in $logs/"
@@ -348,6 +368,7 @@ run_phase packaging "$(selftests/packaging/run.sh --count)" \
 	selftests/packaging/run.sh
 vm_lanes
 pair_phase
+fabric_phase
 
 echo "# make check took $(( $(date +%s) - start )) s; logs in $logs/"
 totals

@@ -137,6 +137,11 @@ struct fabric_proc {
 };
 
 int fabric_proc_run(struct fabric_proc *p);
+
+/* Shared readings (fabric_json.c). */
+uint64_t fabric_now_ms(void);
+const char *fabric_jstr(struct json_object *j, const char *key);
+int64_t fabric_jint(struct json_object *j, const char *key, int64_t def);
 struct json_object *fabric_self_json(const char *const *args,
 				     unsigned int timeout_ms, int sigfd,
 				     int *status, char *err, size_t errlen);

@@ -48,14 +48,6 @@ const char *const coord_kind_names[] = {
 	[COORD_RETEST]	= "retest",
 };
 
-static uint64_t coord_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static const char *coord_name(const struct coord *c, unsigned int rank)
 {
 	return c->o->hosts.name[rank];
@@ -268,30 +260,9 @@ static int coord_launch(struct coord *c, const unsigned int *hosts,
 	return ret;
 }
 
-static const char *jstr(struct json_object *j, const char *key)
-{
-	struct json_object *v;
-
-	if (!j || !json_object_object_get_ex(j, key, &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
-static int64_t jint(struct json_object *j, const char *key, int64_t def)
-{
-	struct json_object *v;
-
-	if (!j || !json_object_object_get_ex(j, key, &v) ||
-	    (!json_object_is_type(v, json_type_int) &&
-	     !json_object_is_type(v, json_type_double)))
-		return def;
-	return json_object_get_int64(v);
-}
-
 static void coord_probe_line(struct coord *c, int rank, struct json_object *j)
 {
-	const char *what = jstr(j, "kvperf_fabric");
+	const char *what = fabric_jstr(j, "kvperf_fabric");
 
 	if (!what || strcmp(what, "probe"))
 		return;
@@ -344,22 +315,22 @@ static int coord_discover(struct coord *c)
 				       "no answer");
 			continue;
 		}
-		v = jstr(h->probe, "version");
+		v = fabric_jstr(h->probe, "version");
 		if (!v || strcmp(v, KVPERF_VERSION)) {
 			coord_left_out(c, i, "version mismatch: kvperf %s there, %s here",
 				       v ? v : "of no version", KVPERF_VERSION);
 			continue;
 		}
-		if (jstr(h->probe, "error")) {
-			coord_left_out(c, i, "%s", jstr(h->probe, "error"));
+		if (fabric_jstr(h->probe, "error")) {
+			coord_left_out(c, i, "%s", fabric_jstr(h->probe, "error"));
 			continue;
 		}
 		if (!json_object_object_get_ex(h->probe, "choice", &choice) ||
-		    !jstr(choice, "addr")) {
+		    !fabric_jstr(choice, "addr")) {
 			coord_left_out(c, i, "%s", "no address chosen");
 			continue;
 		}
-		snprintf(h->addr, sizeof(h->addr), "%s", jstr(choice, "addr"));
+		snprintf(h->addr, sizeof(h->addr), "%s", fabric_jstr(choice, "addr"));
 		for (k = 0; k < i; k++)
 			if (c->h[k].state == COORD_HOST_OK &&
 			    !strcmp(c->h[k].addr, h->addr))
@@ -421,11 +392,11 @@ static void coord_values(struct coord_meas *m)
 	}
 	switch (m->test) {
 	case FABRIC_LAT:
-		m->lat_ns = (uint64_t)jint(r0, "p50_ns", 0);
+		m->lat_ns = (uint64_t)fabric_jint(r0, "p50_ns", 0);
 		break;
 	case FABRIC_BW:
-		bytes = jint(r0, "bytes", 0);
-		ns = jint(r0, "elapsed_ns", 0);
+		bytes = fabric_jint(r0, "bytes", 0);
+		ns = fabric_jint(r0, "elapsed_ns", 0);
 		if (bytes > 0 && ns > 0)
 			m->bps = (uint64_t)((__uint128_t)bytes * 1000000000u / (uint64_t)ns);
 		break;
@@ -442,7 +413,7 @@ static void coord_values(struct coord_meas *m)
 
 static void coord_step_line_cb(struct coord *c, int rank, struct json_object *j)
 {
-	const char *what = jstr(j, "kvperf_fabric");
+	const char *what = fabric_jstr(j, "kvperf_fabric");
 	struct coord_meas *m;
 	struct json_object *run;
 	int64_t client, server;
@@ -456,10 +427,10 @@ static void coord_step_line_cb(struct coord *c, int rank, struct json_object *j)
 	}
 	if (strcmp(what, "result"))
 		return;
-	client = jint(j, "client", -1);
-	server = jint(j, "server", -1);
-	t = coord_word(jstr(j, "test"), fabric_test_names, FABRIC_TESTS);
-	p = coord_word(jstr(j, "path"), fabric_path_names, FABRIC_PATHS);
+	client = fabric_jint(j, "client", -1);
+	server = fabric_jint(j, "server", -1);
+	t = coord_word(fabric_jstr(j, "test"), fabric_test_names, FABRIC_TESTS);
+	p = coord_word(fabric_jstr(j, "path"), fabric_path_names, FABRIC_PATHS);
 	/* a host speaks for itself only */
 	if (client != rank || server < 0 ||
 	    server >= (int64_t)c->o->hosts.n || t < 0 || p < 0)
@@ -472,10 +443,10 @@ static void coord_step_line_cb(struct coord *c, int rank, struct json_object *j)
 	m->server = (uint16_t)server;
 	m->test = (uint8_t)t;
 	m->path = (uint8_t)p;
-	m->phase = (uint8_t)jint(j, "phase", 0);
-	m->status = (int)jint(j, "status", -1);
-	if (jstr(j, "error"))
-		snprintf(m->error, sizeof(m->error), "%s", jstr(j, "error"));
+	m->phase = (uint8_t)fabric_jint(j, "phase", 0);
+	m->status = (int)fabric_jint(j, "status", -1);
+	if (fabric_jstr(j, "error"))
+		snprintf(m->error, sizeof(m->error), "%s", fabric_jstr(j, "error"));
 	if (json_object_object_get_ex(j, "run", &run))
 		m->run = json_object_get(run);
 	coord_values(m);
@@ -588,7 +559,7 @@ static int coord_round(struct coord *c, enum coord_kind kind,
 	struct coord_round *r;
 	struct fabric_proc p;
 	size_t at, first = c->nm;
-	uint64_t t0 = coord_now_ms();
+	uint64_t t0 = fabric_now_ms();
 	int ret = -ENOMEM;
 
 	r = coord_round_new(c, kind, n);
@@ -671,7 +642,7 @@ static int coord_round(struct coord *c, enum coord_kind kind,
 			 "it did not finish its step");
 		lost++;
 	}
-	r->ms = coord_now_ms() - t0;
+	r->ms = fabric_now_ms() - t0;
 	coord_live(c, r, first, lost);
 out:
 	if (ret == -ENOMEM)
@@ -991,7 +962,7 @@ int fabric_run(struct kvperf *kv, struct fabric_opts *o)
 	}
 	strftime(c.started, sizeof(c.started), "%Y-%m-%dT%H:%M:%S%z",
 		 localtime(&now));
-	c.start_ms = coord_now_ms();
+	c.start_ms = fabric_now_ms();
 	if (coord_signals(&c, &old)) {
 		kvperf_errorf(kv, "signalfd: %s", strerror(errno));
 		free(c.h);

@@ -59,14 +59,6 @@ const char *const fabric_path_names[FABRIC_PATHS] = {
 	[FABRIC_USER]	= "user",
 };
 
-static uint64_t host_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* This host's name for the coordinator: Slurm's, else the host name. */
 static const char *host_node(void)
 {
@@ -118,25 +110,6 @@ static bool host_signalled(int sfd)
 	struct signalfd_siginfo si;
 
 	return sfd >= 0 && read(sfd, &si, sizeof(si)) == sizeof(si);
-}
-
-static int64_t host_int(struct json_object *j, const char *key)
-{
-	struct json_object *v;
-
-	if (!j || !json_object_object_get_ex(j, key, &v))
-		return -1;
-	return json_object_get_int64(v);
-}
-
-static const char *host_str(struct json_object *j, const char *key)
-{
-	struct json_object *v;
-
-	if (!j || !json_object_object_get_ex(j, key, &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
 }
 
 /* The first address of @netdev, IPv4 before IPv6, into @addr. */
@@ -208,7 +181,7 @@ static const char *host_choose(struct json_object *devs, const char *dev,
 	for (i = 0; devs && i < json_object_array_length(devs); i++) {
 		struct json_object *d = json_object_array_get_idx(devs, i);
 		struct json_object *ports;
-		const char *name = host_str(d, "ifname");
+		const char *name = fabric_jstr(d, "ifname");
 
 		if (!name || (dev[0] && strcmp(name, dev)))
 			continue;
@@ -217,8 +190,8 @@ static const char *host_choose(struct json_object *devs, const char *dev,
 			continue;
 		for (k = 0; k < json_object_array_length(ports); k++) {
 			struct json_object *p = json_object_array_get_idx(ports, k);
-			const char *state = host_str(p, "state");
-			const char *netdev = host_str(p, "netdev");
+			const char *state = fabric_jstr(p, "state");
+			const char *netdev = fabric_jstr(p, "netdev");
 			char addr[FABRIC_ADDR_LEN];
 
 			if (!state || strcasecmp(state, "active"))
@@ -230,7 +203,7 @@ static const char *host_choose(struct json_object *devs, const char *dev,
 			json_object_object_add(choice, "dev",
 					       json_object_new_string(name));
 			json_object_object_add(choice, "port",
-					       json_object_new_int64(host_int(p, "port")));
+					       json_object_new_int64(fabric_jint(p, "port", -1)));
 			json_object_object_add(choice, "netdev",
 					       json_object_new_string(netdev));
 			json_object_object_add(choice, "addr",
@@ -238,9 +211,9 @@ static const char *host_choose(struct json_object *devs, const char *dev,
 			json_object_object_add(choice, "state",
 					       json_object_new_string(state));
 			json_object_object_add(choice, "active_mtu",
-					       json_object_new_int64(host_int(p, "active_mtu")));
+					       json_object_new_int64(fabric_jint(p, "active_mtu", -1)));
 			json_object_object_add(choice, "rate_mbps",
-					       json_object_new_int64(host_int(p, "rate_mbps")));
+					       json_object_new_int64(fabric_jint(p, "rate_mbps", -1)));
 			return NULL;
 		}
 	}
@@ -538,12 +511,12 @@ static bool host_not_up(const char *err)
 
 static bool host_late(const struct host_step *s)
 {
-	return host_now_ms() - s->start_ms >= s->deadline_ms;
+	return fabric_now_ms() - s->start_ms >= s->deadline_ms;
 }
 
 static unsigned int host_left_ms(const struct host_step *s)
 {
-	uint64_t used = host_now_ms() - s->start_ms;
+	uint64_t used = fabric_now_ms() - s->start_ms;
 
 	return used >= s->deadline_ms ? 1 : (unsigned int)(s->deadline_ms - used);
 }
@@ -556,12 +529,12 @@ static void host_delete_run(struct json_object *run)
 {
 	const char *argv[4] = { "run", "delete", NULL, NULL };
 	char id[24], err[FABRIC_WHY_LEN];
-	const char *path = host_str(run, "path");
+	const char *path = fabric_jstr(run, "path");
 	int status;
 
-	if (host_int(run, "id") <= 0 || !path || strcmp(path, "kernel"))
+	if (fabric_jint(run, "id", -1) <= 0 || !path || strcmp(path, "kernel"))
 		return;
-	snprintf(id, sizeof(id), "%lld", (long long)host_int(run, "id"));
+	snprintf(id, sizeof(id), "%lld", (long long)fabric_jint(run, "id", -1));
 	argv[2] = id;
 	json_object_put(fabric_self_json(argv, HOST_CMD_MS, -1, &status, err,
 					 sizeof(err)));
@@ -581,7 +554,7 @@ static void host_client(struct kvperf *kv, struct host_step *s,
 			struct json_object *line, *run = NULL;
 			const char *argv[24];
 			char bufs[4][32], err[FABRIC_WHY_LEN] = "";
-			uint64_t first = host_now_ms();
+			uint64_t first = fabric_now_ms();
 			unsigned int tries = 0;
 			int status = -1;
 
@@ -603,7 +576,7 @@ static void host_client(struct kvperf *kv, struct host_step *s,
 				}
 				if (!host_not_up(err) || host_late(s))
 					break;
-				if (host_now_ms() - first >= s->connect_ms) {
+				if (fabric_now_ms() - first >= s->connect_ms) {
 					s->partner_gone = true;
 					break;
 				}
@@ -658,8 +631,8 @@ static bool host_server_counts(struct host_step *s, const char *id,
 		s->stopped = true;
 	srv = j && json_object_is_type(j, json_type_array) &&
 	      json_object_array_length(j) ? json_object_array_get_idx(j, 0) : j;
-	*accepted = host_int(srv, "accepted");
-	*conns = host_int(srv, "conn_count");
+	*accepted = fabric_jint(srv, "accepted", -1);
+	*conns = fabric_jint(srv, "conn_count", -1);
 	json_object_put(j);
 	return !status && *accepted >= 0 && *conns >= 0;
 }
@@ -678,7 +651,7 @@ static void host_server(struct kvperf *kv, struct host_step *s,
 	unsigned int want = host_expected(s, phase, FABRIC_KERNEL);
 	int64_t accepted = 0, conns = 0;
 	struct json_object *j, *line;
-	uint64_t begin = host_now_ms();
+	uint64_t begin = fabric_now_ms();
 	bool complete = false, absent = false;
 	int status;
 
@@ -698,8 +671,8 @@ static void host_server(struct kvperf *kv, struct host_step *s,
 	argv[8] = NULL;
 	j = fabric_self_json(argv, HOST_CMD_MS, s->sfd, &status, err,
 			     sizeof(err));
-	if (!status && host_int(j, "id") > 0)
-		snprintf(id, sizeof(id), "%lld", (long long)host_int(j, "id"));
+	if (!status && fabric_jint(j, "id", -1) > 0)
+		snprintf(id, sizeof(id), "%lld", (long long)fabric_jint(j, "id", -1));
 	json_object_put(j);
 	if (!strcmp(err, "interrupted"))
 		s->stopped = true;
@@ -710,7 +683,7 @@ static void host_server(struct kvperf *kv, struct host_step *s,
 			break;
 		}
 		/* a partner that never comes (gone, stopped) is not waited for */
-		if (!accepted && host_now_ms() - begin >= s->connect_ms) {
+		if (!accepted && fabric_now_ms() - begin >= s->connect_ms) {
 			absent = true;
 			s->partner_gone = true;
 			break;
@@ -774,7 +747,7 @@ int fabric_step(struct kvperf *kv, struct args *a)
 		free(s.addrs);
 		return ret;
 	}
-	s.start_ms = host_now_ms();
+	s.start_ms = fabric_now_ms();
 	s.sfd = host_signals(&old);
 	for (phase = 0; s.partner >= 0 && phase < 2 && !s.stopped &&
 	     !s.partner_gone; phase++) {
@@ -855,13 +828,13 @@ static unsigned int host_stop_steps(const char *port)
 	closedir(d);
 	for (i = 0; i < n; i++)
 		kill(pids[i], SIGTERM);
-	until = host_now_ms() + HOST_STOP_MS;
+	until = fabric_now_ms() + HOST_STOP_MS;
 	do {
 		for (left = 0, i = 0; i < n; i++)
 			left += !kill(pids[i], 0) && host_is_step(pids[i], port);
 		if (left)
 			usleep(100 * 1000);
-	} while (left && host_now_ms() < until);
+	} while (left && fabric_now_ms() < until);
 	for (i = 0; left && i < n; i++)
 		if (host_is_step(pids[i], port))
 			kill(pids[i], SIGKILL);
@@ -883,12 +856,12 @@ static unsigned int host_stop_kernel(const char *what, const char *verb,
 	for (i = 0; j && json_object_is_type(j, json_type_array) &&
 	     i < json_object_array_length(j); i++) {
 		struct json_object *o = json_object_array_get_idx(j, i);
-		int64_t p = host_int(o, "port");
+		int64_t p = fabric_jint(o, "port", -1);
 		const char *cmd[4] = { what, verb, id, NULL };
 
 		if (p != port && p != port + 1)
 			continue;
-		snprintf(id, sizeof(id), "%lld", (long long)host_int(o, "id"));
+		snprintf(id, sizeof(id), "%lld", (long long)fabric_jint(o, "id", -1));
 		json_object_put(fabric_self_json(cmd, HOST_CMD_MS, -1, &status,
 						 err, sizeof(err)));
 		n += !status;

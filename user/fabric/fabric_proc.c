@@ -28,14 +28,6 @@
 /* the longest line taken; longer ones are cut there */
 #define PROC_LINE_MAX		(4u << 20)
 
-static uint64_t proc_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /**
  * fabric_self_exe() - the kvperf program running
  *
@@ -181,7 +173,7 @@ int fabric_proc_run(struct fabric_proc *p)
 {
 	struct proc_buf out = { 0 };
 	struct pollfd fds[3];
-	uint64_t start = proc_now_ms(), kill_at = 0;
+	uint64_t start = fabric_now_ms(), kill_at = 0;
 	int opipe[2], epipe[2], wstatus = 0, open_fds = 2;
 	bool term_sent = false, reaped = false;
 	char buf[65536];
@@ -210,7 +202,7 @@ int fabric_proc_run(struct fabric_proc *p)
 	fds[1] = (struct pollfd){ .fd = epipe[0], .events = POLLIN };
 	fds[2] = (struct pollfd){ .fd = p->sigfd, .events = POLLIN };
 	while (open_fds || !reaped) {
-		uint64_t now = proc_now_ms();
+		uint64_t now = fabric_now_ms();
 		int wait_ms = 200;
 
 		if (!term_sent && p->timeout_ms &&
@@ -275,7 +267,7 @@ int fabric_proc_run(struct fabric_proc *p)
 		}
 		/* a grandchild may hold the pipes after the child ended */
 		if (reaped && open_fds && !kill_at)
-			kill_at = proc_now_ms() + PROC_KILL_GRACE_MS;
+			kill_at = fabric_now_ms() + PROC_KILL_GRACE_MS;
 	}
 	if (fds[0].fd >= 0)
 		close(fds[0].fd);
