@@ -15,6 +15,7 @@
 #include "args.h"
 #include "cli.h"
 #include "fabric.h"
+#include "keywords.h"
 #include "kvperf.h"
 #include "show.h"
 
@@ -132,9 +133,9 @@ static int fab_list(struct kvperf *kv, const char *kw, const char *val,
 	return 0;
 }
 
-static int fab_value(struct kvperf *kv, struct fabric_opts *o, int kw,
-		     const char *val)
+static int fab_value(struct kvperf *kv, int kw, const char *val, void *arg)
 {
+	struct fabric_opts *o = arg;
 	const char *name = fab_keywords[kw];
 	char err[FABRIC_WHY_LEN], *end;
 	uint32_t u;
@@ -235,6 +236,21 @@ static int fab_value(struct kvperf *kv, struct fabric_opts *o, int kw,
 	return KVPERF_EXIT_USAGE;
 }
 
+static const int fab_exclusive[][2] = {
+	{ FKW_QUICK, FKW_PAIRS },
+	{ -1, -1 },
+};
+
+static const struct cli_keywords fab_kw = {
+	.obj = "fabric",
+	.names = fab_keywords,
+	.count = FKW_COUNT,
+	.flags = 1ull << FKW_QUICK,
+	.repeatable = 1ull << FKW_HOSTS | 1ull << FKW_HOSTFILE,
+	.exclusive = fab_exclusive,
+	.value = fab_value,
+};
+
 static void fab_defaults(struct fabric_opts *o)
 {
 	const char *scale = getenv("KVPERF_TIME_SCALE");
@@ -297,46 +313,19 @@ static int fab_run(struct kvperf *kv, struct args *a)
 {
 	struct fabric_opts o;
 	char dir[64];
-	const char *w;
 	uint64_t given = 0;
-	int kw, ret;
+	int ret;
 
 	ret = show_cmd_help(kv, a, &fabric_object, fab_keywords, FKW_COUNT);
 	if (ret >= 0)
 		return ret;
 	fab_defaults(&o);
-	while ((w = args_next(a))) {
-		kw = args_keyword(fab_keywords, FKW_COUNT, w);
-		if (kw < 0) {
-			ret = kvperf_usage(kv, "fabric", "unknown word '%s'", w);
-			goto out;
-		}
-		if ((given & (1ull << kw)) && kw != FKW_HOSTS &&
-		    kw != FKW_HOSTFILE) {
-			ret = kvperf_usage(kv, "fabric", "'%s' given twice",
-					   fab_keywords[kw]);
-			goto out;
-		}
-		given |= 1ull << kw;
-		if (kw == FKW_QUICK) {
-			o.quick = true;
-			continue;
-		}
-		if (args_empty(a)) {
-			ret = kvperf_usage(kv, "fabric", "%s needs a value",
-					   fab_keywords[kw]);
-			goto out;
-		}
-		ret = fab_value(kv, &o, kw, args_next(a));
-		if (ret)
-			goto out;
-	}
+	ret = cli_parse_keywords(kv, a, &fab_kw, &given, &o);
+	if (ret)
+		goto out;
+	o.quick = given & 1ull << FKW_QUICK;
 	if (!o.launcher) {
 		ret = kvperf_usage(kv, "fabric", "missing launcher pdsh or launcher slurm");
-		goto out;
-	}
-	if (o.quick && o.pair_file) {
-		ret = kvperf_usage(kv, "fabric", "quick and pairs exclude each other");
 		goto out;
 	}
 	ret = o.launcher->hosts(kv, &o);
