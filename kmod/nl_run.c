@@ -322,32 +322,34 @@ int kvperf_nl_run_start_doit(struct sk_buff *skb, struct genl_info *info)
 	int err;
 
 	err = kvperf_nl_run_cfg(info, &cfg);
-	if (err) {
-		memzero_explicit(cfg.key, sizeof(cfg.key));
-		return err;
-	}
+	if (err)
+		goto wipe;
+	err = -ENOMEM;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
-		return -ENOMEM;
+		goto wipe;
+	err = -EMSGSIZE;
 	hdr = genlmsg_put_reply(msg, info, &kvperf_nl_family, 0,
 				KVPERF_CMD_RUN_START);
-	if (!hdr) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
+	if (!hdr)
+		goto free;
 	err = kvperf_run_start(&cfg, info->extack, &id);
+	if (err)
+		goto free;
 	/* the run has its copy of the key */
 	memzero_explicit(cfg.key, sizeof(cfg.key));
-	if (err) {
-		nlmsg_free(msg);
-		return err;
-	}
 	if (nla_put_u32(msg, KVPERF_A_RUN_ID, id)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
+
+free:
+	nlmsg_free(msg);
+wipe:
+	memzero_explicit(cfg.key, sizeof(cfg.key));
+	return err;
 }
 
 static int kvperf_put_u64(struct sk_buff *skb, int attr, u64 v, int pad)
