@@ -448,8 +448,8 @@ check-pair:
 	$(Q)selftests/check.sh --pair
 
 # The four-guest suite (kvc0 to kvc3 on one Ethernet segment, with ssh,
-# pdsh, munge and Slurm); see selftests/vmcluster.sh. make check runs it
-# too.
+# pdsh, munge and Slurm); see selftests/vmcluster.sh and
+# selftests/check.sh.
 check-fabric:
 	$(Q)selftests/check.sh --fabric
 
@@ -487,7 +487,7 @@ help:
 	@echo '  deps           install every Debian package kvperf needs'
 	@echo '  lint           checkpatch, W=1 and sparse on both Debian kernels, layers'
 	@echo '  check          every test: unit, spec, lint, packaging, VM suite on 6.1'
-	@echo '                 and on 6.12 (its DMA lane), two guests, four guests, fuzz smoke (40 min)'
+	@echo '                 and on 6.12 (its DMA lane), two guests, fuzz smoke (40 min)'
 	@echo '  check-fuzz     the fuzzers soak: nl_fuzz.sh, wire_fuzz.sh on both kernels'
 	@echo '  check-packaging  man page, completion, install, dist, deb, DKMS tests (as root: apt install)'
 	@echo '  check-load     the VM suite on one kernel beside a busy second guest'

@@ -459,8 +459,11 @@ fi
 
 # The suite runs from its kselftest install (build/kselftest, made by
 # make selftests): made afresh for the suite, and whenever one exists, so
-# that a guest never runs an edited test's old copy.
-if [ "$mode" = suite ] || [ -d "$top/build/kselftest" ]; then
+# that a guest never runs an edited test's old copy. Not where the caller
+# made it and says so (KVPERF_SELFTESTS_MADE=1: check.sh, whose lanes run
+# side by side, a guest of one from the install the other would remake).
+if [ "${KVPERF_SELFTESTS_MADE:-0}" != 1 ] &&
+	{ [ "$mode" = suite ] || [ -d "$top/build/kselftest" ]; }; then
 	make -s --no-print-directory -C "$top" selftests >&2 ||
 		{ msg "make selftests failed: the suite runs from its install in build/kselftest"; exit 1; }
 fi
