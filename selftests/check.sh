@@ -132,29 +132,6 @@ run_phase() {
 	phase_tally "$name" "$streams" "$rc" "$t0"
 }
 
-# run_phase_bg NAME STREAMS CMD...: run_phase's command, started beside
-# what follows, its output into its log alone; run_phase_join NAME
-# STREAMS prints that log once it ended, and adds its results as
-# run_phase does.
-declare -A bg_pid bg_t0
-run_phase_bg() {
-	local name=$1 log=$logs/$1.log
-	shift 2
-	bg_t0[$name]=$(date +%s)
-	echo "# ---- $name: $* (beside the phases that follow; its output when it ends)"
-	"$@" >"$log" 2>&1 &
-	bg_pid[$name]=$!
-}
-
-run_phase_join() {
-	local name=$1 streams=$2 rc=0
-
-	wait "${bg_pid[$name]}" || rc=$?
-	echo "# ---- $name: its output"
-	cat "$logs/$name.log"
-	phase_tally "$name" "$streams" "$rc" "${bg_t0[$name]}"
-}
-
 # phase_tally NAME STREAMS RC T0: add the results of phase NAME (its log,
 # its command's status RC, its start T0) to the totals and the timing
 # table.
@@ -212,7 +189,7 @@ if ! make -s -j"$(nproc)" all ksrc selftests >"$logs/build.log" 2>&1; then
 	exit 1
 fi
 timing+=("build $(( $(date +%s) - t0 )) 0")
-# the kselftest install is made: vmtest.sh leaves it as it is
+# the kselftest install is made: the guests' vmtest.sh leaves it as it is
 export KVPERF_SELFTESTS_MADE=1
 
 if [ -n "$load" ]; then
@@ -284,13 +261,7 @@ fi
 # A kernel on stock Soft-RoCE (6.1) runs the suite from a kernel tree
 # (intree_suite), the others from its kselftest install (run.sh): both
 # ways a user runs it, through the kernel's runner.
-#
-# make check runs the older kernels' lanes beside the newest kernel's
-# (run_phase_bg): a guest keeps about 1.2 of the host's two CPUs busy,
-# and the suite holds on a loaded host (make check-load runs it beside a
-# guest spinning on both vCPUs), so the two lanes together take little
-# more than the longer alone. Their outputs are printed one after the
-# other, the older kernels' when their lanes end.
+
 #
 # On the newest kernel's DMA lane, the scripts of bounce_tests (data
 # paths, payloads verified) run on the bounce-buffer lane instead
@@ -328,19 +299,12 @@ intree_suite() {
 
 vm_lanes() {
 	local kver series lane rest
-	local -a beside=()
 
 	for kver in "${kvers[@]}"; do
 		lane=feature
 		[ "$kver" = "${kvers[-1]}" ] && lane=full
 		series=$(sed -n 's/^\([0-9]\+\.[0-9]\+\)[.+-].*/\1/p' <<<"$kver")
 		if [ ! -e "selftests/rxe-dma/rdma_rxe-$series.patch" ] &&
-			[ $# = 0 ] && [ "$lane" = feature ]; then
-			# beside the newest kernel's lanes: see above
-			KVPERF_LANE=$lane run_phase_bg "vm-$kver" 1 \
-				intree_suite "$kver"
-			beside+=("vm-$kver")
-		elif [ ! -e "selftests/rxe-dma/rdma_rxe-$series.patch" ] &&
 			[ $# = 0 ]; then
 			KVPERF_LANE=$lane run_phase "vm-$kver" 1 \
 				intree_suite "$kver"
@@ -361,9 +325,6 @@ vm_lanes() {
 				selftests/vmtest.sh -b -k "$kver" -- \
 				selftests/kvperf/run.sh dma.sh "${bounce_tests[@]}"
 		fi
-	done
-	for lane in "${beside[@]}"; do
-		run_phase_join "$lane" 1
 	done
 }
 

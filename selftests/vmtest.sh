@@ -270,11 +270,13 @@ debug_kernel_qemu_args() {
 # read-write and uncached (kvtop: the host sees results at once, guests
 # and host exchange files through it); and the project directory again,
 # read-only and cached (kvtopro), which init.sh binds over the trees a
-# guest only reads: the tool, the tests and their installs. Uncached,
-# every program start and every script and Python module read crosses
-# 9p: measured in a 6.1 guest, kvperf started in twice the time from
-# kvtop as from a tmpfs copy, Python imported the tests' modules in
-# twice the time, and sourcing lib.sh took 1.5 s. KVPERF_GUEST_RO_SHARE=0
+# guest only reads: the tool, the tests and their installs, which a
+# guest then cannot change either. Uncached, every program start and
+# every script and Python module read crosses 9p: in a 6.1 guest kvperf
+# started in twice the time from kvtop as from a tmpfs copy, and Python
+# imported the tests' modules in twice the time; the suite's scripts,
+# though, took the same time either way (within 5 %, nine scripts of the
+# 6.1 lane): their time is the guest's own work. KVPERF_GUEST_RO_SHARE=0
 # leaves the second share out (everything from kvtop, to compare);
 # guest_cmdline says kvro=1 when it is in.
 guest_share_args() {
@@ -460,8 +462,7 @@ fi
 # The suite runs from its kselftest install (build/kselftest, made by
 # make selftests): made afresh for the suite, and whenever one exists, so
 # that a guest never runs an edited test's old copy. Not where the caller
-# made it and says so (KVPERF_SELFTESTS_MADE=1: check.sh, whose lanes run
-# side by side, a guest of one from the install the other would remake).
+# made it and says so (KVPERF_SELFTESTS_MADE=1: check.sh, after its build).
 if [ "${KVPERF_SELFTESTS_MADE:-0}" != 1 ] &&
 	{ [ "$mode" = suite ] || [ -d "$top/build/kselftest" ]; }; then
 	make -s --no-print-directory -C "$top" selftests >&2 ||
